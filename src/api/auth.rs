@@ -1,0 +1,72 @@
+//! Signing in and out, and asking who is signed in.
+
+use crate::api::ApiError;
+use crate::domain::user::UserView;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// Checks the e-mail and password, starts a database-backed session and sets
+/// its cookie, then sends the browser to `next` (a local path) or `/`.
+#[server(prefix = "/rpc", endpoint = "login")]
+pub async fn login(email: String, password: String, next: Option<String>) -> Result<(), ApiError> {
+    use crate::domain::user::{safe_next_path, Email};
+    use crate::server::{auth, ctx};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        let email = Email::parse(&email)?;
+        let user = auth::authenticate(&state, &email, &password).await?;
+        let token = auth::start_session(&state, user.id).await?;
+        ctx::set_session_cookie(&state, &token, Some(state.config.session_ttl));
+        leptos_axum::redirect(&safe_next_path(next.as_deref()));
+        Ok(())
+    })
+    .await
+}
+
+/// Ends the current session (deleting it server-side, not only the cookie) and
+/// sends the browser to the login page.
+#[server(prefix = "/rpc", endpoint = "logout")]
+pub async fn logout() -> Result<(), ApiError> {
+    use crate::server::{auth, ctx};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        if let Some(token) = ctx::session_token() {
+            auth::end_session(&state, &token).await?;
+        }
+        ctx::set_session_cookie(&state, "", None);
+        leptos_axum::redirect("/login");
+        Ok(())
+    })
+    .await
+}
+
+/// The signed-in user, or `None` for an anonymous visitor. Used by the layout,
+/// so it never fails for lack of a session.
+#[server(prefix = "/rpc", endpoint = "current_user")]
+pub async fn current_user() -> Result<Option<UserView>, ApiError> {
+    use crate::server::ctx;
+    ctx::finish(async { Ok(ctx::user().map(|u| u.view())) }).await
+}
+
+/// One account as listed for admins.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccountSummary {
+    /// The account itself.
+    pub user: UserView,
+    /// How many signed-in sessions it has open right now.
+    pub open_sessions: i64,
+}
+
+/// Every account with its open sign-in sessions; admins only, so an admin can
+/// see who has access to the installation.
+#[server(prefix = "/rpc", endpoint = "list_accounts")]
+pub async fn list_accounts() -> Result<Vec<AccountSummary>, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{ctx, store};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        ctx::require(Role::Admin)?;
+        store::users::list_with_sessions(&state.db).await
+    })
+    .await
+}

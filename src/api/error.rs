@@ -1,0 +1,115 @@
+//! The one error type the browser sees from a server function.
+//!
+//! It is deliberately coarse and safe to show: server-side details (SQL, file
+//! paths, hashes) are logged where they happen and replaced by `Internal`, so
+//! a client never sees a stack trace. Each variant maps to one HTTP status so
+//! scripted clients can branch on the code alone.
+
+use crate::domain::user::FieldError;
+use leptos::server_fn::codec::JsonEncoding;
+use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
+use serde::{Deserialize, Serialize};
+
+/// A failed server-function call, as shown to the user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+pub enum ApiError {
+    /// No valid session: sign in first.
+    #[error("Please sign in to continue.")]
+    Unauthenticated,
+    /// The e-mail and password did not match an account.
+    #[error("The e-mail or password is incorrect.")]
+    InvalidCredentials,
+    /// Signed in, but the account's role does not allow this.
+    #[error("This needs the {needed} role.")]
+    Forbidden {
+        /// The role that would have been allowed.
+        needed: String,
+    },
+    /// A field broke a rule; shown next to that field.
+    #[error("{0}")]
+    Invalid(FieldError),
+    /// The thing asked for does not exist (or is not visible to this user).
+    #[error("{0} was not found.")]
+    NotFound(String),
+    /// Someone else changed the data first; nothing was overwritten.
+    #[error("{0}")]
+    Conflict(String),
+    /// A state-changing call that did not come from Switchboard's own pages
+    /// (cross-site request forgery defence).
+    #[error("Refused: this request did not come from Switchboard's own pages.")]
+    CrossOrigin,
+    /// Something failed on the server; details are in the server log.
+    #[error("Something went wrong on the server. It has been logged; please try again.")]
+    Internal,
+    /// The call never reached the function (network, encoding, …).
+    #[error("The request failed: {0}")]
+    Transport(String),
+}
+
+impl ApiError {
+    /// The HTTP status that carries this error.
+    pub fn status(&self) -> u16 {
+        match self {
+            Self::Unauthenticated | Self::InvalidCredentials => 401,
+            Self::Forbidden { .. } | Self::CrossOrigin => 403,
+            Self::NotFound(_) => 404,
+            Self::Conflict(_) => 409,
+            Self::Invalid(_) => 422,
+            Self::Transport(_) => 400,
+            Self::Internal => 500,
+        }
+    }
+
+    /// The field an `Invalid` error is about, for showing it in place.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            Self::Invalid(err) => Some(&err.field),
+            _ => None,
+        }
+    }
+}
+
+impl From<FieldError> for ApiError {
+    fn from(err: FieldError) -> Self {
+        Self::Invalid(err)
+    }
+}
+
+impl FromServerFnError for ApiError {
+    type Encoder = JsonEncoding;
+
+    fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
+        Self::Transport(value.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_variant_has_a_client_error_or_500_status() {
+        assert_eq!(ApiError::Unauthenticated.status(), 401);
+        assert_eq!(ApiError::InvalidCredentials.status(), 401);
+        assert_eq!(
+            ApiError::Forbidden {
+                needed: "admin".into()
+            }
+            .status(),
+            403
+        );
+        assert_eq!(
+            ApiError::Invalid(FieldError::new("email", "is required")).status(),
+            422
+        );
+        assert_eq!(ApiError::Conflict("x".into()).status(), 409);
+        assert_eq!(ApiError::Internal.status(), 500);
+    }
+
+    #[test]
+    fn invalid_errors_name_their_field() {
+        let err = ApiError::from(FieldError::new("email", "is required"));
+        assert_eq!(err.field(), Some("email"));
+        assert_eq!(err.to_string(), "email: is required");
+    }
+}

@@ -1,0 +1,14 @@
+//! Server functions: the typed calls the browser makes to the server.
+//!
+//! Each function is thin — check who is asking, touch the store, apply domain
+//! rules — so the interesting logic stays testable in `domain` and `server`.
+//! They live under `/rpc/…`, leaving `/api/…` to the JSON API that agent
+//! backends use.
+
+pub mod auth;
+pub mod error;
+
+pub use error::ApiError;
+
+/// URL prefix of every server function.
+pub const RPC_PREFIX: &str = "/rpc";

@@ -1,0 +1,75 @@
+//! The HTML shell and the route table, shared by server rendering and the
+//! hydrated client so both agree on every URL.
+
+use crate::api::auth::{current_user, Login, Logout};
+use crate::ui::areas::{BindingsPage, LessonsPage, SessionsPage};
+use crate::ui::home::HomePage;
+use crate::ui::layout::{Layout, NotFound};
+use crate::ui::login::LoginPage;
+use crate::ui::session::Session;
+use leptos::prelude::*;
+use leptos_meta::{provide_meta_context, MetaTags, Title};
+use leptos_router::components::{ParentRoute, Route, Router, Routes};
+use leptos_router::{path, SsrMode};
+
+/// The document around every page: stylesheet, favicon, hydration scripts.
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8" />
+                <meta name="viewport" content="width=device-width, initial-scale=1" />
+                <link rel="icon" type="image/svg+xml" href="/favicon.svg" />
+                <link rel="stylesheet" href="/pkg/switchboard.css" />
+                <HydrationScripts options />
+                <MetaTags />
+            </head>
+            <body>
+                <App />
+            </body>
+        </html>
+    }
+}
+
+/// The application: the signed-in user (refetched after every sign-in and
+/// sign-out) and the routes. Pages render fully on the server before being
+/// sent (`SsrMode::Async`), so they read the same with JavaScript disabled.
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    let login = ServerAction::<Login>::new();
+    let logout = ServerAction::<Logout>::new();
+    let user = Resource::new(
+        move || (login.version().get(), logout.version().get()),
+        |_| current_user(),
+    );
+    provide_context(Session {
+        user,
+        login,
+        logout,
+    });
+
+    // Marks the page as interactive; end-to-end tests wait for it before
+    // clicking, since clicks made before hydration are lost.
+    Effect::new(move |_| {
+        if let Some(body) = document().body() {
+            let _ = body.set_attribute("data-hydrated", "true");
+        }
+    });
+
+    view! {
+        <Title text="Switchboard" />
+        <Router>
+            <Routes fallback=|| view! { <NotFound /> }>
+                <Route path=path!("/login") view=LoginPage ssr=SsrMode::Async />
+                <ParentRoute path=path!("") view=Layout ssr=SsrMode::Async>
+                    <Route path=path!("") view=HomePage ssr=SsrMode::Async />
+                    <Route path=path!("lessons") view=LessonsPage ssr=SsrMode::Async />
+                    <Route path=path!("bindings") view=BindingsPage ssr=SsrMode::Async />
+                    <Route path=path!("sessions") view=SessionsPage ssr=SsrMode::Async />
+                </ParentRoute>
+            </Routes>
+        </Router>
+    }
+}

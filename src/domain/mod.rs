@@ -1,0 +1,8 @@
+//! Pure domain types shared by the server and the browser.
+//!
+//! Everything here is plain data plus the rules about it: no I/O, no clocks,
+//! no `cfg` gates. Compiling the same definitions for both targets is what lets
+//! a hydrated component and a server function agree on a value's shape and
+//! validity without a second, drifting copy.
+
+pub mod user;

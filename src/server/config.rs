@@ -1,0 +1,136 @@
+//! Start-up configuration, read once from the environment.
+//!
+//! Every setting has a default that gives a working local install, so
+//! `make run` needs no configuration at all.
+
+use crate::server::ServerError;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// Settings the server runs with.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Address to listen on (`HOST`:`PORT`, default `127.0.0.1:3000`).
+    pub addr: SocketAddr,
+    /// SQLite URL (`DATABASE_URL`, default `sqlite://data/switchboard.db`).
+    pub database_url: String,
+    /// Where the built browser bundle and public files are (`SITE_ROOT`,
+    /// default `target/site`).
+    pub site_root: String,
+    /// The origin browsers use to reach the app (`PUBLIC_ORIGIN`, e.g.
+    /// `https://switchboard.example`). When unset, a request's own `Host`
+    /// header is taken as the origin, which is right for direct access.
+    pub public_origin: Option<String>,
+    /// How long a sign-in lasts (`SESSION_TTL_HOURS`, default 12).
+    pub session_ttl: Duration,
+    /// Demo passwords (`SWITCHBOARD_TEACHER_PASSWORD`,
+    /// `SWITCHBOARD_ADMIN_PASSWORD`); generated when unset.
+    pub teacher_password: Option<String>,
+    /// See `teacher_password`.
+    pub admin_password: Option<String>,
+}
+
+impl Config {
+    /// Reads the environment; a present but unusable value is an error rather
+    /// than a silent fallback.
+    pub fn from_env() -> Result<Self, ServerError> {
+        Self::from_lookup(|key| std::env::var(key).ok())
+    }
+
+    /// Same as `from_env`, reading from any key→value source (for tests).
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Self, ServerError> {
+        let host = get("HOST").unwrap_or_else(|| "127.0.0.1".into());
+        let port = match get("PORT") {
+            Some(raw) => raw.parse::<u16>().map_err(|_| {
+                ServerError::Config(format!("PORT must be a number 0-65535, got {raw:?}"))
+            })?,
+            None => 3000,
+        };
+        let addr: SocketAddr = format!("{host}:{port}")
+            .parse()
+            .or_else(|_| format!("[{host}]:{port}").parse())
+            .map_err(|_| {
+                ServerError::Config(format!("HOST must be an IP address, got {host:?}"))
+            })?;
+        let ttl_hours = match get("SESSION_TTL_HOURS") {
+            Some(raw) => raw
+                .parse::<u64>()
+                .ok()
+                .filter(|h| (1..=24 * 90).contains(h))
+                .ok_or_else(|| {
+                    ServerError::Config(format!("SESSION_TTL_HOURS must be 1-2160, got {raw:?}"))
+                })?,
+            None => 12,
+        };
+        let public_origin = get("PUBLIC_ORIGIN")
+            .filter(|o| !o.is_empty())
+            .map(|o| o.trim_end_matches('/').to_owned());
+        if let Some(origin) = &public_origin {
+            if !(origin.starts_with("http://") || origin.starts_with("https://")) {
+                return Err(ServerError::Config(format!(
+                    "PUBLIC_ORIGIN must start with http:// or https://, got {origin:?}"
+                )));
+            }
+        }
+        Ok(Self {
+            addr,
+            database_url: get("DATABASE_URL")
+                .unwrap_or_else(|| "sqlite://data/switchboard.db".into()),
+            site_root: get("SITE_ROOT").unwrap_or_else(|| "target/site".into()),
+            public_origin,
+            session_ttl: Duration::from_secs(ttl_hours * 3600),
+            teacher_password: get("SWITCHBOARD_TEACHER_PASSWORD").filter(|p| !p.is_empty()),
+            admin_password: get("SWITCHBOARD_ADMIN_PASSWORD").filter(|p| !p.is_empty()),
+        })
+    }
+
+    /// Whether cookies must carry `Secure` (the app is served over https).
+    pub fn secure_cookies(&self) -> bool {
+        self.public_origin
+            .as_deref()
+            .is_some_and(|o| o.starts_with("https://"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn config(pairs: &[(&str, &str)]) -> Result<Config, ServerError> {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Config::from_lookup(|k| map.get(k).cloned())
+    }
+
+    #[test]
+    fn defaults_give_a_working_local_install() {
+        let c = config(&[]).unwrap();
+        assert_eq!(c.addr.to_string(), "127.0.0.1:3000");
+        assert_eq!(c.database_url, "sqlite://data/switchboard.db");
+        assert_eq!(c.session_ttl, Duration::from_secs(12 * 3600));
+        assert!(!c.secure_cookies());
+    }
+
+    #[test]
+    fn bad_values_are_refused_naming_the_variable() {
+        for (key, value) in [
+            ("PORT", "eighty"),
+            ("HOST", "not a host"),
+            ("SESSION_TTL_HOURS", "0"),
+            ("PUBLIC_ORIGIN", "example.com"),
+        ] {
+            let err = config(&[(key, value)]).unwrap_err().to_string();
+            assert!(err.contains(key), "{err}");
+        }
+    }
+
+    #[test]
+    fn an_https_origin_makes_cookies_secure() {
+        let c = config(&[("PUBLIC_ORIGIN", "https://sb.example/")]).unwrap();
+        assert_eq!(c.public_origin.as_deref(), Some("https://sb.example"));
+        assert!(c.secure_cookies());
+    }
+}

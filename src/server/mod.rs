@@ -1,0 +1,20 @@
+//! Everything that only exists on the server: configuration, the database,
+//! authentication, the HTTP router.
+//!
+//! This is the one `#[cfg(feature = "ssr")]` module; nothing in here is
+//! compiled into the browser bundle.
+
+pub mod auth;
+pub mod config;
+pub mod ctx;
+pub mod db;
+pub mod error;
+pub mod router;
+pub mod seed;
+pub mod state;
+pub mod store;
+pub mod telemetry;
+
+pub use error::ServerError;
+pub use router::app;
+pub use state::AppState;

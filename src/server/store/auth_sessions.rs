@@ -1,0 +1,56 @@
+//! Sign-in sessions, keyed by the SHA-256 of the cookie token.
+
+use crate::server::db::now;
+use crate::server::store::users::UserRow;
+use crate::server::ServerError;
+use sqlx::SqlitePool;
+
+/// Records a new session for `user_id` lasting until `expires_at`.
+pub async fn create(
+    db: &SqlitePool,
+    token_hash: &str,
+    user_id: i64,
+    expires_at: i64,
+) -> Result<(), ServerError> {
+    sqlx::query("INSERT INTO auth_sessions (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)")
+        .bind(token_hash)
+        .bind(user_id)
+        .bind(now())
+        .bind(expires_at)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+/// The account behind an unexpired session, if any.
+pub async fn find_user(db: &SqlitePool, token_hash: &str) -> Result<Option<UserRow>, ServerError> {
+    Ok(sqlx::query_as::<_, UserRow>(
+        "SELECT u.id, u.email, u.display_name, u.role, u.password_hash
+         FROM auth_sessions s JOIN users u ON u.id = s.user_id
+         WHERE s.token_hash = ? AND s.expires_at > ?",
+    )
+    .bind(token_hash)
+    .bind(now())
+    .fetch_optional(db)
+    .await?)
+}
+
+/// Ends a session; ending one that is already gone is not an error.
+pub async fn delete(db: &SqlitePool, token_hash: &str) -> Result<(), ServerError> {
+    sqlx::query("DELETE FROM auth_sessions WHERE token_hash = ?")
+        .bind(token_hash)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+/// Removes expired sessions so the table does not grow without bound.
+pub async fn purge_expired(db: &SqlitePool) -> Result<u64, ServerError> {
+    Ok(
+        sqlx::query("DELETE FROM auth_sessions WHERE expires_at <= ?")
+            .bind(now())
+            .execute(db)
+            .await?
+            .rows_affected(),
+    )
+}

@@ -1,0 +1,74 @@
+//! The frame around every signed-in page: header, navigation, sign-out.
+
+use crate::domain::user::Role;
+use crate::ui::session::{set_page_status, use_session};
+use leptos::prelude::*;
+use leptos_router::components::{Outlet, A};
+
+/// Header with the app name, the areas (Tool bindings only for admins), the
+/// signed-in user with their role, and sign-out.
+#[component]
+pub fn Layout() -> impl IntoView {
+    let session = use_session();
+    let user = move || session.user.get().and_then(|r| r.ok()).flatten();
+    view! {
+        <header class="topbar">
+            <a class="brand" href="/">
+                <span class="brand-mark" aria-hidden="true">"⇄"</span>
+                "Switchboard"
+            </a>
+            <Transition fallback=|| ()>
+                <nav class="mainnav" aria-label="Main">
+                    <A href="/lessons">"Lessons"</A>
+                    {move || {
+                        user()
+                            .filter(|u| u.role == Role::Admin)
+                            .map(|_| view! { <A href="/bindings">"Tool bindings"</A> })
+                    }}
+                    <A href="/sessions">"Live sessions"</A>
+                </nav>
+                <div class="userbox">
+                    {move || {
+                        user()
+                            .map(|u| {
+                                view! {
+                                    <span class="user" data-testid="current-user">
+                                        <span class="user-name">{u.display_name.clone()}</span>
+                                        <span class=format!(
+                                            "role role-{}",
+                                            u.role,
+                                        )>{u.role.to_string()}</span>
+                                    </span>
+                                }
+                            })
+                    }}
+                    <ActionForm action=session.logout>
+                        <button type="submit" class="button ghost small">
+                            "Sign out"
+                        </button>
+                    </ActionForm>
+                </div>
+            </Transition>
+        </header>
+        <main class="content">
+            <Outlet />
+        </main>
+    }
+}
+
+/// What an unknown URL shows (with a 404 status on the server).
+#[component]
+pub fn NotFound() -> impl IntoView {
+    set_page_status(404);
+    view! {
+        <main class="auth-page">
+            <section class="auth-card">
+                <h1>"Page not found"</h1>
+                <p class="muted">"There is nothing at this address."</p>
+                <a class="button" href="/">
+                    "Go to the start page"
+                </a>
+            </section>
+        </main>
+    }
+}

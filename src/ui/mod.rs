@@ -1,0 +1,7 @@
+//! Pages and components, rendered on the server and hydrated in the browser.
+
+pub mod areas;
+pub mod home;
+pub mod layout;
+pub mod login;
+pub mod session;

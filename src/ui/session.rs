@@ -1,0 +1,80 @@
+//! Who is signed in, shared by every component through context.
+
+use crate::api::auth::{Login, Logout};
+use crate::api::ApiError;
+use crate::domain::user::{Role, UserView};
+use leptos::prelude::*;
+
+/// The signed-in user and the actions that change it. Provided once by `App`
+/// so the header, guards and pages never fetch the user separately.
+#[derive(Clone, Copy)]
+pub struct Session {
+    /// The current user, refetched whenever `login` or `logout` completes.
+    pub user: Resource<Result<Option<UserView>, ApiError>>,
+    /// Signs in.
+    pub login: ServerAction<Login>,
+    /// Signs out.
+    pub logout: ServerAction<Logout>,
+}
+
+/// The session from context; `App` always provides it.
+pub fn use_session() -> Session {
+    expect_context::<Session>()
+}
+
+/// Sets the HTTP status of a server-rendered page (no-op in the browser), so
+/// a forbidden or missing page is also a 403 or 404 to scripts and crawlers.
+pub fn set_page_status(code: u16) {
+    #[cfg(feature = "ssr")]
+    if let (Some(response), Ok(status)) = (
+        use_context::<leptos_axum::ResponseOptions>(),
+        axum::http::StatusCode::from_u16(code),
+    ) {
+        response.set_status(status);
+    }
+    #[cfg(not(feature = "ssr"))]
+    let _ = code;
+}
+
+/// Shows `children` only to users whose role satisfies `role`; others get an
+/// explanation (and a 403 status when rendered on the server).
+#[component]
+pub fn RequireRole(role: Role, children: ChildrenFn) -> impl IntoView {
+    let session = use_session();
+    let children = StoredValue::new(children);
+    view! {
+        <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+            {move || {
+                session
+                    .user
+                    .get()
+                    .map(|result| match result {
+                        Ok(Some(user)) if user.role.satisfies(role) => {
+                            children.read_value()().into_any()
+                        }
+                        Ok(Some(_)) => {
+                            set_page_status(403);
+                            view! {
+                                <section class="panel notice" data-testid="forbidden">
+                                    <h1>"Not available to your account"</h1>
+                                    <p>
+                                        "This area needs the " <strong>{role.to_string()}</strong>
+                                        " role. Ask an administrator if you need access."
+                                    </p>
+                                </section>
+                            }
+                                .into_any()
+                        }
+                        Ok(None) => {
+                            set_page_status(401);
+                            view! {
+                                <p>"Please " <a href="/login">"sign in"</a> " to continue."</p>
+                            }
+                                .into_any()
+                        }
+                        Err(err) => view! { <p class="error">{err.to_string()}</p> }.into_any(),
+                    })
+            }}
+        </Transition>
+    }
+}

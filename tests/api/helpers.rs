@@ -1,0 +1,105 @@
+//! `spawn_app`: the real router on a random port with a fresh database.
+
+use reqwest::{redirect::Policy, Client, Response};
+use switchboard::server::{app, config::Config, db, seed, AppState};
+use tempfile::TempDir;
+
+pub const TEACHER: (&str, &str) = ("teacher@example.com", "teacher-test-pass");
+pub const ADMIN: (&str, &str) = ("admin@example.com", "admin-test-pass");
+
+/// A running app and a cookie-keeping client pointed at it.
+pub struct TestApp {
+    pub address: String,
+    pub state: AppState,
+    /// Keeps cookies, does not follow redirects (tests look at them).
+    pub client: Client,
+    db_dir: std::sync::Arc<TempDir>,
+}
+
+/// Serves the app on 127.0.0.1:0 over a new database seeded with the demo
+/// accounts (with known passwords).
+pub async fn spawn_app() -> TestApp {
+    let dir = std::sync::Arc::new(tempfile::tempdir().expect("temp dir"));
+    serve(dir).await
+}
+
+async fn serve(dir: std::sync::Arc<TempDir>) -> TestApp {
+    let url = format!("sqlite://{}/switchboard.db", dir.path().display());
+    let config = Config::from_lookup(|key| match key {
+        "DATABASE_URL" => Some(url.clone()),
+        "SWITCHBOARD_TEACHER_PASSWORD" => Some(TEACHER.1.into()),
+        "SWITCHBOARD_ADMIN_PASSWORD" => Some(ADMIN.1.into()),
+        _ => None,
+    })
+    .expect("config");
+    let pool = db::connect(&config.database_url).await.expect("database");
+    let state = AppState::new(pool, config);
+    seed::seed_demo_accounts(&state).await.expect("seed");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let address = format!("http://{}", listener.local_addr().unwrap());
+    let router = app(state.clone());
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    TestApp {
+        address,
+        state,
+        client: new_client(),
+        db_dir: dir,
+    }
+}
+
+pub fn new_client() -> Client {
+    Client::builder()
+        .cookie_store(true)
+        .redirect(Policy::none())
+        .build()
+        .expect("client")
+}
+
+impl TestApp {
+    /// A second server over the same database file, as after a restart.
+    pub async fn restart(&self) -> TestApp {
+        serve(self.db_dir.clone()).await
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.address, path)
+    }
+
+    /// Calls a server function the way the app's own pages do.
+    pub async fn rpc(&self, name: &str, form: &[(&str, &str)]) -> Response {
+        self.rpc_with(&self.client, name, form).await
+    }
+
+    /// Same as `rpc` with another client (another browser).
+    pub async fn rpc_with(&self, client: &Client, name: &str, form: &[(&str, &str)]) -> Response {
+        client
+            .post(self.url(&format!("/rpc/{name}")))
+            .header("Origin", &self.address)
+            .form(form)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    /// Signs the default client in; panics if that fails.
+    pub async fn login(&self, (email, password): (&str, &str)) {
+        let res = self
+            .rpc("login", &[("email", email), ("password", password)])
+            .await;
+        assert_eq!(
+            res.status(),
+            200,
+            "login failed: {}",
+            res.text().await.unwrap()
+        );
+    }
+
+    pub async fn session_rows(&self) -> i64 {
+        sqlx::query_scalar("SELECT COUNT(*) FROM auth_sessions")
+            .fetch_one(&self.state.db)
+            .await
+            .unwrap()
+    }
+}
