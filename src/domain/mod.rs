@@ -5,4 +5,6 @@
 //! a hydrated component and a server function agree on a value's shape and
 //! validity without a second, drifting copy.
 
+pub mod declaration;
+pub mod lesson;
 pub mod user;

@@ -1,0 +1,607 @@
+//! A lesson's tool configuration: which tutor tools are on, when each fires,
+//! and the teacher's extra instructions — plus presets, validation and the
+//! smart defaults that follow the lesson form.
+//!
+//! Kept apart from the teacher's free-form prompt on purpose: editing the
+//! prompt can no longer weaken or delete a tool instruction.
+
+use crate::domain::lesson::tools::{tutor_tool, TUTOR_TOOLS};
+use crate::domain::lesson::trigger::{TriggerCondition, TriggerKind};
+use crate::domain::user::FieldError;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+
+/// Longest per-tool or global instruction, in characters.
+pub const MAX_INSTRUCTION_CHARS: usize = 2000;
+
+/// One tool's settings in a lesson.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolConfig {
+    /// Catalogue id (`mark_for_review`…).
+    pub tool_id: String,
+    /// Whether the model gets this tool at all.
+    pub enabled: bool,
+    /// When it should fire.
+    pub trigger_condition: TriggerCondition,
+    /// Extra words from the teacher, appended to the trigger instruction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_instructions: Option<String>,
+}
+
+impl ToolConfig {
+    /// The catalogue's default settings for `id`, enabled or not.
+    pub fn default_for(id: &str, enabled: bool) -> Option<Self> {
+        tutor_tool(id).map(|tool| Self {
+            tool_id: tool.id.to_owned(),
+            enabled,
+            trigger_condition: tool.default_trigger.default_condition(),
+            custom_instructions: None,
+        })
+    }
+
+    /// The custom instructions if they say anything.
+    pub fn instructions(&self) -> Option<&str> {
+        self.custom_instructions
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    }
+}
+
+/// All of a lesson's tool settings.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LessonToolConfiguration {
+    /// One entry per configured tool.
+    pub tools: Vec<ToolConfig>,
+    /// Words put before the per-tool lines in the functions section.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub global_instructions: Option<String>,
+    /// Tools whose on/off state the teacher set by hand; smart defaults never
+    /// change these again.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub teacher_choices: BTreeSet<String>,
+}
+
+impl LessonToolConfiguration {
+    /// The settings of `id`, if configured.
+    pub fn tool(&self, id: &str) -> Option<&ToolConfig> {
+        self.tools.iter().find(|t| t.tool_id == id)
+    }
+
+    /// Mutable settings of `id`, if configured.
+    pub fn tool_mut(&mut self, id: &str) -> Option<&mut ToolConfig> {
+        self.tools.iter_mut().find(|t| t.tool_id == id)
+    }
+
+    /// Whether `id` is configured and enabled.
+    pub fn is_enabled(&self, id: &str) -> bool {
+        self.tool(id).is_some_and(|t| t.enabled)
+    }
+
+    /// Enabled tools in catalogue order (the order prompts use), skipping
+    /// unknown ids.
+    pub fn enabled_in_catalogue_order(&self) -> Vec<&ToolConfig> {
+        TUTOR_TOOLS
+            .iter()
+            .filter_map(|tool| self.tool(tool.id).filter(|t| t.enabled))
+            .collect()
+    }
+
+    /// The global instructions if they say anything.
+    pub fn global(&self) -> Option<&str> {
+        self.global_instructions
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    }
+
+    /// Every rule the configuration breaks, each naming the field (as a JSON
+    /// path) and, for tool settings, the tool. Empty means valid.
+    pub fn problems(&self) -> Vec<FieldError> {
+        let mut problems = Vec::new();
+        let mut seen = BTreeSet::new();
+        for (i, config) in self.tools.iter().enumerate() {
+            let at = |field: &str| format!("tools[{i}].{field}");
+            let Some(tool) = tutor_tool(&config.tool_id) else {
+                problems.push(FieldError::new(
+                    at("toolId"),
+                    format!("unknown tool id \"{}\"", config.tool_id),
+                ));
+                continue;
+            };
+            let named = format!("{} ({})", tool.name, tool.id);
+            if !seen.insert(tool.id) {
+                problems.push(FieldError::new(
+                    at("toolId"),
+                    format!("{named} is listed twice"),
+                ));
+            }
+            let kind = config.trigger_condition.kind();
+            if !tool.allows(kind) {
+                let allowed: Vec<&str> = tool.allowed.iter().map(|k| k.as_str()).collect();
+                problems.push(FieldError::new(
+                    at("triggerCondition.type"),
+                    format!(
+                        "{named}: trigger {kind} is not allowed; allowed: {}",
+                        allowed.join(", ")
+                    ),
+                ));
+            } else if let Err((field, rule)) = config.trigger_condition.check() {
+                problems.push(FieldError::new(
+                    at(&format!("triggerCondition.{field}")),
+                    format!("{named}: {rule}"),
+                ));
+            }
+            if let Some(text) = &config.custom_instructions {
+                if text.chars().count() > MAX_INSTRUCTION_CHARS {
+                    problems.push(FieldError::new(
+                        at("customInstructions"),
+                        format!("{named}: custom instructions are longer than {MAX_INSTRUCTION_CHARS} characters"),
+                    ));
+                }
+            }
+        }
+        if let Some(text) = &self.global_instructions {
+            if text.chars().count() > MAX_INSTRUCTION_CHARS {
+                problems.push(FieldError::new(
+                    "globalInstructions",
+                    format!(
+                        "global instructions are longer than {MAX_INSTRUCTION_CHARS} characters"
+                    ),
+                ));
+            }
+        }
+        for id in &self.teacher_choices {
+            if tutor_tool(id).is_none() {
+                problems.push(FieldError::new(
+                    "teacherChoices",
+                    format!("unknown tool id \"{id}\""),
+                ));
+            }
+        }
+        problems
+    }
+
+    /// The configuration if it breaks no rule, else the first problem.
+    pub fn validate(&self) -> Result<(), FieldError> {
+        match self.problems().into_iter().next() {
+            Some(problem) => Err(problem),
+            None => Ok(()),
+        }
+    }
+
+    /// Records the teacher's own on/off choice for `id`, which smart defaults
+    /// will respect from then on.
+    pub fn set_enabled_by_teacher(&mut self, id: &str, enabled: bool) {
+        if self.tool(id).is_none() {
+            if let Some(config) = ToolConfig::default_for(id, enabled) {
+                self.tools.push(config);
+            }
+        }
+        if let Some(config) = self.tool_mut(id) {
+            config.enabled = enabled;
+            self.teacher_choices.insert(id.to_owned());
+        }
+    }
+}
+
+/// A ready-made configuration for a common kind of lesson.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Preset {
+    /// Error tracking, profile, summary, task completion.
+    StandardLesson,
+    /// Error tracking, mastery, audio playback, summary.
+    ReviewLesson,
+    /// Just error tracking and the summary.
+    ConversationOnly,
+    /// No tools at all.
+    NoTracking,
+}
+
+impl Preset {
+    /// Every preset, in menu order.
+    pub const ALL: [Preset; 4] = [
+        Self::StandardLesson,
+        Self::ReviewLesson,
+        Self::ConversationOnly,
+        Self::NoTracking,
+    ];
+
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::StandardLesson => "standard_lesson",
+            Self::ReviewLesson => "review_lesson",
+            Self::ConversationOnly => "conversation_only",
+            Self::NoTracking => "no_tracking",
+        }
+    }
+
+    /// Parses the wire spelling.
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.as_str() == raw)
+    }
+
+    /// The menu label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::StandardLesson => "Standard lesson",
+            Self::ReviewLesson => "Review lesson",
+            Self::ConversationOnly => "Conversation only",
+            Self::NoTracking => "No tracking",
+        }
+    }
+
+    /// The enabled tools and their triggers.
+    fn enabled(self) -> &'static [(&'static str, TriggerKind)] {
+        use TriggerKind::*;
+        match self {
+            Self::StandardLesson => &[
+                ("mark_for_review", ErrorDetected),
+                ("update_user_profile", Always),
+                ("show_session_summary", SessionEnding),
+                ("mark_task_complete", TaskContext),
+            ],
+            Self::ReviewLesson => &[
+                ("mark_for_review", ErrorDetected),
+                ("mark_item_mastered", Always),
+                ("play_student_audio", Always),
+                ("show_session_summary", SessionEnding),
+            ],
+            Self::ConversationOnly => &[
+                ("mark_for_review", ErrorDetected),
+                ("show_session_summary", SessionEnding),
+            ],
+            Self::NoTracking => &[],
+        }
+    }
+
+    /// The full configuration: all six tools listed, the preset's enabled
+    /// with its triggers, the rest off at their defaults, so the panel always
+    /// shows every tool.
+    pub fn configuration(self) -> LessonToolConfiguration {
+        let enabled = self.enabled();
+        let tools = TUTOR_TOOLS
+            .iter()
+            .map(|tool| {
+                let on = enabled.iter().find(|(id, _)| *id == tool.id);
+                ToolConfig {
+                    tool_id: tool.id.to_owned(),
+                    enabled: on.is_some(),
+                    trigger_condition: on
+                        .map_or(tool.default_trigger, |(_, kind)| *kind)
+                        .default_condition(),
+                    custom_instructions: None,
+                }
+            })
+            .collect();
+        LessonToolConfiguration {
+            tools,
+            global_instructions: None,
+            teacher_choices: BTreeSet::new(),
+        }
+    }
+
+    /// The preset whose enabled tools and trigger kinds `config` has, if any
+    /// (instructions and trigger parameters do not matter).
+    pub fn matching(config: &LessonToolConfiguration) -> Option<Preset> {
+        let shape = |c: &LessonToolConfiguration| -> BTreeSet<(String, TriggerKind)> {
+            c.tools
+                .iter()
+                .filter(|t| t.enabled)
+                .map(|t| (t.tool_id.clone(), t.trigger_condition.kind()))
+                .collect()
+        };
+        let have = shape(config);
+        Self::ALL
+            .into_iter()
+            .find(|p| shape(&p.configuration()) == have)
+    }
+}
+
+/// The facts of the lesson form that smart defaults react to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LessonFacts {
+    /// The lesson lists at least one task.
+    pub has_tasks: bool,
+    /// The lesson is a review lesson.
+    pub is_review: bool,
+}
+
+/// A change smart defaults made, to tell the teacher about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AutoChange {
+    /// The tool that changed.
+    pub tool_id: String,
+    /// What to show ("Task tracking enabled automatically").
+    pub message: String,
+}
+
+/// Brings `config` in line with the lesson: tasks → Task Completion on;
+/// review lesson → Mastery Marking and Audio Playback on; Session Summary
+/// present. A tool the teacher switched by hand (`teacher_choices`) is never
+/// changed. Returns what changed; applying it again changes nothing.
+pub fn apply_smart_defaults(
+    config: &mut LessonToolConfiguration,
+    facts: LessonFacts,
+) -> Vec<AutoChange> {
+    let mut changes = Vec::new();
+    let mut ensure = |id: &str, kind: TriggerKind, only_if_missing: bool, message: &str| {
+        if config.teacher_choices.contains(id) {
+            return;
+        }
+        match config.tool_mut(id) {
+            Some(existing) if only_if_missing || existing.enabled => {}
+            Some(existing) => {
+                existing.enabled = true;
+                changes.push(AutoChange {
+                    tool_id: id.to_owned(),
+                    message: message.to_owned(),
+                });
+            }
+            None => {
+                config.tools.push(ToolConfig {
+                    tool_id: id.to_owned(),
+                    enabled: true,
+                    trigger_condition: kind.default_condition(),
+                    custom_instructions: None,
+                });
+                changes.push(AutoChange {
+                    tool_id: id.to_owned(),
+                    message: message.to_owned(),
+                });
+            }
+        }
+    };
+    if facts.has_tasks {
+        ensure(
+            "mark_task_complete",
+            TriggerKind::TaskContext,
+            false,
+            "Task tracking enabled automatically",
+        );
+    }
+    if facts.is_review {
+        ensure(
+            "mark_item_mastered",
+            TriggerKind::Always,
+            false,
+            "Mastery marking enabled automatically for a review lesson",
+        );
+        ensure(
+            "play_student_audio",
+            TriggerKind::Always,
+            false,
+            "Audio playback enabled automatically for a review lesson",
+        );
+    }
+    ensure(
+        "show_session_summary",
+        TriggerKind::SessionEnding,
+        true,
+        "Session summary added automatically",
+    );
+    changes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn enabled(config: &LessonToolConfiguration) -> Vec<(&str, TriggerKind)> {
+        config
+            .enabled_in_catalogue_order()
+            .into_iter()
+            .map(|t| (t.tool_id.as_str(), t.trigger_condition.kind()))
+            .collect()
+    }
+
+    #[test]
+    fn every_preset_enables_exactly_its_tools_with_its_triggers() {
+        use TriggerKind::*;
+        assert_eq!(
+            enabled(&Preset::StandardLesson.configuration()),
+            [
+                ("mark_for_review", ErrorDetected),
+                ("update_user_profile", Always),
+                ("show_session_summary", SessionEnding),
+                ("mark_task_complete", TaskContext)
+            ]
+        );
+        assert_eq!(
+            enabled(&Preset::ReviewLesson.configuration()),
+            [
+                ("mark_for_review", ErrorDetected),
+                ("show_session_summary", SessionEnding),
+                ("mark_item_mastered", Always),
+                ("play_student_audio", Always)
+            ]
+        );
+        assert_eq!(
+            enabled(&Preset::ConversationOnly.configuration()),
+            [
+                ("mark_for_review", ErrorDetected),
+                ("show_session_summary", SessionEnding)
+            ]
+        );
+        assert!(enabled(&Preset::NoTracking.configuration()).is_empty());
+        for preset in Preset::ALL {
+            let config = preset.configuration();
+            assert_eq!(config.tools.len(), 6, "{preset:?} lists every tool");
+            assert!(config.problems().is_empty(), "{preset:?} is valid");
+            assert_eq!(Preset::matching(&config), Some(preset));
+            assert_eq!(Preset::parse(preset.as_str()), Some(preset));
+        }
+    }
+
+    #[test]
+    fn the_configuration_json_is_camel_case_with_tagged_triggers() {
+        let mut config = Preset::ConversationOnly.configuration();
+        config.tools[0].custom_instructions = Some("Focus on past tenses.".into());
+        config.global_instructions = Some("Be brief.".into());
+        let value = serde_json::to_value(&config).unwrap();
+        assert_eq!(value["tools"][0]["toolId"], "mark_for_review");
+        assert_eq!(
+            value["tools"][0]["triggerCondition"],
+            json!({"type": "error_detected"})
+        );
+        assert_eq!(
+            value["tools"][0]["customInstructions"],
+            "Focus on past tenses."
+        );
+        assert_eq!(value["globalInstructions"], "Be brief.");
+        assert!(value.get("teacherChoices").is_none());
+        let back: LessonToolConfiguration = serde_json::from_value(value).unwrap();
+        assert_eq!(back, config);
+    }
+
+    #[test]
+    fn a_trigger_the_tool_does_not_allow_is_refused_naming_tool_and_rule() {
+        let mut config = Preset::StandardLesson.configuration();
+        config
+            .tool_mut("show_session_summary")
+            .unwrap()
+            .trigger_condition = TriggerCondition::Always;
+        let err = config.validate().unwrap_err();
+        assert_eq!(err.field, "tools[2].triggerCondition.type");
+        assert_eq!(
+            err.rule,
+            "Session Summary (show_session_summary): trigger always is not allowed; allowed: session_ending, time_remaining"
+        );
+    }
+
+    #[test]
+    fn duplicates_and_unknown_ids_are_refused() {
+        let mut config = Preset::NoTracking.configuration();
+        config.tools.push(config.tools[0].clone());
+        config.tools.push(ToolConfig {
+            tool_id: "launch_rocket".into(),
+            ..config.tools[0].clone()
+        });
+        let problems = config.problems();
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert_eq!(problems[0].field, "tools[6].toolId");
+        assert!(problems[0]
+            .rule
+            .contains("Error Tracking (mark_for_review) is listed twice"));
+        assert_eq!(problems[1].field, "tools[7].toolId");
+        assert_eq!(problems[1].rule, "unknown tool id \"launch_rocket\"");
+    }
+
+    #[test]
+    fn keyword_problems_name_the_keywords_field() {
+        let mut config = Preset::StandardLesson.configuration();
+        config
+            .tool_mut("update_user_profile")
+            .unwrap()
+            .trigger_condition = TriggerCondition::Keyword { keywords: vec![] };
+        let err = config.validate().unwrap_err();
+        assert_eq!(err.field, "tools[1].triggerCondition.keywords");
+        assert_eq!(
+            err.rule,
+            "Profile Learning (update_user_profile): needs at least one keyword"
+        );
+    }
+
+    #[test]
+    fn instructions_over_2000_characters_are_refused() {
+        let mut config = Preset::StandardLesson.configuration();
+        config.tools[3].custom_instructions = Some("x".repeat(2000));
+        assert!(config.validate().is_ok());
+        config.tools[3].custom_instructions = Some("é".repeat(2001));
+        assert_eq!(
+            config.validate().unwrap_err().field,
+            "tools[3].customInstructions"
+        );
+        config.tools[3].custom_instructions = None;
+        config.global_instructions = Some("x".repeat(2001));
+        assert_eq!(config.validate().unwrap_err().field, "globalInstructions");
+    }
+
+    #[test]
+    fn tasks_turn_task_completion_on_and_say_so() {
+        let mut config = Preset::ConversationOnly.configuration();
+        let changes = apply_smart_defaults(
+            &mut config,
+            LessonFacts {
+                has_tasks: true,
+                is_review: false,
+            },
+        );
+        assert_eq!(changes.len(), 1);
+        assert_eq!(changes[0].message, "Task tracking enabled automatically");
+        let task = config.tool("mark_task_complete").unwrap();
+        assert!(task.enabled);
+        assert_eq!(task.trigger_condition, TriggerCondition::TaskContext);
+        assert!(apply_smart_defaults(
+            &mut config,
+            LessonFacts {
+                has_tasks: true,
+                is_review: false
+            }
+        )
+        .is_empty());
+    }
+
+    #[test]
+    fn a_missing_task_tool_is_added_with_task_context() {
+        let mut config = LessonToolConfiguration::default();
+        let changes = apply_smart_defaults(
+            &mut config,
+            LessonFacts {
+                has_tasks: true,
+                is_review: false,
+            },
+        );
+        let ids: Vec<&str> = changes.iter().map(|c| c.tool_id.as_str()).collect();
+        assert_eq!(ids, ["mark_task_complete", "show_session_summary"]);
+        assert_eq!(
+            config
+                .tool("show_session_summary")
+                .unwrap()
+                .trigger_condition,
+            TriggerCondition::SessionEnding
+        );
+    }
+
+    #[test]
+    fn a_review_lesson_gets_mastery_and_audio_with_always() {
+        let mut config = Preset::StandardLesson.configuration();
+        apply_smart_defaults(
+            &mut config,
+            LessonFacts {
+                has_tasks: false,
+                is_review: true,
+            },
+        );
+        for id in ["mark_item_mastered", "play_student_audio"] {
+            let tool = config.tool(id).unwrap();
+            assert!(tool.enabled, "{id}");
+            assert_eq!(tool.trigger_condition, TriggerCondition::Always);
+        }
+    }
+
+    #[test]
+    fn a_teachers_explicit_choice_is_never_reversed() {
+        let mut config = Preset::StandardLesson.configuration();
+        config.set_enabled_by_teacher("mark_task_complete", false);
+        let changes = apply_smart_defaults(
+            &mut config,
+            LessonFacts {
+                has_tasks: true,
+                is_review: false,
+            },
+        );
+        assert!(changes.is_empty());
+        assert!(!config.is_enabled("mark_task_complete"));
+        // A disabled summary the teacher did not touch stays disabled: it is
+        // only added when missing.
+        let mut config = Preset::NoTracking.configuration();
+        assert!(apply_smart_defaults(&mut config, LessonFacts::default()).is_empty());
+        assert!(!config.is_enabled("show_session_summary"));
+    }
+}

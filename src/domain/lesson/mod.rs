@@ -1,0 +1,298 @@
+//! Lessons and their tutor-tool configuration: the teacher's side of
+//! Switchboard.
+//!
+//! A lesson keeps three things apart — the teacher's free-form conversation
+//! prompt, the structured tool configuration, and the system's trigger
+//! templates — and `prompt::build` assembles them at run time.
+
+pub mod config;
+pub mod optimise;
+pub mod prompt;
+pub mod tools;
+pub mod trigger;
+
+use crate::domain::user::FieldError;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Longest lesson title, in characters.
+pub const MAX_TITLE_CHARS: usize = 120;
+/// Longest conversation prompt, in characters (about 5,000 tokens).
+pub const MAX_PROMPT_CHARS: usize = 20_000;
+/// Most tasks (objectives) one lesson may list.
+pub const MAX_TASKS: usize = 20;
+/// Longest task text, in characters.
+pub const MAX_TASK_CHARS: usize = 300;
+/// Longest lesson, in minutes.
+pub const MAX_DURATION_MINUTES: u32 = 180;
+
+/// One lesson objective; the model reports it done by its id.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct LessonTask {
+    /// Stable id the model passes to `mark_task_complete` (`order-coffee`).
+    pub id: String,
+    /// What the student should do, in the teacher's words.
+    pub text: String,
+}
+
+impl LessonTask {
+    /// A task id derived from its text (`"Order a coffee"` → `order-a-coffee`),
+    /// made unique among `taken` by a numeric suffix.
+    pub fn id_for(text: &str, taken: &[&str]) -> String {
+        let mut slug = String::new();
+        for c in text.to_lowercase().chars() {
+            if c.is_ascii_alphanumeric() {
+                slug.push(c);
+            } else if !slug.ends_with('-') && !slug.is_empty() {
+                slug.push('-');
+            }
+            if slug.len() >= 40 {
+                break;
+            }
+        }
+        let slug = slug.trim_end_matches('-');
+        let base = if slug.is_empty() { "task" } else { slug };
+        let mut candidate = base.to_owned();
+        let mut n = 2;
+        while taken.contains(&candidate.as_str()) {
+            candidate = format!("{base}-{n}");
+            n += 1;
+        }
+        candidate
+    }
+}
+
+/// The student's level on the Common European Framework scale.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum CefrLevel {
+    /// Beginner.
+    A1,
+    /// Elementary.
+    A2,
+    /// Intermediate.
+    B1,
+    /// Upper intermediate.
+    B2,
+    /// Advanced.
+    C1,
+    /// Proficient.
+    C2,
+}
+
+impl CefrLevel {
+    /// Every level, lowest first.
+    pub const ALL: [CefrLevel; 6] = [Self::A1, Self::A2, Self::B1, Self::B2, Self::C1, Self::C2];
+
+    /// Parses `A1`…`C2` (any case).
+    pub fn parse(raw: &str) -> Result<Self, FieldError> {
+        Self::ALL
+            .into_iter()
+            .find(|l| l.as_str().eq_ignore_ascii_case(raw.trim()))
+            .ok_or_else(|| FieldError::new("level", "must be one of A1, A2, B1, B2, C1, C2"))
+    }
+
+    /// The level's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::A1 => "A1",
+            Self::A2 => "A2",
+            Self::B1 => "B1",
+            Self::B2 => "B2",
+            Self::C1 => "C1",
+            Self::C2 => "C2",
+        }
+    }
+}
+
+impl fmt::Display for CefrLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Everything a teacher edits about a lesson, as the form and the API send it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LessonDraft {
+    /// Shown in the lesson list.
+    pub title: String,
+    /// The teacher's free-form prompt for the tutor.
+    pub conversation_prompt: String,
+    /// Objectives, in order.
+    #[serde(default)]
+    pub tasks: Vec<LessonTask>,
+    /// Planned length.
+    #[serde(default)]
+    pub duration_minutes: Option<u32>,
+    /// Student level.
+    #[serde(default)]
+    pub level: Option<CefrLevel>,
+    /// Whether this is a review lesson (enables the review tools).
+    #[serde(default)]
+    pub review: bool,
+    /// The tool configuration.
+    pub tool_configuration: config::LessonToolConfiguration,
+}
+
+impl LessonDraft {
+    /// A new, empty lesson with the `standard_lesson` tools.
+    pub fn new(title: &str) -> Self {
+        Self {
+            title: title.to_owned(),
+            conversation_prompt: String::new(),
+            tasks: Vec::new(),
+            duration_minutes: Some(15),
+            level: Some(CefrLevel::A2),
+            review: false,
+            tool_configuration: config::Preset::StandardLesson.configuration(),
+        }
+    }
+
+    /// The facts smart defaults react to.
+    pub fn facts(&self) -> config::LessonFacts {
+        config::LessonFacts {
+            has_tasks: !self.tasks.is_empty(),
+            is_review: self.review,
+        }
+    }
+
+    /// Every rule the lesson breaks (its own fields, then its tool
+    /// configuration under `toolConfiguration.`). Empty means it can be saved.
+    pub fn problems(&self) -> Vec<FieldError> {
+        let mut problems = Vec::new();
+        let title = self.title.trim();
+        if title.is_empty() {
+            problems.push(FieldError::new("title", "is required"));
+        } else if title.chars().count() > MAX_TITLE_CHARS {
+            problems.push(FieldError::new(
+                "title",
+                format!("must be at most {MAX_TITLE_CHARS} characters"),
+            ));
+        }
+        if self.conversation_prompt.chars().count() > MAX_PROMPT_CHARS {
+            problems.push(FieldError::new(
+                "conversationPrompt",
+                format!("must be at most {MAX_PROMPT_CHARS} characters"),
+            ));
+        }
+        if self.tasks.len() > MAX_TASKS {
+            problems.push(FieldError::new(
+                "tasks",
+                format!("at most {MAX_TASKS} tasks"),
+            ));
+        }
+        let mut ids = std::collections::BTreeSet::new();
+        for (i, task) in self.tasks.iter().enumerate() {
+            let text = task.text.trim();
+            if text.is_empty() {
+                problems.push(FieldError::new(
+                    format!("tasks[{i}].text"),
+                    "task text is required",
+                ));
+            } else if text.chars().count() > MAX_TASK_CHARS {
+                problems.push(FieldError::new(
+                    format!("tasks[{i}].text"),
+                    format!("must be at most {MAX_TASK_CHARS} characters"),
+                ));
+            }
+            let id_ok = !task.id.is_empty()
+                && task.id.len() <= 64
+                && task
+                    .id
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+            if !id_ok {
+                problems.push(FieldError::new(
+                    format!("tasks[{i}].id"),
+                    "task id must be 1-64 characters of a-z, 0-9, - or _",
+                ));
+            } else if !ids.insert(task.id.as_str()) {
+                problems.push(FieldError::new(
+                    format!("tasks[{i}].id"),
+                    format!("task id \"{}\" is used twice", task.id),
+                ));
+            }
+        }
+        if let Some(minutes) = self.duration_minutes {
+            if minutes == 0 || minutes > MAX_DURATION_MINUTES {
+                problems.push(FieldError::new(
+                    "durationMinutes",
+                    format!("must be between 1 and {MAX_DURATION_MINUTES} minutes"),
+                ));
+            }
+        }
+        problems.extend(self.tool_configuration.problems().into_iter().map(|p| {
+            let field = if p.field.starts_with("tools")
+                || p.field.starts_with("global")
+                || p.field.starts_with("teacher")
+            {
+                format!("toolConfiguration.{}", p.field)
+            } else {
+                p.field
+            };
+            FieldError::new(field, p.rule)
+        }));
+        problems
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn task_ids_are_slugs_made_unique() {
+        assert_eq!(
+            LessonTask::id_for("Order a café con leche!", &[]),
+            "order-a-caf-con-leche"
+        );
+        assert_eq!(LessonTask::id_for("Pay", &["pay"]), "pay-2");
+        assert_eq!(LessonTask::id_for("Pay", &["pay", "pay-2"]), "pay-3");
+        assert_eq!(LessonTask::id_for("¿?", &[]), "task");
+    }
+
+    #[test]
+    fn levels_parse_in_any_case_and_refuse_others() {
+        assert_eq!(CefrLevel::parse("b2"), Ok(CefrLevel::B2));
+        assert_eq!(CefrLevel::parse("D1").unwrap_err().field, "level");
+        assert_eq!(serde_json::to_string(&CefrLevel::C1).unwrap(), "\"C1\"");
+    }
+
+    #[test]
+    fn a_new_lesson_is_valid_once_titled() {
+        assert!(LessonDraft::new("Café role-play").problems().is_empty());
+        assert_eq!(LessonDraft::new("  ").problems()[0].field, "title");
+    }
+
+    #[test]
+    fn lesson_problems_name_their_fields() {
+        let mut draft = LessonDraft::new("x");
+        draft.tasks = vec![
+            LessonTask {
+                id: "a".into(),
+                text: "".into(),
+            },
+            LessonTask {
+                id: "a".into(),
+                text: "ok".into(),
+            },
+            LessonTask {
+                id: "Bad Id".into(),
+                text: "ok".into(),
+            },
+        ];
+        draft.duration_minutes = Some(0);
+        draft.tool_configuration.tools[0].custom_instructions = Some("x".repeat(2001));
+        let fields: Vec<String> = draft.problems().into_iter().map(|p| p.field).collect();
+        assert_eq!(
+            fields,
+            [
+                "tasks[0].text",
+                "tasks[1].id",
+                "tasks[2].id",
+                "durationMinutes",
+                "toolConfiguration.tools[0].customInstructions"
+            ]
+        );
+    }
+}

@@ -1,0 +1,426 @@
+//! The runtime prompt builder: assembles the tutor's system prompt and the
+//! function declarations from the teacher's prompt, the tool configuration
+//! and the system's trigger templates.
+//!
+//! Deterministic by construction — no clocks, no maps with random order,
+//! tools in catalogue order — because provider prompt caches only hit on
+//! byte-identical prompts.
+
+use crate::domain::declaration::FunctionDeclaration;
+use crate::domain::lesson::config::{LessonToolConfiguration, ToolConfig};
+use crate::domain::lesson::optimise::{estimate_tokens, optimise, OptimisationStats, OptimiseMode};
+use crate::domain::lesson::tools::tutor_tool;
+use crate::domain::lesson::trigger::{TriggerCondition, TriggerKind};
+use crate::domain::lesson::{CefrLevel, LessonTask};
+use serde::{Deserialize, Serialize};
+
+/// The instruction template of each trigger kind; `{name}` placeholders are
+/// filled by [`trigger_instruction`].
+pub fn template(kind: TriggerKind) -> &'static str {
+    match kind {
+        TriggerKind::Always => "",
+        TriggerKind::ErrorDetected => "Call silently whenever the student makes a grammar, pronunciation, vocabulary or cultural error. Do not interrupt the conversation or mention the call.",
+        TriggerKind::SessionEnding => "Call only when the session timer expires, the student says goodbye, or all objectives are wrapped up. Never call it mid-conversation.",
+        TriggerKind::TaskContext => "Call only when the student clearly completes one of the listed objectives, with its task id. Call once per task.",
+        TriggerKind::Keyword => "Call when the student mentions these topics: {keywords}.",
+        TriggerKind::TurnCount => "Call after at least {minTurns} turns of conversation.",
+        TriggerKind::TimeRemaining => "Call when the session has about {minutesRemaining} left.",
+    }
+}
+
+/// Replaces each `{name}` in `template` with its value.
+pub fn interpolate(template: &str, values: &[(&str, String)]) -> String {
+    let mut out = template.to_owned();
+    for (name, value) in values {
+        out = out.replace(&format!("{{{name}}}"), value);
+    }
+    out
+}
+
+/// The trigger's instruction with its parameters filled in (empty for
+/// `always`).
+pub fn trigger_instruction(condition: &TriggerCondition) -> String {
+    let values: Vec<(&str, String)> = match condition {
+        TriggerCondition::Keyword { keywords } => vec![(
+            "keywords",
+            keywords
+                .iter()
+                .map(|k| k.trim())
+                .collect::<Vec<_>>()
+                .join(", "),
+        )],
+        TriggerCondition::TurnCount { min_turns } => vec![("minTurns", min_turns.to_string())],
+        TriggerCondition::TimeRemaining { minutes_remaining } => vec![(
+            "minutesRemaining",
+            if *minutes_remaining == 1 {
+                "1 minute".to_owned()
+            } else {
+                format!("{minutes_remaining} minutes")
+            },
+        )],
+        _ => Vec::new(),
+    };
+    interpolate(template(condition.kind()), &values)
+}
+
+/// The tool's line in the functions section:
+/// `**tool_id**: <trigger instruction> <custom instructions>`.
+pub fn tool_line(config: &ToolConfig) -> String {
+    let words: Vec<String> = [
+        Some(trigger_instruction(&config.trigger_condition)),
+        config.instructions().map(str::to_owned),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|s| !s.is_empty())
+    .collect();
+    if words.is_empty() {
+        format!("**{}**", config.tool_id)
+    } else {
+        format!("**{}**: {}", config.tool_id, words.join(" "))
+    }
+}
+
+/// Everything the builder needs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptInput {
+    /// The teacher's free-form prompt.
+    pub conversation_prompt: String,
+    /// The lesson's tool configuration.
+    pub configuration: LessonToolConfiguration,
+    /// Lesson objectives.
+    #[serde(default)]
+    pub tasks: Vec<LessonTask>,
+    /// Planned length.
+    #[serde(default)]
+    pub duration_minutes: Option<u32>,
+    /// Student level.
+    #[serde(default)]
+    pub level: Option<CefrLevel>,
+    /// Whether to optimise (default on), and how.
+    #[serde(default = "default_optimise")]
+    pub optimise: Option<OptimiseMode>,
+}
+
+fn default_optimise() -> Option<OptimiseMode> {
+    Some(OptimiseMode::Normal)
+}
+
+/// One enabled tool's share of the prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCost {
+    /// The tool.
+    pub tool_id: String,
+    /// Estimated tokens of its declaration (as compact JSON).
+    pub declaration_tokens: usize,
+    /// Estimated tokens of its line in the functions section.
+    pub instruction_tokens: usize,
+    /// The two together.
+    pub total_tokens: usize,
+}
+
+/// What the model gets.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BuiltPrompt {
+    /// The assembled (and, if asked, optimised) system prompt.
+    pub system_prompt: String,
+    /// Declarations of the enabled tools only, in catalogue order.
+    pub declarations: Vec<FunctionDeclaration>,
+    /// Quick estimate (characters / 4) of prompt plus declarations.
+    pub estimated_tokens: usize,
+    /// Unoptimised versus sent prompt.
+    pub stats: OptimisationStats,
+    /// Per enabled tool.
+    pub tool_costs: Vec<ToolCost>,
+}
+
+/// Assembles the prompt: conversation prompt; `## Session Parameters`
+/// (when duration or level is given); `## Lesson Objectives` (when there are
+/// tasks); `## Available Functions` last (when any tool is enabled).
+pub fn build(input: &PromptInput) -> BuiltPrompt {
+    let enabled = input.configuration.enabled_in_catalogue_order();
+    let mut sections: Vec<String> = Vec::with_capacity(4);
+    let conversation = input.conversation_prompt.trim();
+    if !conversation.is_empty() {
+        sections.push(conversation.to_owned());
+    }
+
+    let mut parameters = Vec::new();
+    if let Some(minutes) = input.duration_minutes {
+        parameters.push(format!("- Duration: {minutes} minutes"));
+    }
+    if let Some(level) = input.level {
+        parameters.push(format!("- Student level: {level} (CEFR)"));
+    }
+    if !parameters.is_empty() {
+        sections.push(format!("## Session Parameters\n{}", parameters.join("\n")));
+    }
+
+    if !input.tasks.is_empty() {
+        let mut objectives = String::from("## Lesson Objectives\n");
+        if input.configuration.is_enabled("mark_task_complete") {
+            objectives.push_str(
+                "Guide the student through these tasks. When the student completes one, call `mark_task_complete` with its task id.\n",
+            );
+        } else {
+            objectives.push_str("Guide the student through these tasks.\n");
+        }
+        let list: Vec<String> = input
+            .tasks
+            .iter()
+            .map(|t| format!("- {}: {}", t.id, t.text.trim()))
+            .collect();
+        objectives.push_str(&list.join("\n"));
+        sections.push(objectives);
+    }
+
+    let lines: Vec<String> = enabled.iter().map(|c| tool_line(c)).collect();
+    if !enabled.is_empty() {
+        let mut functions = String::from("## Available Functions\n");
+        if let Some(global) = input.configuration.global() {
+            functions.push_str(global);
+            functions.push('\n');
+        }
+        functions.push_str(&lines.join("\n"));
+        sections.push(functions);
+    }
+
+    let assembled = sections.join("\n\n");
+    let system_prompt = match input.optimise {
+        Some(mode) => optimise(&assembled, mode),
+        None => assembled.clone(),
+    };
+    let declarations: Vec<FunctionDeclaration> = enabled
+        .iter()
+        .filter_map(|c| tutor_tool(&c.tool_id))
+        .map(|t| t.declaration())
+        .collect();
+    let declaration_tokens: Vec<usize> = declarations
+        .iter()
+        .map(|d| estimate_tokens(&serde_json::to_string(d).unwrap_or_default()))
+        .collect();
+    let tool_costs = enabled
+        .iter()
+        .zip(&lines)
+        .zip(&declaration_tokens)
+        .map(|((config, line), declaration)| {
+            let instruction = estimate_tokens(line);
+            ToolCost {
+                tool_id: config.tool_id.clone(),
+                declaration_tokens: *declaration,
+                instruction_tokens: instruction,
+                total_tokens: declaration + instruction,
+            }
+        })
+        .collect();
+    BuiltPrompt {
+        estimated_tokens: estimate_tokens(&system_prompt)
+            + declaration_tokens.iter().sum::<usize>(),
+        stats: OptimisationStats::compare(&assembled, &system_prompt),
+        system_prompt,
+        declarations,
+        tool_costs,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::lesson::config::Preset;
+
+    fn cafe() -> PromptInput {
+        PromptInput {
+            conversation_prompt:
+                "You are Lucía, a waiter in a Madrid café.   Speak Spanish.\n\n\n\nStay in role."
+                    .into(),
+            configuration: Preset::StandardLesson.configuration(),
+            tasks: vec![
+                LessonTask {
+                    id: "greet".into(),
+                    text: "Greet the waiter".into(),
+                },
+                LessonTask {
+                    id: "order-drink".into(),
+                    text: "Order a drink".into(),
+                },
+            ],
+            duration_minutes: Some(15),
+            level: Some(CefrLevel::A2),
+            optimise: Some(OptimiseMode::Normal),
+        }
+    }
+
+    #[test]
+    fn sections_come_in_order_with_functions_last() {
+        let prompt = build(&cafe()).system_prompt;
+        let at = |needle: &str| {
+            prompt
+                .find(needle)
+                .unwrap_or_else(|| panic!("{needle} missing:\n{prompt}"))
+        };
+        assert_eq!(at("You are Lucía"), 0);
+        assert!(at("## Session Parameters") < at("## Lesson Objectives"));
+        assert!(at("## Lesson Objectives") < at("## Available Functions"));
+        assert!(prompt.contains("- Duration: 15 minutes\n- Student level: A2 (CEFR)"));
+        assert!(prompt.contains("call `mark_task_complete` with its task id.\n- greet: Greet the waiter\n- order-drink: Order a drink"));
+        assert!(prompt.ends_with(&format!(
+            "**mark_task_complete**: {}",
+            template(TriggerKind::TaskContext)
+        )));
+    }
+
+    #[test]
+    fn functions_section_lists_enabled_tools_in_catalogue_order() {
+        let mut input = cafe();
+        input.configuration.tools.reverse();
+        input.configuration.global_instructions = Some("Never mention these functions.".into());
+        input
+            .configuration
+            .tool_mut("mark_for_review")
+            .unwrap()
+            .custom_instructions = Some("Focus on verb endings.".into());
+        let prompt = build(&input).system_prompt;
+        let functions = &prompt[prompt.find("## Available Functions").unwrap()..];
+        let expected = format!(
+            "## Available Functions\nNever mention these functions.\n**mark_for_review**: {} Focus on verb endings.\n**update_user_profile**\n**show_session_summary**: {}\n**mark_task_complete**: {}",
+            template(TriggerKind::ErrorDetected),
+            template(TriggerKind::SessionEnding),
+            template(TriggerKind::TaskContext),
+        );
+        assert_eq!(functions, expected);
+    }
+
+    #[test]
+    fn no_tools_means_no_functions_section_and_no_declarations() {
+        let mut input = cafe();
+        input.configuration = Preset::NoTracking.configuration();
+        let built = build(&input);
+        assert!(!built.system_prompt.contains("## Available Functions"));
+        assert!(built.declarations.is_empty());
+        assert!(built.tool_costs.is_empty());
+        assert!(built
+            .system_prompt
+            .contains("Guide the student through these tasks.\n- greet"));
+    }
+
+    #[test]
+    fn only_enabled_tools_are_declared() {
+        let built = build(&cafe());
+        let names: Vec<&str> = built.declarations.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "mark_for_review",
+                "update_user_profile",
+                "show_session_summary",
+                "mark_task_complete"
+            ]
+        );
+        assert_eq!(built.tool_costs.len(), 4);
+        for cost in &built.tool_costs {
+            assert_eq!(
+                cost.total_tokens,
+                cost.declaration_tokens + cost.instruction_tokens
+            );
+            assert!(cost.declaration_tokens > 10);
+        }
+    }
+
+    #[test]
+    fn sections_without_content_are_left_out() {
+        let input = PromptInput {
+            conversation_prompt: "Chat.".into(),
+            configuration: Preset::NoTracking.configuration(),
+            tasks: vec![],
+            duration_minutes: None,
+            level: None,
+            optimise: None,
+        };
+        assert_eq!(build(&input).system_prompt, "Chat.");
+    }
+
+    #[test]
+    fn the_same_input_gives_byte_identical_output() {
+        let a = build(&cafe());
+        let b = build(&cafe());
+        assert_eq!(a.system_prompt.as_bytes(), b.system_prompt.as_bytes());
+        assert_eq!(
+            serde_json::to_string(&a.declarations).unwrap(),
+            serde_json::to_string(&b.declarations).unwrap()
+        );
+    }
+
+    #[test]
+    fn optimising_removes_waste_and_reports_it() {
+        let built = build(&cafe());
+        assert!(built.system_prompt.starts_with(
+            "You are Lucía, a waiter in a Madrid café. Speak Spanish.\n\nStay in role."
+        ));
+        assert!(
+            built.stats.saved_tokens > 0
+                || built.stats.optimised_chars < built.stats.original_chars
+        );
+        let mut raw = cafe();
+        raw.optimise = None;
+        let raw = build(&raw);
+        assert!(raw.system_prompt.contains("café.   Speak"));
+        assert_eq!(raw.stats.saved_tokens, 0);
+        assert_eq!(
+            raw.estimated_tokens,
+            estimate_tokens(&raw.system_prompt)
+                + raw
+                    .tool_costs
+                    .iter()
+                    .map(|c| c.declaration_tokens)
+                    .sum::<usize>()
+        );
+    }
+
+    #[test]
+    fn every_template_is_fully_interpolated() {
+        let conditions = [
+            TriggerCondition::Always,
+            TriggerCondition::Keyword {
+                keywords: vec!["hobby".into(), " family ".into()],
+            },
+            TriggerCondition::TurnCount { min_turns: 4 },
+            TriggerCondition::TimeRemaining {
+                minutes_remaining: 1,
+            },
+            TriggerCondition::TimeRemaining {
+                minutes_remaining: 5,
+            },
+            TriggerCondition::TaskContext,
+            TriggerCondition::ErrorDetected,
+            TriggerCondition::SessionEnding,
+        ];
+        for condition in &conditions {
+            let text = trigger_instruction(condition);
+            assert!(!text.contains('{') && !text.contains('}'), "{text}");
+        }
+        assert_eq!(trigger_instruction(&conditions[0]), "");
+        assert_eq!(
+            trigger_instruction(&conditions[1]),
+            "Call when the student mentions these topics: hobby, family."
+        );
+        assert_eq!(
+            trigger_instruction(&conditions[2]),
+            "Call after at least 4 turns of conversation."
+        );
+        assert_eq!(
+            trigger_instruction(&conditions[3]),
+            "Call when the session has about 1 minute left."
+        );
+        assert_eq!(
+            trigger_instruction(&conditions[4]),
+            "Call when the session has about 5 minutes left."
+        );
+        assert!(trigger_instruction(&conditions[6])
+            .contains("grammar, pronunciation, vocabulary or cultural"));
+        assert!(trigger_instruction(&conditions[7]).contains("Never call it mid-conversation"));
+        assert!(trigger_instruction(&conditions[5]).contains("once per task"));
+    }
+}
