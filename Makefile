@@ -27,7 +27,7 @@ E2E := end2end
 PORT ?= 3000
 
 .PHONY: help run test toolchain e2e-deps client-debug client-release server-debug server-release \
-        site-debug site-release lint unit e2e fmt demo clean-data
+        site-debug site-release lint unit e2e fmt bench demo clean-data
 
 help:
 	@echo "make run   - build (release) and serve Switchboard at http://127.0.0.1:$(PORT) with demo data"
@@ -109,6 +109,10 @@ unit:
 
 e2e:
 	cd $(E2E) && SWITCHBOARD_BIN=$(TARGET)/debug/$(NAME) SITE_ROOT=$(TARGET)/site-debug npx playwright test
+
+# Criterion benchmarks (release profile); figures in target/criterion.
+bench:
+	$(CARGO) bench --features ssr
 
 fmt:
 	$(CARGO) fmt --all

@@ -2,9 +2,10 @@
 //! hydrated client so both agree on every URL.
 
 use crate::api::auth::{current_user, Login, Logout};
-use crate::ui::areas::{BindingsPage, LessonsPage, SessionsPage};
+use crate::ui::areas::{BindingsPage, SessionsPage};
 use crate::ui::home::HomePage;
 use crate::ui::layout::{Layout, NotFound};
+use crate::ui::lessons::{LessonEditorPage, LessonsPage};
 use crate::ui::login::LoginPage;
 use crate::ui::session::Session;
 use leptos::prelude::*;
@@ -66,6 +67,7 @@ pub fn App() -> impl IntoView {
                 <ParentRoute path=path!("") view=Layout ssr=SsrMode::Async>
                     <Route path=path!("") view=HomePage ssr=SsrMode::Async />
                     <Route path=path!("lessons") view=LessonsPage ssr=SsrMode::Async />
+                    <Route path=path!("lessons/:id") view=LessonEditorPage ssr=SsrMode::Async />
                     <Route path=path!("bindings") view=BindingsPage ssr=SsrMode::Async />
                     <Route path=path!("sessions") view=SessionsPage ssr=SsrMode::Async />
                 </ParentRoute>

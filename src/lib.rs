@@ -6,6 +6,9 @@
 //! `hydrate` into the browser bundle. `domain`, `api` and `ui` are shared;
 //! `server` exists only in the server build.
 
+// Leptos view types nest deeply; the editor's exceed the default limit.
+#![recursion_limit = "512"]
+
 pub mod api;
 pub mod app;
 pub mod domain;

@@ -17,8 +17,10 @@ async fn run() -> Result<(), switchboard::server::ServerError> {
     let pool = db::connect(&config.database_url).await?;
     let state = AppState::new(pool, config);
     if let Some(accounts) = seed::seed_demo_accounts(&state).await? {
+        seed::seed_demo_lessons(&state).await?;
         println!("{accounts}");
     }
+    tokio::task::spawn_blocking(switchboard::server::tokens::warm_up);
     let purged = store::auth_sessions::purge_expired(&state.db).await?;
     tracing::debug!(purged, "expired sign-in sessions removed");
 

@@ -7,6 +7,8 @@
 
 pub mod auth;
 pub mod error;
+pub mod keys;
+pub mod lessons;
 
 pub use error::ApiError;
 

@@ -7,4 +7,5 @@
 
 pub mod declaration;
 pub mod lesson;
+pub mod time;
 pub mod user;

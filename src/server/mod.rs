@@ -9,11 +9,13 @@ pub mod config;
 pub mod ctx;
 pub mod db;
 pub mod error;
+pub mod rest;
 pub mod router;
 pub mod seed;
 pub mod state;
 pub mod store;
 pub mod telemetry;
+pub mod tokens;
 
 pub use error::ServerError;
 pub use router::app;

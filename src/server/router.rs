@@ -4,11 +4,15 @@
 //! `app` is separate from `main` so tests can serve the real application on a
 //! random port with a throwaway database.
 
+use crate::api::{ApiError, RPC_PREFIX};
 use crate::app::{shell, App};
-use crate::server::{auth, AppState};
-use axum::extract::State;
+use crate::server::{auth, rest, AppState};
+use axum::body::Body;
+use axum::extract::{Request, State};
 use axum::http::StatusCode;
+use axum::middleware::Next;
 use axum::middleware::{from_fn, from_fn_with_state};
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use leptos::prelude::provide_context;
@@ -29,6 +33,7 @@ pub fn app(state: AppState) -> Router {
     let shell_options = state.leptos_options.clone();
     Router::new()
         .route("/healthz", get(healthz))
+        .merge(rest::router())
         .leptos_routes_with_context(
             &state,
             routes,
@@ -40,6 +45,7 @@ pub fn app(state: AppState) -> Router {
             shell,
         ))
         .layer(from_fn(auth::guard_pages))
+        .layer(from_fn(malformed_calls_are_client_errors))
         .layer(from_fn_with_state(state.clone(), auth::check_origin))
         .layer(from_fn_with_state(state.clone(), auth::resolve_user))
         .layer(TimeoutLayer::with_status_code(
@@ -48,6 +54,26 @@ pub fn app(state: AppState) -> Router {
         ))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
+}
+
+/// Server functions whose arguments cannot even be decoded never reach
+/// their body, and Leptos answers them with a 500. They are the caller's
+/// fault: re-label them 400 so clients and logs see a client error.
+async fn malformed_calls_are_client_errors(req: Request, next: Next) -> Response {
+    let is_rpc = req.uri().path().starts_with(&format!("{RPC_PREFIX}/"));
+    let response = next.run(req).await;
+    if !is_rpc || response.status() != StatusCode::INTERNAL_SERVER_ERROR {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, 1 << 20).await else {
+        return (StatusCode::INTERNAL_SERVER_ERROR, Json(ApiError::Internal)).into_response();
+    };
+    if let Ok(ApiError::Transport(reason)) = serde_json::from_slice::<ApiError>(&bytes) {
+        tracing::info!(%reason, "malformed server-function call");
+        parts.status = StatusCode::BAD_REQUEST;
+    }
+    Response::from_parts(parts, Body::from(bytes))
 }
 
 /// Liveness: answers 200 when the server can reach its database, 503 if not.

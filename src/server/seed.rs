@@ -53,3 +53,67 @@ impl std::fmt::Display for SeededAccounts {
         Ok(())
     }
 }
+
+/// Creates a few realistic lessons for the demo teacher: a café role-play
+/// with three tasks, a review lesson, and one made "before tool
+/// configuration existed" (it gets the standard default on first edit).
+pub async fn seed_demo_lessons(state: &AppState) -> Result<(), ServerError> {
+    use crate::domain::lesson::config::Preset;
+    use crate::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
+    use crate::server::store::lessons;
+
+    let Some(teacher) =
+        users::find_by_email(&state.db, &Email::parse("teacher@example.com")?).await?
+    else {
+        return Ok(());
+    };
+    let task = |id: &str, text: &str| LessonTask {
+        id: id.into(),
+        text: text.into(),
+    };
+    let cafe = LessonDraft {
+        title: "Spanish café role-play".into(),
+        conversation_prompt: "You are Lucía, a friendly waiter in a busy café in Madrid. Speak only Spanish, \
+slowly and clearly, using vocabulary suitable for the student's level. Stay in role: greet the student, \
+take their order, and bring the bill when asked. If the student is stuck, offer two short options \
+rather than translating."
+            .into(),
+        tasks: vec![
+            task("greet-waiter", "Greet the waiter and ask for a table"),
+            task("order-drink", "Order a drink and something to eat"),
+            task("ask-bill", "Ask for the bill and pay"),
+        ],
+        duration_minutes: Some(15),
+        level: Some(CefrLevel::A2),
+        review: false,
+        tool_configuration: Preset::StandardLesson.configuration(),
+    };
+    let review = LessonDraft {
+        title: "Review: past-tense slips from last week".into(),
+        conversation_prompt: "Run a relaxed review of the items the student found hard last week. For each \
+item, ask a question that makes the student use it, listen to the answer, and move on once they get it \
+right twice."
+            .into(),
+        tasks: vec![],
+        duration_minutes: Some(10),
+        level: Some(CefrLevel::B1),
+        review: true,
+        tool_configuration: Preset::ReviewLesson.configuration(),
+    };
+    let legacy = LessonDraft {
+        title: "Free conversation: weekend plans".into(),
+        conversation_prompt:
+            "Chat with the student about their plans for the weekend. Ask open questions \
+and follow their interests."
+                .into(),
+        tasks: vec![],
+        duration_minutes: Some(20),
+        level: Some(CefrLevel::B2),
+        review: false,
+        tool_configuration: Preset::StandardLesson.configuration(),
+    };
+    lessons::create_with(&state.db, teacher.id, &legacy, None).await?;
+    lessons::create(&state.db, teacher.id, &review).await?;
+    lessons::create(&state.db, teacher.id, &cafe).await?;
+    Ok(())
+}

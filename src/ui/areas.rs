@@ -1,24 +1,8 @@
-//! The three work areas. Each page states its purpose and who it is for;
-//! the lesson, binding and session issues fill in their tools.
+//! The binding and session areas, which their own issues fill in.
 
 use crate::domain::user::Role;
 use crate::ui::session::RequireRole;
 use leptos::prelude::*;
-
-/// Teachers' lessons and their tool configuration.
-#[component]
-pub fn LessonsPage() -> impl IntoView {
-    view! {
-        <RequireRole role=Role::Teacher>
-            <section class="page-head">
-                <h1>"Lessons"</h1>
-                <p class="muted">
-                    "Each lesson keeps its conversation prompt, its tool configuration and the system's trigger templates apart; the tutor's prompt is assembled from them at run time."
-                </p>
-            </section>
-        </RequireRole>
-    }
-}
 
 /// The admin's matrix of which tools are global and which per workflow.
 #[component]

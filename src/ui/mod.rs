@@ -3,5 +3,6 @@
 pub mod areas;
 pub mod home;
 pub mod layout;
+pub mod lessons;
 pub mod login;
 pub mod session;

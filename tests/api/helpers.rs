@@ -103,3 +103,55 @@ impl TestApp {
             .unwrap()
     }
 }
+
+impl TestApp {
+    /// Calls a JSON-encoded server function.
+    pub async fn rpc_json(&self, name: &str, body: &serde_json::Value) -> Response {
+        self.rpc_json_with(&self.client, name, body).await
+    }
+
+    /// Same as `rpc_json` with another client.
+    pub async fn rpc_json_with(
+        &self,
+        client: &Client,
+        name: &str,
+        body: &serde_json::Value,
+    ) -> Response {
+        client
+            .post(self.url(&format!("/rpc/{name}")))
+            .header("Origin", &self.address)
+            .json(body)
+            .send()
+            .await
+            .expect("request")
+    }
+
+    /// Creates another teacher account and returns a client signed in as it.
+    pub async fn other_teacher(&self) -> Client {
+        use switchboard::domain::user::{Email, Role};
+        use switchboard::server::{auth::hash_password, store::users};
+        let email = Email::parse("other.teacher@example.com").unwrap();
+        let hash = hash_password("other-pass".into()).await.unwrap();
+        users::create(&self.state.db, &email, "Otto Other", Role::Teacher, &hash)
+            .await
+            .unwrap();
+        let client = new_client();
+        let res = self
+            .rpc_with(
+                &client,
+                "login",
+                &[("email", email.as_str()), ("password", "other-pass")],
+            )
+            .await;
+        assert_eq!(res.status(), 200);
+        client
+    }
+
+    /// Creates an API key directly in the store and returns its secret.
+    pub async fn api_key(&self) -> String {
+        switchboard::server::store::api_keys::create(&self.state.db, "test backend", None)
+            .await
+            .unwrap()
+            .0
+    }
+}

@@ -4,4 +4,5 @@
 mod auth;
 mod health;
 mod helpers;
+mod lessons;
 mod pages;

@@ -4,7 +4,9 @@
 //! types at this boundary, the way the Leptos session-auth example keeps `Sql*`
 //! types off the wire.
 
+pub mod api_keys;
 pub mod auth_sessions;
+pub mod lessons;
 pub mod users;
 
 /// Whether `err` is a UNIQUE violation on `columns` (SQLite names the columns,

@@ -1,0 +1,159 @@
+//! Lessons: listing, editing with optimistic concurrency, and the exact BPE
+//! token count the preview shows.
+
+use crate::api::ApiError;
+use crate::domain::lesson::{CefrLevel, LessonDraft};
+use leptos::prelude::*;
+use leptos::server_fn::codec::Json;
+use serde::{Deserialize, Serialize};
+
+/// A lesson as the list shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LessonSummary {
+    /// Id.
+    pub id: i64,
+    /// Title.
+    pub title: String,
+    /// The owning teacher's name (admins see everyone's lessons).
+    pub owner_name: String,
+    /// Number of objectives.
+    pub task_count: usize,
+    /// Enabled tutor tools.
+    pub tools_enabled: usize,
+    /// Review lesson?
+    pub review: bool,
+    /// Student level.
+    pub level: Option<CefrLevel>,
+    /// Last change, Unix seconds.
+    pub updated_at: i64,
+    /// Current version (delete needs it).
+    pub version: i64,
+}
+
+/// A lesson as the editor loads it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LessonView {
+    /// Id.
+    pub id: i64,
+    /// The version a save must start from.
+    pub version: i64,
+    /// Owner's account id.
+    pub owner_id: i64,
+    /// Owner's name.
+    pub owner_name: String,
+    /// Last change, Unix seconds.
+    pub updated_at: i64,
+    /// Who made the last change.
+    pub updated_by: Option<String>,
+    /// The lesson predates tool configuration; `draft` carries the
+    /// `standard_lesson` default, stored on first save.
+    pub legacy_configuration: bool,
+    /// The editable content.
+    pub draft: LessonDraft,
+}
+
+/// The lessons the caller may see (own, or all for admins).
+#[server(prefix = "/rpc", endpoint = "list_lessons")]
+pub async fn list_lessons() -> Result<Vec<LessonSummary>, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{ctx, store};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        let user = ctx::require(Role::Teacher)?;
+        store::lessons::list(&state.db, &user.0).await
+    })
+    .await
+}
+
+/// One lesson for the editor.
+#[server(prefix = "/rpc", endpoint = "get_lesson")]
+pub async fn get_lesson(id: i64) -> Result<LessonView, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{ctx, store};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        let user = ctx::require(Role::Teacher)?;
+        store::lessons::get(&state.db, &user.0, id).await
+    })
+    .await
+}
+
+/// Creates a lesson with the standard tools and returns its id.
+#[server(prefix = "/rpc", endpoint = "create_lesson")]
+pub async fn create_lesson(title: String) -> Result<i64, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{ctx, store};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        let user = ctx::require(Role::Teacher)?;
+        let draft = LessonDraft::new(&title);
+        if let Some(problem) = draft.problems().into_iter().next() {
+            return Err(ApiError::Invalid(problem).into());
+        }
+        let id = store::lessons::create(&state.db, user.0.id, &draft).await?;
+        leptos_axum::redirect(&format!("/lessons/{id}"));
+        Ok(id)
+    })
+    .await
+}
+
+/// Saves the lesson if nobody changed it since `version`; returns the new
+/// version. Invalid content is refused naming the field; nothing is written.
+#[server(prefix = "/rpc", endpoint = "save_lesson", input = Json)]
+pub async fn save_lesson(id: i64, version: i64, draft: LessonDraft) -> Result<i64, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{ctx, store};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        let user = ctx::require(Role::Teacher)?;
+        if let Some(problem) = draft.problems().into_iter().next() {
+            return Err(ApiError::Invalid(problem).into());
+        }
+        store::lessons::update(&state.db, &user.0, id, version, &draft).await
+    })
+    .await
+}
+
+/// Deletes the lesson if nobody changed it since `version`.
+#[server(prefix = "/rpc", endpoint = "delete_lesson")]
+pub async fn delete_lesson(id: i64, version: i64) -> Result<(), ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{ctx, store};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        let user = ctx::require(Role::Teacher)?;
+        store::lessons::delete(&state.db, &user.0, id, version).await
+    })
+    .await
+}
+
+/// The exact token count of a text with the `o200k_base` BPE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenCount {
+    /// Tokens.
+    pub tokens: usize,
+}
+
+/// Counts `text`'s tokens with a real BPE tokenizer (too large to ship to
+/// the browser, so the preview asks the server after a pause in typing).
+#[server(prefix = "/rpc", endpoint = "count_tokens", input = Json)]
+pub async fn count_tokens(text: String) -> Result<TokenCount, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{ctx, tokens};
+    ctx::finish(async {
+        ctx::require(Role::Teacher)?;
+        if text.len() > 400_000 {
+            return Err(ApiError::Invalid(crate::domain::user::FieldError::new(
+                "text",
+                "must be at most 400,000 bytes",
+            ))
+            .into());
+        }
+        Ok(TokenCount {
+            tokens: tokens::count(&text).await?,
+        })
+    })
+    .await
+}

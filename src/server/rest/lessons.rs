@@ -1,0 +1,79 @@
+//! `GET /api/lessons/{id}/prompt`: what an agent backend sends its tutor
+//! model for a lesson.
+
+use crate::api::ApiError;
+use crate::domain::declaration::{export, DeclarationFormat};
+use crate::domain::lesson::optimise::OptimiseMode;
+use crate::domain::lesson::prompt::{build, PromptInput};
+use crate::domain::user::FieldError;
+use crate::server::rest::ApiKey;
+use crate::server::{store, tokens, AppState, ServerError};
+use axum::extract::{Path, Query, State};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::{Deserialize, Serialize};
+
+/// Lesson routes.
+pub fn router() -> Router<AppState> {
+    Router::new().route("/api/lessons/{id}/prompt", get(prompt))
+}
+
+/// Query of the prompt endpoint.
+#[derive(Debug, Deserialize)]
+pub struct PromptQuery {
+    /// `gemini` (default), `openai` or `anthropic`.
+    format: Option<String>,
+    /// `normal` (default), `aggressive` or `off`.
+    optimise: Option<String>,
+}
+
+/// What the backend gets.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptResponse {
+    /// The assembled system prompt.
+    pub system_prompt: String,
+    /// Declarations of the enabled tools in the requested provider's shape.
+    pub tools: serde_json::Value,
+    /// Quick estimate (characters / 4) of prompt and declarations.
+    pub estimated_tokens: usize,
+    /// Exact `o200k_base` token count of the system prompt.
+    pub token_count: usize,
+}
+
+async fn prompt(
+    _key: ApiKey,
+    State(state): State<AppState>,
+    Path(id): Path<i64>,
+    Query(query): Query<PromptQuery>,
+) -> Result<Json<PromptResponse>, ServerError> {
+    let format = DeclarationFormat::parse(query.format.as_deref().unwrap_or("gemini"))?;
+    let optimise = match query.optimise.as_deref().unwrap_or("normal") {
+        "normal" => Some(OptimiseMode::Normal),
+        "aggressive" => Some(OptimiseMode::Aggressive),
+        "off" => None,
+        _ => {
+            return Err(ApiError::Invalid(FieldError::new(
+                "optimise",
+                "must be normal, aggressive or off",
+            ))
+            .into())
+        }
+    };
+    let lesson = store::lessons::get_any(&state.db, id).await?;
+    let built = build(&PromptInput {
+        conversation_prompt: lesson.draft.conversation_prompt,
+        configuration: lesson.draft.tool_configuration,
+        tasks: lesson.draft.tasks,
+        duration_minutes: lesson.draft.duration_minutes,
+        level: lesson.draft.level,
+        optimise,
+    });
+    let token_count = tokens::count(&built.system_prompt).await?;
+    Ok(Json(PromptResponse {
+        tools: export(&built.declarations, format),
+        estimated_tokens: built.estimated_tokens,
+        token_count,
+        system_prompt: built.system_prompt,
+    }))
+}

@@ -1,0 +1,44 @@
+//! The JSON API for agent backends (`/api/…`), authenticated with API keys
+//! rather than browser sessions. One router per area, merged here.
+
+pub mod lessons;
+
+use crate::api::ApiError;
+use crate::server::{store, AppState, ServerError};
+use axum::extract::FromRequestParts;
+use axum::http::{header, request::Parts};
+use axum::Router;
+
+/// Every JSON API route.
+pub fn router() -> Router<AppState> {
+    Router::new().merge(lessons::router())
+}
+
+/// A request carrying a live API key in `Authorization: Bearer …`.
+#[derive(Debug, Clone, Copy)]
+pub struct ApiKey {
+    /// The key's id, for audit.
+    pub id: i64,
+}
+
+impl FromRequestParts<AppState> for ApiKey {
+    type Rejection = ServerError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        let secret = parts
+            .headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .ok_or(ApiError::Unauthenticated)?;
+        match store::api_keys::verify(&state.db, secret).await? {
+            Some(id) => Ok(ApiKey { id }),
+            None => Err(ApiError::Unauthenticated.into()),
+        }
+    }
+}

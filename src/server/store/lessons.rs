@@ -1,0 +1,265 @@
+//! Lessons, with optimistic concurrency on every change.
+
+use crate::api::lessons::{LessonSummary, LessonView};
+use crate::api::ApiError;
+use crate::domain::lesson::config::{LessonToolConfiguration, Preset};
+use crate::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
+use crate::domain::user::{Role, UserView};
+use crate::server::db::now;
+use crate::server::ServerError;
+use sqlx::SqlitePool;
+
+/// A lesson row as stored.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct LessonRow {
+    /// Primary key.
+    pub id: i64,
+    /// The teacher who owns it.
+    pub owner_id: i64,
+    /// Owner's display name (joined).
+    pub owner_name: String,
+    /// Title.
+    pub title: String,
+    /// The teacher's prompt.
+    pub conversation_prompt: String,
+    /// JSON task list.
+    pub tasks: String,
+    /// Planned minutes.
+    pub duration_minutes: Option<i64>,
+    /// CEFR level.
+    pub level: Option<String>,
+    /// Review lesson flag.
+    pub review: bool,
+    /// JSON configuration, NULL for legacy lessons.
+    pub tool_configuration: Option<String>,
+    /// Optimistic-concurrency version.
+    pub version: i64,
+    /// Last change, Unix seconds.
+    pub updated_at: i64,
+    /// Who made the last change (display name).
+    pub updated_by_name: Option<String>,
+}
+
+const SELECT: &str = "SELECT l.id, l.owner_id, o.display_name AS owner_name, l.title, l.conversation_prompt,
+        l.tasks, l.duration_minutes, l.level, l.review, l.tool_configuration, l.version, l.updated_at,
+        u.display_name AS updated_by_name
+     FROM lessons l JOIN users o ON o.id = l.owner_id LEFT JOIN users u ON u.id = l.updated_by";
+
+impl LessonRow {
+    /// The shared view. A legacy lesson (no configuration yet) is given the
+    /// `standard_lesson` preset and flagged so the editor can say so.
+    pub fn view(self) -> Result<LessonView, ServerError> {
+        let corrupt = |what: &str, e: String| {
+            ServerError::Config(format!("lesson {} has an unreadable {what}: {e}", self.id))
+        };
+        let tasks: Vec<LessonTask> =
+            serde_json::from_str(&self.tasks).map_err(|e| corrupt("task list", e.to_string()))?;
+        let (tool_configuration, legacy) = match &self.tool_configuration {
+            Some(json) => (
+                serde_json::from_str::<LessonToolConfiguration>(json)
+                    .map_err(|e| corrupt("tool configuration", e.to_string()))?,
+                false,
+            ),
+            None => (Preset::StandardLesson.configuration(), true),
+        };
+        let level = match &self.level {
+            Some(l) => Some(CefrLevel::parse(l).map_err(|e| corrupt("level", e.to_string()))?),
+            None => None,
+        };
+        Ok(LessonView {
+            id: self.id,
+            version: self.version,
+            owner_id: self.owner_id,
+            owner_name: self.owner_name,
+            updated_at: self.updated_at,
+            updated_by: self.updated_by_name,
+            legacy_configuration: legacy,
+            draft: LessonDraft {
+                title: self.title,
+                conversation_prompt: self.conversation_prompt,
+                tasks,
+                duration_minutes: self.duration_minutes.map(|m| m as u32),
+                level,
+                review: self.review,
+                tool_configuration,
+            },
+        })
+    }
+}
+
+/// The SQL condition restricting rows to what `user` may see: their own
+/// lessons, or all for admins.
+fn visible_to(user: &UserView) -> (&'static str, i64) {
+    match user.role {
+        Role::Admin => ("(1 = 1 OR l.owner_id = ?)", user.id),
+        Role::Teacher => ("l.owner_id = ?", user.id),
+    }
+}
+
+/// The lessons `user` may see, most recently changed first.
+pub async fn list(db: &SqlitePool, user: &UserView) -> Result<Vec<LessonSummary>, ServerError> {
+    let (filter, bind) = visible_to(user);
+    let rows = sqlx::query_as::<_, LessonRow>(&format!(
+        "{SELECT} WHERE {filter} ORDER BY l.updated_at DESC, l.id DESC"
+    ))
+    .bind(bind)
+    .fetch_all(db)
+    .await?;
+    rows.into_iter()
+        .map(|row| {
+            let view = row.view()?;
+            Ok(LessonSummary {
+                id: view.id,
+                title: view.draft.title.clone(),
+                owner_name: view.owner_name.clone(),
+                task_count: view.draft.tasks.len(),
+                tools_enabled: view
+                    .draft
+                    .tool_configuration
+                    .enabled_in_catalogue_order()
+                    .len(),
+                review: view.draft.review,
+                level: view.draft.level,
+                updated_at: view.updated_at,
+                version: view.version,
+            })
+        })
+        .collect()
+}
+
+/// One lesson, if it exists and `user` may see it. Another teacher's lesson
+/// is reported as not found, so ids cannot be probed.
+pub async fn get(db: &SqlitePool, user: &UserView, id: i64) -> Result<LessonView, ServerError> {
+    let (filter, bind) = visible_to(user);
+    sqlx::query_as::<_, LessonRow>(&format!("{SELECT} WHERE l.id = ? AND {filter}"))
+        .bind(id)
+        .bind(bind)
+        .fetch_optional(db)
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("Lesson {id}")).into())
+        .and_then(LessonRow::view)
+}
+
+/// Stores a new lesson owned by `owner`; the draft must already be valid.
+pub async fn create(db: &SqlitePool, owner: i64, draft: &LessonDraft) -> Result<i64, ServerError> {
+    create_with(db, owner, draft, Some(&draft.tool_configuration)).await
+}
+
+/// Like `create`, with the configuration column set explicitly (`None`
+/// makes a legacy lesson, as the demo data needs).
+pub async fn create_with(
+    db: &SqlitePool,
+    owner: i64,
+    draft: &LessonDraft,
+    configuration: Option<&LessonToolConfiguration>,
+) -> Result<i64, ServerError> {
+    let t = now();
+    let config_json = configuration
+        .map(serde_json::to_string)
+        .transpose()
+        .map_err(json_err)?;
+    let id = sqlx::query(
+        "INSERT INTO lessons (owner_id, title, conversation_prompt, tasks, duration_minutes, level, review,
+                              tool_configuration, version, created_at, updated_at, updated_by)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)",
+    )
+    .bind(owner)
+    .bind(draft.title.trim())
+    .bind(&draft.conversation_prompt)
+    .bind(serde_json::to_string(&draft.tasks).map_err(json_err)?)
+    .bind(draft.duration_minutes.map(i64::from))
+    .bind(draft.level.map(|l| l.as_str()))
+    .bind(draft.review)
+    .bind(config_json)
+    .bind(t)
+    .bind(t)
+    .bind(owner)
+    .execute(db)
+    .await?
+    .last_insert_rowid();
+    Ok(id)
+}
+
+fn json_err(e: serde_json::Error) -> ServerError {
+    ServerError::Config(format!("cannot serialise lesson: {e}"))
+}
+
+/// Replaces the lesson's content if it is still at `expected_version`, in one
+/// atomic statement; returns the new version. A lesson changed in between is
+/// a conflict and nothing is written.
+pub async fn update(
+    db: &SqlitePool,
+    user: &UserView,
+    id: i64,
+    expected_version: i64,
+    draft: &LessonDraft,
+) -> Result<i64, ServerError> {
+    let (filter, bind) = visible_to(user);
+    let done = sqlx::query(&format!(
+        "UPDATE lessons AS l SET title = ?, conversation_prompt = ?, tasks = ?, duration_minutes = ?, level = ?,
+                review = ?, tool_configuration = ?, version = version + 1, updated_at = ?, updated_by = ?
+         WHERE l.id = ? AND l.version = ? AND {filter}"
+    ))
+    .bind(draft.title.trim())
+    .bind(&draft.conversation_prompt)
+    .bind(serde_json::to_string(&draft.tasks).map_err(json_err)?)
+    .bind(draft.duration_minutes.map(i64::from))
+    .bind(draft.level.map(|l| l.as_str()))
+    .bind(draft.review)
+    .bind(serde_json::to_string(&draft.tool_configuration).map_err(json_err)?)
+    .bind(now())
+    .bind(user.id)
+    .bind(id)
+    .bind(expected_version)
+    .bind(bind)
+    .execute(db)
+    .await?;
+    if done.rows_affected() == 1 {
+        return Ok(expected_version + 1);
+    }
+    // Either gone/invisible (404) or changed since (409): tell which.
+    let current = get(db, user, id).await?;
+    Err(ApiError::Conflict(stale_message(&current)).into())
+}
+
+/// The conflict message for a save that started from an older version.
+pub fn stale_message(current: &LessonView) -> String {
+    let by = current.updated_by.as_deref().unwrap_or("someone");
+    format!(
+        "This lesson was changed elsewhere (by {by}, now version {}) — reload to see the changes.",
+        current.version
+    )
+}
+
+/// Deletes the lesson if it is still at `expected_version`.
+pub async fn delete(
+    db: &SqlitePool,
+    user: &UserView,
+    id: i64,
+    expected_version: i64,
+) -> Result<(), ServerError> {
+    let (filter, bind) = visible_to(user);
+    let done = sqlx::query(&format!(
+        "DELETE FROM lessons AS l WHERE l.id = ? AND l.version = ? AND {filter}"
+    ))
+    .bind(id)
+    .bind(expected_version)
+    .bind(bind)
+    .execute(db)
+    .await?;
+    if done.rows_affected() == 1 {
+        return Ok(());
+    }
+    let current = get(db, user, id).await?;
+    Err(ApiError::Conflict(stale_message(&current)).into())
+}
+
+/// A lesson by id regardless of owner, for API-key holders (backends).
+pub async fn get_any(db: &SqlitePool, id: i64) -> Result<LessonView, ServerError> {
+    sqlx::query_as::<_, LessonRow>(&format!("{SELECT} WHERE l.id = ?"))
+        .bind(id)
+        .fetch_optional(db)
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("Lesson {id}")).into())
+        .and_then(LessonRow::view)
+}

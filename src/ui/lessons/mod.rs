@@ -1,0 +1,178 @@
+//! The teacher's lessons: the list and the editor with its tool panel and
+//! live prompt preview.
+
+pub mod editor;
+pub mod tool_panel;
+
+use crate::api::lessons::{list_lessons, CreateLesson, DeleteLesson, LessonSummary};
+use crate::domain::lesson::tools::TUTOR_TOOLS;
+use crate::domain::time::format_utc;
+use crate::domain::user::Role;
+use crate::ui::session::{use_session, RequireRole};
+use leptos::prelude::*;
+
+pub use editor::LessonEditorPage;
+
+/// `/lessons`: the lessons the user may edit, and a form to start one.
+#[component]
+pub fn LessonsPage() -> impl IntoView {
+    view! {
+        <RequireRole role=Role::Teacher>
+            <LessonList />
+        </RequireRole>
+    }
+}
+
+#[component]
+fn LessonList() -> impl IntoView {
+    let session = use_session();
+    let is_admin = move || {
+        session
+            .user
+            .get()
+            .and_then(|r| r.ok())
+            .flatten()
+            .is_some_and(|u| u.role == Role::Admin)
+    };
+    let create = ServerAction::<CreateLesson>::new();
+    let delete = ServerAction::<DeleteLesson>::new();
+    let lessons = Resource::new(
+        move || (create.version().get(), delete.version().get()),
+        |_| list_lessons(),
+    );
+    let confirming = RwSignal::new(None::<i64>);
+    let create_error = move || create.value().get().and_then(Result::err);
+    let delete_error = move || delete.value().get().and_then(Result::err);
+    view! {
+        <section class="page-head split">
+            <div>
+                <h1>"Lessons"</h1>
+                <p class="muted">
+                    "Each lesson keeps its conversation prompt, its tool configuration and the system's trigger templates apart; the tutor's prompt is assembled from them at run time."
+                </p>
+            </div>
+            <ActionForm action=create attr:class="inline-form">
+                <input
+                    type="text"
+                    name="title"
+                    placeholder="New lesson title"
+                    aria-label="New lesson title"
+                    required
+                    maxlength="120"
+                />
+                <button type="submit" class="button primary">
+                    "New lesson"
+                </button>
+            </ActionForm>
+        </section>
+        {move || create_error().map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })}
+        {move || delete_error().map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })}
+        <Transition fallback=|| view! { <p class="muted">"Loading lessons…"</p> }>
+            {move || {
+                lessons
+                    .get()
+                    .map(|result| match result {
+                        Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                        Ok(list) if list.is_empty() => {
+                            view! {
+                                <section class="panel empty">
+                                    <p>"No lessons yet. Give your first one a title above."</p>
+                                </section>
+                            }
+                                .into_any()
+                        }
+                        Ok(list) => {
+                            let admin = is_admin();
+                            view! {
+                                <section class="panel">
+                                    <table class="table" data-testid="lesson-list">
+                                        <thead>
+                                            <tr>
+                                                <th>"Lesson"</th>
+                                                {admin.then(|| view! { <th>"Teacher"</th> })}
+                                                <th>"Level"</th>
+                                                <th>"Tasks"</th>
+                                                <th>"Tools"</th>
+                                                <th>"Changed"</th>
+                                                <th></th>
+                                            </tr>
+                                        </thead>
+                                        <tbody>
+                                            {list
+                                                .into_iter()
+                                                .map(|lesson| lesson_row(lesson, admin, confirming, delete))
+                                                .collect_view()}
+                                        </tbody>
+                                    </table>
+                                </section>
+                            }
+                                .into_any()
+                        }
+                    })
+            }}
+        </Transition>
+    }
+}
+
+fn lesson_row(
+    lesson: LessonSummary,
+    admin: bool,
+    confirming: RwSignal<Option<i64>>,
+    delete: ServerAction<DeleteLesson>,
+) -> impl IntoView {
+    let id = lesson.id;
+    let version = lesson.version;
+    let title = lesson.title.clone();
+    view! {
+        <tr data-lesson=id>
+            <td>
+                <a href=format!("/lessons/{id}") class="strong">
+                    {lesson.title.clone()}
+                </a>
+                {lesson.review.then(|| view! { <span class="badge">"review"</span> })}
+            </td>
+            {admin.then(|| view! { <td>{lesson.owner_name.clone()}</td> })}
+            <td>{lesson.level.map(|l| l.to_string()).unwrap_or_else(|| "—".into())}</td>
+            <td>{lesson.task_count}</td>
+            <td>{format!("{}/{}", lesson.tools_enabled, TUTOR_TOOLS.len())}</td>
+            <td class="muted">{format_utc(lesson.updated_at)}</td>
+            <td class="actions">
+                <Show
+                    when=move || confirming.get() == Some(id)
+                    fallback=move || {
+                        view! {
+                            <button
+                                type="button"
+                                class="button ghost small danger"
+                                on:click=move |_| confirming.set(Some(id))
+                            >
+                                "Delete"
+                            </button>
+                        }
+                    }
+                >
+                    <span class="confirm" role="alertdialog">
+                        {format!("Delete “{title}”? ")}
+                        <button
+                            type="button"
+                            class="button small danger-solid"
+                            on:click=move |_| {
+                                delete.dispatch(DeleteLesson { id, version });
+                                confirming.set(None);
+                            }
+                        >
+                            "Yes, delete"
+                        </button>
+                        <button
+                            type="button"
+                            class="button ghost small"
+                            on:click=move |_| confirming.set(None)
+                        >
+                            "Cancel"
+                        </button>
+                    </span>
+                </Show>
+            </td>
+        </tr>
+    }
+}

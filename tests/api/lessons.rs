@@ -1,0 +1,345 @@
+use crate::helpers::{spawn_app, TestApp, ADMIN, TEACHER};
+use serde_json::{json, Value};
+use switchboard::api::ApiError;
+
+async fn create(app: &TestApp, title: &str) -> i64 {
+    let res = app.rpc("create_lesson", &[("title", title)]).await;
+    assert_eq!(res.status(), 200);
+    res.json().await.unwrap()
+}
+
+async fn load(app: &TestApp, id: i64) -> Value {
+    let res = app.rpc("get_lesson", &[("id", &id.to_string())]).await;
+    assert_eq!(res.status(), 200);
+    res.json().await.unwrap()
+}
+
+async fn save(app: &TestApp, id: i64, version: i64, draft: &Value) -> reqwest::Response {
+    app.rpc_json(
+        "save_lesson",
+        &json!({"id": id, "version": version, "draft": draft}),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_saved_lesson_loads_back_exactly() {
+    let app = spawn_app().await;
+    app.login(TEACHER).await;
+    let id = create(&app, "Café").await;
+    let mut lesson = load(&app, id).await;
+    assert_eq!(lesson["version"], 1);
+    let draft = &mut lesson["draft"];
+    draft["conversationPrompt"] = json!("You are a waiter.");
+    draft["tasks"] = json!([{"id": "order-drink", "text": "Order a drink"}]);
+    draft["level"] = json!("B1");
+    draft["review"] = json!(true);
+    draft["toolConfiguration"]["tools"][1]["triggerCondition"] =
+        json!({"type": "keyword", "keywords": ["hobby", "family"]});
+    draft["toolConfiguration"]["tools"][1]["customInstructions"] =
+        json!("Only facts they volunteer.");
+    draft["toolConfiguration"]["globalInstructions"] = json!("Never mention the functions.");
+    let expected = draft.clone();
+    let res = save(&app, id, 1, &expected).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.json::<i64>().await.unwrap(), 2);
+    let reloaded = load(&app, id).await;
+    assert_eq!(reloaded["version"], 2);
+    assert_eq!(reloaded["draft"], expected);
+    assert_eq!(reloaded["updatedBy"].as_str(), Some("Tess Teacher"));
+}
+
+#[tokio::test]
+async fn an_invalid_configuration_is_refused_naming_the_field_and_nothing_is_stored() {
+    let app = spawn_app().await;
+    app.login(TEACHER).await;
+    let id = create(&app, "Café").await;
+    let before = load(&app, id).await;
+    let mut draft = before["draft"].clone();
+    draft["toolConfiguration"]["tools"][2]["triggerCondition"] = json!({"type": "always"});
+    let res = save(&app, id, 1, &draft).await;
+    assert_eq!(res.status(), 422);
+    let err: ApiError = res.json().await.unwrap();
+    assert_eq!(
+        err.field(),
+        Some("toolConfiguration.tools[2].triggerCondition.type")
+    );
+    assert!(err
+        .to_string()
+        .contains("Session Summary (show_session_summary): trigger always is not allowed"));
+
+    // A trigger that does not even parse is refused too, before anything runs.
+    draft["toolConfiguration"]["tools"][2]["triggerCondition"] = json!({"type": "sometimes"});
+    let res = save(&app, id, 1, &draft).await;
+    assert!(res.status().is_client_error(), "{}", res.status());
+    assert_eq!(load(&app, id).await, before);
+}
+
+#[tokio::test]
+async fn a_save_from_a_stale_version_is_a_conflict_and_changes_nothing() {
+    let app = spawn_app().await;
+    app.login(TEACHER).await;
+    let id = create(&app, "Café").await;
+    let original = load(&app, id).await;
+    let mut first = original["draft"].clone();
+    first["title"] = json!("First tab's title");
+    assert_eq!(save(&app, id, 1, &first).await.status(), 200);
+
+    let mut second = original["draft"].clone();
+    second["title"] = json!("Second tab's title");
+    let res = save(&app, id, 1, &second).await;
+    assert_eq!(res.status(), 409);
+    let err: ApiError = res.json().await.unwrap();
+    assert!(err.to_string().contains("changed elsewhere"), "{err}");
+    assert!(err.to_string().contains("reload"), "{err}");
+    let stored = load(&app, id).await;
+    assert_eq!(stored["draft"]["title"], "First tab's title");
+    assert_eq!(stored["version"], 2);
+}
+
+#[tokio::test]
+async fn a_teacher_cannot_read_change_or_delete_another_teachers_lesson() {
+    let app = spawn_app().await;
+    app.login(TEACHER).await;
+    let id = create(&app, "Mine").await;
+    let before = load(&app, id).await;
+    let other = app.other_teacher().await;
+
+    let res = app
+        .rpc_with(&other, "get_lesson", &[("id", &id.to_string())])
+        .await;
+    assert_eq!(res.status(), 404);
+    let mut draft = before["draft"].clone();
+    draft["title"] = json!("Stolen");
+    let res = app
+        .rpc_json_with(
+            &other,
+            "save_lesson",
+            &json!({"id": id, "version": 1, "draft": draft}),
+        )
+        .await;
+    assert_eq!(res.status(), 404);
+    let res = app
+        .rpc_with(
+            &other,
+            "delete_lesson",
+            &[("id", &id.to_string()), ("version", "1")],
+        )
+        .await;
+    assert_eq!(res.status(), 404);
+    let listed: Vec<Value> = app
+        .rpc_with(&other, "list_lessons", &[])
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert!(listed.iter().all(|l| l["id"] != id));
+    assert_eq!(load(&app, id).await, before);
+}
+
+#[tokio::test]
+async fn admins_see_every_lesson() {
+    let app = spawn_app().await;
+    app.login(TEACHER).await;
+    let id = create(&app, "Teacher's lesson").await;
+    let admin = crate::helpers::new_client();
+    app.rpc_with(
+        &admin,
+        "login",
+        &[("email", ADMIN.0), ("password", ADMIN.1)],
+    )
+    .await;
+    let listed: Vec<Value> = app
+        .rpc_with(&admin, "list_lessons", &[])
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert!(listed
+        .iter()
+        .any(|l| l["id"] == id && l["ownerName"] == "Tess Teacher"));
+}
+
+#[tokio::test]
+async fn deleting_needs_the_current_version() {
+    let app = spawn_app().await;
+    app.login(TEACHER).await;
+    let id = create(&app, "Temp").await;
+    let res = app
+        .rpc(
+            "delete_lesson",
+            &[("id", &id.to_string()), ("version", "7")],
+        )
+        .await;
+    assert_eq!(res.status(), 409);
+    let res = app
+        .rpc(
+            "delete_lesson",
+            &[("id", &id.to_string()), ("version", "1")],
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let res = app.rpc("get_lesson", &[("id", &id.to_string())]).await;
+    assert_eq!(res.status(), 404);
+}
+
+#[tokio::test]
+async fn the_prompt_endpoint_serves_all_three_formats_to_key_holders() {
+    let app = spawn_app().await;
+    app.login(TEACHER).await;
+    let id = create(&app, "Café").await;
+    let mut lesson = load(&app, id).await;
+    lesson["draft"]["conversationPrompt"] = json!("You are Lucía.");
+    lesson["draft"]["tasks"] = json!([{"id": "greet", "text": "Greet"}]);
+    assert_eq!(save(&app, id, 1, &lesson["draft"]).await.status(), 200);
+    let key = app.api_key().await;
+    let get = |format: &str| {
+        app.client
+            .get(app.url(&format!("/api/lessons/{id}/prompt?format={format}")))
+            .bearer_auth(&key)
+            .send()
+    };
+
+    let gemini: Value = get("gemini").await.unwrap().json().await.unwrap();
+    let prompt = gemini["systemPrompt"].as_str().unwrap();
+    assert!(prompt.starts_with("You are Lucía."));
+    assert!(
+        prompt.contains("## Lesson Objectives")
+            && prompt.ends_with(&prompt[prompt.find("**mark_task_complete**").unwrap()..])
+    );
+    let names: Vec<&str> = gemini["tools"]["functionDeclarations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "mark_for_review",
+            "update_user_profile",
+            "show_session_summary",
+            "mark_task_complete"
+        ]
+    );
+    assert!(gemini["estimatedTokens"].as_u64().unwrap() > 0);
+    let bpe = gemini["tokenCount"].as_u64().unwrap();
+    assert!(bpe > 10 && bpe < prompt.len() as u64, "{bpe}");
+
+    let openai: Value = get("openai").await.unwrap().json().await.unwrap();
+    assert_eq!(openai["tools"]["tools"][0]["type"], "function");
+    assert_eq!(
+        openai["tools"]["tools"][0]["function"]["name"],
+        "mark_for_review"
+    );
+    assert_eq!(openai["systemPrompt"], gemini["systemPrompt"]);
+
+    let anthropic: Value = get("anthropic").await.unwrap().json().await.unwrap();
+    assert_eq!(anthropic["tools"]["tools"][3]["name"], "mark_task_complete");
+    assert_eq!(
+        anthropic["tools"]["tools"][3]["input_schema"]["required"],
+        json!(["taskId"])
+    );
+
+    let bad = get("claude").await.unwrap();
+    assert_eq!(bad.status(), 422);
+    assert_eq!(
+        bad.json::<ApiError>().await.unwrap().field(),
+        Some("format")
+    );
+}
+
+#[tokio::test]
+async fn the_prompt_endpoint_refuses_missing_wrong_and_revoked_keys() {
+    let app = spawn_app().await;
+    let url = app.url("/api/lessons/1/prompt");
+    let res = app.client.get(&url).send().await.unwrap();
+    assert_eq!(res.status(), 401);
+    let res = app
+        .client
+        .get(&url)
+        .bearer_auth("sb_wrong")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 401);
+    let (secret, key) = switchboard::server::store::api_keys::create(&app.state.db, "old", None)
+        .await
+        .unwrap();
+    switchboard::server::store::api_keys::revoke(&app.state.db, key.id)
+        .await
+        .unwrap();
+    let res = app
+        .client
+        .get(&url)
+        .bearer_auth(&secret)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 401);
+    let live = app.api_key().await;
+    let res = app
+        .client
+        .get(app.url("/api/lessons/999/prompt"))
+        .bearer_auth(&live)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 404);
+}
+
+#[tokio::test]
+async fn a_legacy_lesson_gets_the_standard_preset_on_first_edit() {
+    let app = spawn_app().await;
+    switchboard::server::seed::seed_demo_lessons(&app.state)
+        .await
+        .unwrap();
+    app.login(TEACHER).await;
+    let listed: Vec<Value> = app.rpc("list_lessons", &[]).await.json().await.unwrap();
+    let legacy = listed
+        .iter()
+        .find(|l| l["title"] == "Free conversation: weekend plans")
+        .unwrap();
+    let lesson = load(&app, legacy["id"].as_i64().unwrap()).await;
+    assert_eq!(lesson["legacyConfiguration"], true);
+    let enabled: Vec<&str> = lesson["draft"]["toolConfiguration"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["enabled"] == true)
+        .map(|t| t["toolId"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        enabled,
+        [
+            "mark_for_review",
+            "update_user_profile",
+            "show_session_summary",
+            "mark_task_complete"
+        ]
+    );
+    let res = save(&app, lesson["id"].as_i64().unwrap(), 1, &lesson["draft"]).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(
+        load(&app, lesson["id"].as_i64().unwrap()).await["legacyConfiguration"],
+        false
+    );
+}
+
+#[tokio::test]
+async fn anonymous_and_cross_origin_lesson_calls_are_refused() {
+    let app = spawn_app().await;
+    assert_eq!(app.rpc("list_lessons", &[]).await.status(), 401);
+    app.login(TEACHER).await;
+    let res = app
+        .client
+        .post(app.url("/rpc/create_lesson"))
+        .header("Origin", "http://evil.example")
+        .form(&[("title", "x")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 403);
+    let listed: Vec<Value> = app.rpc("list_lessons", &[]).await.json().await.unwrap();
+    assert!(listed.is_empty());
+}
