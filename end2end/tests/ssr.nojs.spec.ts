@@ -31,3 +31,19 @@ test('signed-in pages render their content on the server', async ({ page }) => {
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page).toHaveURL(/\/login$/);
 });
+
+test('the lesson list and editor arrive rendered, preview included', async ({ page }) => {
+  await page.goto('/login');
+  await page.getByLabel('E-mail').fill(TEACHER.email);
+  await page.getByLabel('Password', { exact: true }).fill(TEACHER.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByTestId('welcome')).toBeVisible();
+  await page.goto('/lessons');
+  await expect(page.getByTestId('lesson-list')).toContainText('Spanish café role-play');
+  await page.getByRole('link', { name: 'Spanish café role-play' }).click();
+  await expect(page.getByTestId('preview-prompt')).toContainText('You are Lucía');
+  await expect(page.getByTestId('preview-prompt')).toContainText('## Available Functions');
+  await expect(page.getByTestId('tool-footer')).toContainText('Tools enabled: 4/6');
+  await expect(page.getByTestId('enable-mark_for_review')).toBeChecked();
+  await expect(page.getByTestId('enable-mark_item_mastered')).not.toBeChecked();
+});

@@ -1,6 +1,8 @@
 //! The start page: where to go next, and for admins who has access.
 
 use crate::api::auth::list_accounts;
+use crate::api::keys::{list_api_keys, CreateApiKey, RevokeApiKey};
+use crate::domain::time::format_utc;
 use crate::domain::user::Role;
 use crate::ui::session::use_session;
 use leptos::prelude::*;
@@ -49,6 +51,7 @@ pub fn HomePage() -> impl IntoView {
                                 </a>
                             </section>
                             {is_admin.then(|| view! { <AccountsPanel /> })}
+                            {is_admin.then(|| view! { <ApiKeysPanel /> })}
                         }
                     })
             }}
@@ -89,6 +92,123 @@ fn AccountsPanel() -> impl IntoView {
                                                             <td>{a.user.email.to_string()}</td>
                                                             <td>{a.user.role.to_string()}</td>
                                                             <td>{a.open_sessions}</td>
+                                                        </tr>
+                                                    }
+                                                })
+                                                .collect_view()}
+                                        </tbody>
+                                    </table>
+                                }
+                                    .into_any()
+                            }
+                            Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                        })
+                }}
+            </Transition>
+        </section>
+    }
+}
+
+/// API keys for agent backends: create (the secret is shown once), list,
+/// revoke. Admins only; the server checks too.
+#[component]
+fn ApiKeysPanel() -> impl IntoView {
+    let create = ServerAction::<CreateApiKey>::new();
+    let revoke = ServerAction::<RevokeApiKey>::new();
+    let keys = Resource::new(
+        move || (create.version().get(), revoke.version().get()),
+        |_| list_api_keys(),
+    );
+    view! {
+        <section class="panel" data-testid="api-keys">
+            <div class="split">
+                <h2>"API keys for agent backends"</h2>
+                <ActionForm action=create attr:class="inline-form">
+                    <input
+                        type="text"
+                        name="name"
+                        placeholder="What it is for, e.g. Gemini Live tutor"
+                        aria-label="Key name"
+                        required
+                        maxlength="80"
+                    />
+                    <button type="submit" class="button primary">
+                        "Create key"
+                    </button>
+                </ActionForm>
+            </div>
+            {move || {
+                create
+                    .value()
+                    .get()
+                    .map(|result| match result {
+                        Ok(created) => {
+                            view! {
+                                <div class="secret" role="status">
+                                    <p>
+                                        <strong>{format!("Key “{}” created.", created.key.name)}</strong>
+                                        " Copy it now: it will not be shown again."
+                                    </p>
+                                    <code data-testid="new-api-key">{created.secret}</code>
+                                </div>
+                            }
+                                .into_any()
+                        }
+                        Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                    })
+            }}
+            <p class="muted small">
+                "Backends send it as " <code>"Authorization: Bearer <key>"</code>
+                ", e.g. to GET /api/lessons/{id}/prompt?format=gemini."
+            </p>
+            <Transition fallback=|| view! { <p class="muted">"Loading keys…"</p> }>
+                {move || {
+                    keys.get()
+                        .map(|result| match result {
+                            Ok(list) if list.is_empty() => {
+                                view! { <p class="muted">"No keys yet."</p> }.into_any()
+                            }
+                            Ok(list) => {
+                                view! {
+                                    <table class="table">
+                                        <thead>
+                                            <tr>
+                                                <th>"Name"</th>
+                                                <th>"Key"</th>
+                                                <th>"Created"</th>
+                                                <th></th>
+                                            </tr>
+                                        </thead>
+                                        <tbody>
+                                            {list
+                                                .into_iter()
+                                                .map(|k| {
+                                                    let id = k.id;
+                                                    view! {
+                                                        <tr>
+                                                            <td>{k.name}</td>
+                                                            <td>
+                                                                <code>{format!("{}…", k.prefix)}</code>
+                                                            </td>
+                                                            <td class="muted">{format_utc(k.created_at)}</td>
+                                                            <td class="actions">
+                                                                {if k.revoked {
+                                                                    view! { <span class="badge warn">"revoked"</span> }.into_any()
+                                                                } else {
+                                                                    view! {
+                                                                        <button
+                                                                            type="button"
+                                                                            class="button ghost small danger"
+                                                                            on:click=move |_| {
+                                                                                revoke.dispatch(RevokeApiKey { id });
+                                                                            }
+                                                                        >
+                                                                            "Revoke"
+                                                                        </button>
+                                                                    }
+                                                                        .into_any()
+                                                                }}
+                                                            </td>
                                                         </tr>
                                                     }
                                                 })
