@@ -77,10 +77,14 @@ client-release: toolchain e2e-deps
 .PHONY: bundle
 bundle:
 	mkdir -p $(SITE)/pkg
-	wasm-bindgen --target web --no-typescript --out-name $(NAME) --out-dir $(SITE)/pkg $(WASM)
-	if [ -n "$(OPT)" ]; then \
-	  $(E2E)/node_modules/.bin/wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
-	    -o $(SITE)/pkg/$(NAME).opt.wasm $(SITE)/pkg/$(NAME)_bg.wasm && mv -f $(SITE)/pkg/$(NAME).opt.wasm $(SITE)/pkg/$(NAME)_bg.wasm; \
+	if [ -f $(SITE)/pkg/$(NAME)_bg.wasm ] && [ $(SITE)/pkg/$(NAME)_bg.wasm -nt $(WASM) ]; then \
+	  echo "browser bundle up to date"; \
+	else \
+	  wasm-bindgen --target web --no-typescript --out-name $(NAME) --out-dir $(SITE)/pkg $(WASM); \
+	  if [ -n "$(OPT)" ]; then \
+	    $(E2E)/node_modules/.bin/wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
+	      -o $(SITE)/pkg/$(NAME).opt.wasm $(SITE)/pkg/$(NAME)_bg.wasm && mv -f $(SITE)/pkg/$(NAME).opt.wasm $(SITE)/pkg/$(NAME)_bg.wasm; \
+	  fi; \
 	fi
 	cp style/main.css $(SITE)/pkg/$(NAME).css
 	cp -r public/. $(SITE)/

@@ -2,7 +2,8 @@
 //! hydrated client so both agree on every URL.
 
 use crate::api::auth::{current_user, Login, Logout};
-use crate::ui::areas::{BindingsPage, SessionsPage};
+use crate::ui::areas::SessionsPage;
+use crate::ui::bindings::BindingsPage;
 use crate::ui::home::HomePage;
 use crate::ui::layout::{Layout, NotFound};
 use crate::ui::lessons::{LessonEditorPage, LessonsPage};

@@ -16,6 +16,11 @@ async fn run() -> Result<(), switchboard::server::ServerError> {
     let config = Config::from_env()?;
     let pool = db::connect(&config.database_url).await?;
     let state = AppState::new(pool, config);
+    switchboard::server::bindings::seed_catalogue(&state.db).await?;
+    let bindings_file = std::env::var("SWITCHBOARD_BINDINGS_FILE")
+        .ok()
+        .filter(|f| !f.is_empty());
+    switchboard::server::bindings::seed_bindings(&state.db, bindings_file.as_deref()).await?;
     if let Some(accounts) = seed::seed_demo_accounts(&state).await? {
         seed::seed_demo_lessons(&state).await?;
         println!("{accounts}");

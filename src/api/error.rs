@@ -34,6 +34,12 @@ pub enum ApiError {
     /// Someone else changed the data first; nothing was overwritten.
     #[error("{0}")]
     Conflict(String),
+    /// A conditional request named a version that is no longer current.
+    #[error("{0}")]
+    PreconditionFailed(String),
+    /// A replace request did not say which version it replaces.
+    #[error("Send If-Match with the ETag you read, so a newer version is never overwritten.")]
+    PreconditionRequired,
     /// A state-changing call that did not come from Switchboard's own pages
     /// (cross-site request forgery defence).
     #[error("Refused: this request did not come from Switchboard's own pages.")]
@@ -54,6 +60,8 @@ impl ApiError {
             Self::Forbidden { .. } | Self::CrossOrigin => 403,
             Self::NotFound(_) => 404,
             Self::Conflict(_) => 409,
+            Self::PreconditionFailed(_) => 412,
+            Self::PreconditionRequired => 428,
             Self::Invalid(_) => 422,
             Self::Transport(_) => 400,
             Self::Internal => 500,

@@ -6,6 +6,7 @@
 //! backends use.
 
 pub mod auth;
+pub mod bindings;
 pub mod error;
 pub mod keys;
 pub mod lessons;

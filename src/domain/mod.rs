@@ -5,6 +5,8 @@
 //! a hydrated component and a server function agree on a value's shape and
 //! validity without a second, drifting copy.
 
+pub mod bindings;
+pub mod catalogue;
 pub mod declaration;
 pub mod lesson;
 pub mod time;

@@ -5,6 +5,7 @@
 //! compiled into the browser bundle.
 
 pub mod auth;
+pub mod bindings;
 pub mod config;
 pub mod ctx;
 pub mod db;

@@ -33,6 +33,7 @@ pub fn app(state: AppState) -> Router {
     let shell_options = state.leptos_options.clone();
     Router::new()
         .route("/healthz", get(healthz))
+        .route("/bindings/tool-bindings.json", get(download_bindings))
         .merge(rest::router())
         .leptos_routes_with_context(
             &state,
@@ -74,6 +75,31 @@ async fn malformed_calls_are_client_errors(req: Request, next: Next) -> Response
         parts.status = StatusCode::BAD_REQUEST;
     }
     Response::from_parts(parts, Body::from(bytes))
+}
+
+/// The current `tool-bindings.json` as a file, for signed-in admins (the
+/// page's download link; scripts use `GET /api/bindings` with a key).
+async fn download_bindings(
+    State(state): State<AppState>,
+    user: Option<axum::Extension<auth::AuthUser>>,
+) -> Result<Response, crate::server::ServerError> {
+    let user = user.ok_or(ApiError::Unauthenticated)?;
+    user.0.require(crate::domain::user::Role::Admin)?;
+    let current = crate::server::store::bindings::current(&state.db)
+        .await?
+        .ok_or_else(|| ApiError::NotFound("Tool bindings".into()))?;
+    let body = serde_json::to_string_pretty(&current.bindings).unwrap_or_default();
+    Ok((
+        [
+            (axum::http::header::CONTENT_TYPE, "application/json"),
+            (
+                axum::http::header::CONTENT_DISPOSITION,
+                "attachment; filename=\"tool-bindings.json\"",
+            ),
+        ],
+        body,
+    )
+        .into_response())
 }
 
 /// Liveness: answers 200 when the server can reach its database, 503 if not.

@@ -35,6 +35,12 @@ async fn serve(dir: std::sync::Arc<TempDir>) -> TestApp {
     let pool = db::connect(&config.database_url).await.expect("database");
     let state = AppState::new(pool, config);
     seed::seed_demo_accounts(&state).await.expect("seed");
+    switchboard::server::bindings::seed_catalogue(&state.db)
+        .await
+        .expect("catalogue");
+    switchboard::server::bindings::seed_bindings(&state.db, None)
+        .await
+        .expect("bindings");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");

@@ -1,6 +1,7 @@
 //! The JSON API for agent backends (`/api/…`), authenticated with API keys
 //! rather than browser sessions. One router per area, merged here.
 
+pub mod bindings;
 pub mod lessons;
 
 use crate::api::ApiError;
@@ -11,14 +12,18 @@ use axum::Router;
 
 /// Every JSON API route.
 pub fn router() -> Router<AppState> {
-    Router::new().merge(lessons::router())
+    Router::new()
+        .merge(lessons::router())
+        .merge(bindings::router())
 }
 
 /// A request carrying a live API key in `Authorization: Bearer …`.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct ApiKey {
     /// The key's id, for audit.
     pub id: i64,
+    /// The key's name, recorded as the author of what it changes.
+    pub name: String,
 }
 
 impl FromRequestParts<AppState> for ApiKey {
@@ -37,7 +42,7 @@ impl FromRequestParts<AppState> for ApiKey {
             .filter(|s| !s.is_empty())
             .ok_or(ApiError::Unauthenticated)?;
         match store::api_keys::verify(&state.db, secret).await? {
-            Some(id) => Ok(ApiKey { id }),
+            Some((id, name)) => Ok(ApiKey { id, name }),
             None => Err(ApiError::Unauthenticated.into()),
         }
     }

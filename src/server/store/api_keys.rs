@@ -46,10 +46,10 @@ pub async fn create(
     ))
 }
 
-/// Whether `secret` is a live (unrevoked) key; returns its id.
-pub async fn verify(db: &SqlitePool, secret: &str) -> Result<Option<i64>, ServerError> {
+/// Whether `secret` is a live (unrevoked) key; returns its id and name.
+pub async fn verify(db: &SqlitePool, secret: &str) -> Result<Option<(i64, String)>, ServerError> {
     Ok(
-        sqlx::query_scalar("SELECT id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL")
+        sqlx::query_as("SELECT id, name FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL")
             .bind(token_hash(secret))
             .fetch_optional(db)
             .await?,

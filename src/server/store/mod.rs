@@ -6,6 +6,7 @@
 
 pub mod api_keys;
 pub mod auth_sessions;
+pub mod bindings;
 pub mod lessons;
 pub mod users;
 

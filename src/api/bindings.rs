@@ -1,0 +1,183 @@
+//! The admin's tool-binding matrix, its history, and catalogue management.
+
+use crate::api::ApiError;
+use crate::domain::bindings::ToolBindings;
+use crate::domain::catalogue::{CatalogueTool, Workflow};
+use leptos::prelude::*;
+use leptos::server_fn::codec::Json;
+use serde::{Deserialize, Serialize};
+
+/// Who saved a version, when, and what changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VersionMeta {
+    /// Increasing version number.
+    pub version: i64,
+    /// One line: what changed.
+    pub summary: String,
+    /// Display name of the author (`system` for seeds).
+    pub author: String,
+    /// Unix seconds.
+    pub created_at: i64,
+}
+
+/// A stored version of the bindings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BindingsVersion {
+    /// The document.
+    pub bindings: ToolBindings,
+    /// Its metadata.
+    pub meta: VersionMeta,
+}
+
+/// Everything the matrix page needs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MatrixData {
+    /// The current version.
+    pub current: BindingsVersion,
+    /// Columns.
+    pub tools: Vec<CatalogueTool>,
+    /// Rows (after Global).
+    pub workflows: Vec<Workflow>,
+}
+
+/// The outcome of a save.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SaveOutcome {
+    /// The new version.
+    pub version: i64,
+    /// Redundancies removed while normalising.
+    pub notes: Vec<String>,
+}
+
+/// The current bindings with the catalogue and workflows (admins only).
+#[server(prefix = "/rpc", endpoint = "bindings_matrix")]
+pub async fn bindings_matrix() -> Result<MatrixData, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{ctx, store};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        ctx::require(Role::Admin)?;
+        let current = store::bindings::current(&state.db)
+            .await?
+            .ok_or_else(|| ApiError::NotFound("Tool bindings".into()))?;
+        Ok(MatrixData {
+            current,
+            tools: store::bindings::tools(&state.db).await?,
+            workflows: store::bindings::workflows(&state.db).await?,
+        })
+    })
+    .await
+}
+
+/// Saves new bindings if the current version is still `version`.
+#[server(prefix = "/rpc", endpoint = "save_bindings", input = Json)]
+pub async fn save_bindings(version: i64, bindings: ToolBindings) -> Result<SaveOutcome, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{bindings, ctx};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        let admin = ctx::require(Role::Admin)?;
+        let saved = bindings::save_document(
+            &state.db,
+            version,
+            &bindings,
+            Some(admin.0.id),
+            &admin.0.display_name,
+            None,
+        )
+        .await?;
+        Ok(SaveOutcome {
+            version: saved.version,
+            notes: saved.notes,
+        })
+    })
+    .await
+}
+
+/// Every version, newest first.
+#[server(prefix = "/rpc", endpoint = "bindings_history")]
+pub async fn bindings_history() -> Result<Vec<VersionMeta>, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{ctx, store};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        ctx::require(Role::Admin)?;
+        store::bindings::history(&state.db).await
+    })
+    .await
+}
+
+/// One earlier version, for viewing its diff against the current one.
+#[server(prefix = "/rpc", endpoint = "get_bindings_version")]
+pub async fn get_bindings_version(version: i64) -> Result<BindingsVersion, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{ctx, store};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        ctx::require(Role::Admin)?;
+        store::bindings::version(&state.db, version).await
+    })
+    .await
+}
+
+/// Restores an earlier version as a new version (history is never rewritten),
+/// if the current version is still `current`.
+#[server(prefix = "/rpc", endpoint = "restore_bindings")]
+pub async fn restore_bindings(restore: i64, current: i64) -> Result<SaveOutcome, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{bindings, ctx, store};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        let admin = ctx::require(Role::Admin)?;
+        let old = store::bindings::version(&state.db, restore).await?;
+        let saved = bindings::save_document(
+            &state.db,
+            current,
+            &old.bindings,
+            Some(admin.0.id),
+            &admin.0.display_name,
+            Some(&format!("Restored version {restore}")),
+        )
+        .await?;
+        Ok(SaveOutcome {
+            version: saved.version,
+            notes: saved.notes,
+        })
+    })
+    .await
+}
+
+/// Adds (`create`) or edits a catalogue tool; its parameters must be a valid
+/// JSON Schema.
+#[server(prefix = "/rpc", endpoint = "save_tool", input = Json)]
+pub async fn save_tool(tool: CatalogueTool, create: bool) -> Result<(), ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{bindings, ctx, store};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        ctx::require(Role::Admin)?;
+        bindings::check_tool(&tool)?;
+        store::bindings::put_tool(&state.db, &tool, create).await
+    })
+    .await
+}
+
+/// Adds (`create`) or edits a workflow.
+#[server(prefix = "/rpc", endpoint = "save_workflow", input = Json)]
+pub async fn save_workflow(workflow: Workflow, create: bool) -> Result<(), ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{ctx, store};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        ctx::require(Role::Admin)?;
+        if let Some(problem) = workflow.problems().into_iter().next() {
+            return Err(ApiError::Invalid(problem).into());
+        }
+        store::bindings::put_workflow(&state.db, &workflow, create).await
+    })
+    .await
+}

@@ -1,0 +1,439 @@
+//! Tool bindings: which tools are global and which belong to each workflow,
+//! in exactly the shape of `tool-bindings.json`.
+//!
+//! Validation normalises what is merely redundant and refuses what would
+//! break an agent; `Availability` precomputes the answer to "may tool T be
+//! called in workflow W" so enforcement is a hash lookup.
+
+use crate::domain::catalogue::WORKFLOW_SWITCH_TOOL;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+/// `{"global": [...], "workflows": {"id": [...]}}`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolBindings {
+    /// Tools available in every workflow.
+    #[serde(default)]
+    pub global: Vec<String>,
+    /// Tools available only in each workflow.
+    #[serde(default)]
+    pub workflows: BTreeMap<String, Vec<String>>,
+}
+
+/// A problem with a bindings document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BindingProblem {
+    /// Where: `global`, or `workflows.<id>`.
+    pub at: String,
+    /// What is wrong, naming the offender.
+    pub message: String,
+}
+
+/// The result of validating a document: the normalised bindings and the
+/// redundancies that were removed (reported, not refused).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Normalised {
+    /// Bindings without duplicates or redundant per-workflow entries.
+    pub bindings: ToolBindings,
+    /// What normalisation removed, for the user to see.
+    pub notes: Vec<String>,
+}
+
+impl ToolBindings {
+    /// The demo default, the example `tool-bindings.json`.
+    pub fn demo() -> Self {
+        let list = |ids: &[&str]| ids.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        Self {
+            global: list(&["get_server_time", "start_workflow", "end_session"]),
+            workflows: BTreeMap::from([
+                (
+                    "banking-master".into(),
+                    list(&["manage_recent_interactions", "check_balance"]),
+                ),
+                ("idv".into(), list(&["perform_idv_check", "lookup_account"])),
+                (
+                    "disputes".into(),
+                    list(&["create_dispute_case", "lookup_transaction"]),
+                ),
+            ]),
+        }
+    }
+
+    /// Checks the document against the catalogue's tools and the known
+    /// workflows. Refused: unknown tools, unknown workflows, and a
+    /// workflow-switch tool that is not global. Normalised (with a note):
+    /// repeated ids and per-workflow entries that are already global.
+    pub fn validate(
+        &self,
+        known_tools: &HashSet<String>,
+        known_workflows: &HashSet<String>,
+    ) -> Result<Normalised, Vec<BindingProblem>> {
+        let mut problems = Vec::new();
+        let mut notes = Vec::new();
+        let mut check_tools = |at: &str, list: &[String]| {
+            for id in list {
+                if !known_tools.contains(id) {
+                    problems.push(BindingProblem {
+                        at: at.to_owned(),
+                        message: format!("unknown tool \"{id}\" in {at}"),
+                    });
+                }
+            }
+        };
+        check_tools("global", &self.global);
+        for (workflow, list) in &self.workflows {
+            check_tools(&format!("workflows.{workflow}"), list);
+        }
+        for workflow in self.workflows.keys() {
+            if !known_workflows.contains(workflow) {
+                problems.push(BindingProblem {
+                    at: format!("workflows.{workflow}"),
+                    message: format!("unknown workflow \"{workflow}\""),
+                });
+            }
+        }
+        if known_tools.contains(WORKFLOW_SWITCH_TOOL)
+            && !self.global.iter().any(|t| t == WORKFLOW_SWITCH_TOOL)
+        {
+            let also = self
+                .workflows
+                .iter()
+                .filter(|(_, list)| list.iter().any(|t| t == WORKFLOW_SWITCH_TOOL))
+                .map(|(w, _)| w.as_str())
+                .collect::<Vec<_>>();
+            let hint = if also.is_empty() {
+                String::new()
+            } else {
+                format!(" (it is listed only in: {})", also.join(", "))
+            };
+            problems.push(BindingProblem {
+                at: "global".into(),
+                message: format!(
+                    "\"{WORKFLOW_SWITCH_TOOL}\" must be global, or an agent can get stuck inside a workflow{hint}"
+                ),
+            });
+        }
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+
+        let mut global = Vec::new();
+        let mut seen = HashSet::new();
+        for id in &self.global {
+            if seen.insert(id.as_str()) {
+                global.push(id.clone());
+            } else {
+                notes.push(format!("\"{id}\" was listed twice in global; kept once"));
+            }
+        }
+        let mut workflows = BTreeMap::new();
+        for (workflow, list) in &self.workflows {
+            let mut kept = Vec::new();
+            let mut mine = HashSet::new();
+            for id in list {
+                if seen.contains(id.as_str()) {
+                    notes.push(format!(
+                        "\"{id}\" is global, so listing it in \"{workflow}\" is redundant; removed there"
+                    ));
+                } else if !mine.insert(id.as_str()) {
+                    notes.push(format!(
+                        "\"{id}\" was listed twice in \"{workflow}\"; kept once"
+                    ));
+                } else {
+                    kept.push(id.clone());
+                }
+            }
+            workflows.insert(workflow.clone(), kept);
+        }
+        Ok(Normalised {
+            bindings: ToolBindings { global, workflows },
+            notes,
+        })
+    }
+
+    /// The tools available in `workflow`: global first, then the workflow's
+    /// own, each in listed order, without duplicates.
+    pub fn available_in(&self, workflow: &str) -> Vec<String> {
+        let mut seen = HashSet::new();
+        self.global
+            .iter()
+            .chain(self.workflows.get(workflow).into_iter().flatten())
+            .filter(|id| seen.insert(id.as_str()))
+            .cloned()
+            .collect()
+    }
+
+    /// Every (scope, tool) pair, scope being `global` or a workflow id.
+    pub fn pairs(&self) -> BTreeSet<(String, String)> {
+        let global = self.global.iter().map(|t| ("global".to_owned(), t.clone()));
+        let workflows = self
+            .workflows
+            .iter()
+            .flat_map(|(w, list)| list.iter().map(move |t| (w.clone(), t.clone())));
+        global.chain(workflows).collect()
+    }
+
+    /// Whether `tool` is checked in `scope` (`global` or a workflow id).
+    pub fn has(&self, scope: &str, tool: &str) -> bool {
+        if scope == "global" {
+            self.global.iter().any(|t| t == tool)
+        } else {
+            self.workflows
+                .get(scope)
+                .is_some_and(|list| list.iter().any(|t| t == tool))
+        }
+    }
+
+    /// Checks or unchecks `tool` in `scope`, keeping list order otherwise.
+    pub fn set(&mut self, scope: &str, tool: &str, on: bool) {
+        let list = if scope == "global" {
+            &mut self.global
+        } else {
+            self.workflows.entry(scope.to_owned()).or_default()
+        };
+        let present = list.iter().any(|t| t == tool);
+        if on && !present {
+            list.push(tool.to_owned());
+        } else if !on {
+            list.retain(|t| t != tool);
+        }
+    }
+}
+
+/// What changed between two versions.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct BindingsDiff {
+    /// (scope, tool) pairs added.
+    pub added: Vec<(String, String)>,
+    /// (scope, tool) pairs removed.
+    pub removed: Vec<(String, String)>,
+}
+
+impl BindingsDiff {
+    /// The pairs added and removed going from `old` to `new`.
+    pub fn between(old: &ToolBindings, new: &ToolBindings) -> Self {
+        let (a, b) = (old.pairs(), new.pairs());
+        Self {
+            added: b.difference(&a).cloned().collect(),
+            removed: a.difference(&b).cloned().collect(),
+        }
+    }
+
+    /// Whether nothing changed.
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty()
+    }
+
+    /// `+2 / −1`.
+    pub fn counts(&self) -> String {
+        format!("+{} / −{}", self.added.len(), self.removed.len())
+    }
+
+    /// One line for the history: what was added and removed where.
+    pub fn summary(&self) -> String {
+        if self.is_empty() {
+            return "No changes".into();
+        }
+        let describe = |pairs: &[(String, String)], verb: &str| -> Option<String> {
+            if pairs.is_empty() {
+                return None;
+            }
+            let shown: Vec<String> = pairs
+                .iter()
+                .take(3)
+                .map(|(s, t)| format!("{t} in {s}"))
+                .collect();
+            let more = pairs.len().saturating_sub(3);
+            Some(if more > 0 {
+                format!("{verb} {} and {more} more", shown.join(", "))
+            } else {
+                format!("{verb} {}", shown.join(", "))
+            })
+        };
+        [
+            describe(&self.added, "added"),
+            describe(&self.removed, "removed"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join("; ")
+    }
+}
+
+/// Precomputed availability: answers "may T be called in W" in constant time.
+#[derive(Debug, Clone, Default)]
+pub struct Availability {
+    global: HashSet<String>,
+    per_workflow: HashMap<String, HashSet<String>>,
+}
+
+impl Availability {
+    /// Indexes `bindings`.
+    pub fn new(bindings: &ToolBindings) -> Self {
+        Self {
+            global: bindings.global.iter().cloned().collect(),
+            per_workflow: bindings
+                .workflows
+                .iter()
+                .map(|(w, list)| (w.clone(), list.iter().cloned().collect()))
+                .collect(),
+        }
+    }
+
+    /// Whether `tool` may be called in `workflow`.
+    pub fn allows(&self, workflow: &str, tool: &str) -> bool {
+        self.global.contains(tool)
+            || self
+                .per_workflow
+                .get(workflow)
+                .is_some_and(|set| set.contains(tool))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::catalogue::{demo_catalogue, demo_workflows};
+    use serde_json::json;
+
+    fn known() -> (HashSet<String>, HashSet<String>) {
+        (
+            demo_catalogue()
+                .into_iter()
+                .map(|t| t.id.to_string())
+                .collect(),
+            demo_workflows()
+                .into_iter()
+                .map(|w| w.id.to_string())
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn the_example_document_round_trips_equal_in_meaning() {
+        let text = r#"{"global":["get_server_time","start_workflow","end_session"],"workflows":{"banking-master":["manage_recent_interactions","check_balance"],"idv":["perform_idv_check","lookup_account"],"disputes":["create_dispute_case","lookup_transaction"]}}"#;
+        let parsed: ToolBindings = serde_json::from_str(text).unwrap();
+        assert_eq!(parsed, ToolBindings::demo());
+        let again: serde_json::Value = serde_json::to_value(&parsed).unwrap();
+        assert_eq!(
+            again,
+            serde_json::from_str::<serde_json::Value>(text).unwrap()
+        );
+    }
+
+    #[test]
+    fn unknown_fields_are_refused() {
+        assert!(serde_json::from_value::<ToolBindings>(json!({"global": [], "extra": 1})).is_err());
+    }
+
+    #[test]
+    fn available_tools_are_global_then_workflow_in_order_without_duplicates() {
+        let mut b = ToolBindings::demo();
+        assert_eq!(
+            b.available_in("idv"),
+            [
+                "get_server_time",
+                "start_workflow",
+                "end_session",
+                "perform_idv_check",
+                "lookup_account"
+            ]
+        );
+        b.workflows
+            .get_mut("idv")
+            .unwrap()
+            .push("get_server_time".into());
+        assert_eq!(b.available_in("idv").len(), 5);
+        assert_eq!(
+            b.available_in("unknown"),
+            ["get_server_time", "start_workflow", "end_session"]
+        );
+    }
+
+    #[test]
+    fn switching_workflow_changes_the_available_set() {
+        let a = Availability::new(&ToolBindings::demo());
+        assert!(!a.allows("idv", "check_balance"));
+        assert!(a.allows("banking-master", "check_balance"));
+        assert!(a.allows("idv", "start_workflow"));
+        assert!(!a.allows("disputes", "mortgage_calculator"));
+    }
+
+    #[test]
+    fn the_workflow_switch_must_be_global() {
+        let (tools, workflows) = known();
+        let mut b = ToolBindings::demo();
+        b.global.retain(|t| t != "start_workflow");
+        b.workflows
+            .get_mut("idv")
+            .unwrap()
+            .push("start_workflow".into());
+        let problems = b.validate(&tools, &workflows).unwrap_err();
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].at, "global");
+        assert!(problems[0]
+            .message
+            .contains("\"start_workflow\" must be global"));
+        assert!(problems[0].message.contains("listed only in: idv"));
+    }
+
+    #[test]
+    fn unknown_tools_and_workflows_are_refused_by_name() {
+        let (tools, workflows) = known();
+        let mut b = ToolBindings::demo();
+        b.global.push("teleport".into());
+        b.workflows
+            .insert("pirates".into(), vec!["check_balance".into()]);
+        let problems = b.validate(&tools, &workflows).unwrap_err();
+        let messages: Vec<&str> = problems.iter().map(|p| p.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "unknown tool \"teleport\" in global",
+                "unknown workflow \"pirates\""
+            ]
+        );
+    }
+
+    #[test]
+    fn redundant_and_repeated_entries_are_normalised_with_a_note() {
+        let (tools, workflows) = known();
+        let mut b = ToolBindings::demo();
+        b.workflows
+            .get_mut("idv")
+            .unwrap()
+            .push("end_session".into());
+        b.workflows
+            .get_mut("idv")
+            .unwrap()
+            .push("lookup_account".into());
+        b.global.push("get_server_time".into());
+        let n = b.validate(&tools, &workflows).unwrap();
+        assert_eq!(n.bindings, ToolBindings::demo());
+        assert_eq!(n.notes.len(), 3);
+        assert!(n
+            .notes
+            .iter()
+            .any(|m| m.contains("\"end_session\" is global") && m.contains("redundant")));
+    }
+
+    #[test]
+    fn diffs_count_and_summarise_changes() {
+        let old = ToolBindings::demo();
+        let mut new = old.clone();
+        new.set("banking-master", "check_balance", false);
+        new.set("disputes", "check_balance", true);
+        let diff = BindingsDiff::between(&old, &new);
+        assert_eq!(diff.counts(), "+1 / −1");
+        assert_eq!(
+            diff.summary(),
+            "added check_balance in disputes; removed check_balance in banking-master"
+        );
+        assert!(BindingsDiff::between(&old, &old).is_empty());
+        assert!(
+            new.has("disputes", "check_balance") && !new.has("banking-master", "check_balance")
+        );
+    }
+}

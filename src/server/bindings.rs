@@ -1,0 +1,126 @@
+//! Saving tool bindings and catalogue entries: validation against what is
+//! stored, normalisation, the version summary, and JSON Schema checks.
+//!
+//! The browser and the JSON API both save through here, so a document is
+//! validated exactly the same way whichever door it comes in by.
+
+use crate::api::ApiError;
+use crate::domain::bindings::{BindingsDiff, ToolBindings};
+use crate::domain::catalogue::CatalogueTool;
+use crate::domain::user::FieldError;
+use crate::server::store::bindings as store;
+use crate::server::ServerError;
+use sqlx::SqlitePool;
+
+/// A successful save.
+pub struct Saved {
+    /// The new version.
+    pub version: i64,
+    /// What normalisation removed.
+    pub notes: Vec<String>,
+}
+
+/// Validates `document` against the stored catalogue and workflows,
+/// normalises it and stores it as the version after `expected`.
+pub async fn save_document(
+    db: &SqlitePool,
+    expected: i64,
+    document: &ToolBindings,
+    author_id: Option<i64>,
+    author_name: &str,
+    summary_prefix: Option<&str>,
+) -> Result<Saved, ServerError> {
+    let (tools, workflows) = store::known_ids(db).await?;
+    let normalised = document.validate(&tools, &workflows).map_err(|problems| {
+        let rule = problems
+            .iter()
+            .map(|p| p.message.as_str())
+            .collect::<Vec<_>>()
+            .join("; ");
+        ApiError::Invalid(FieldError::new(problems[0].at.clone(), rule))
+    })?;
+    let previous = store::current(db)
+        .await?
+        .map(|v| v.bindings)
+        .unwrap_or_default();
+    let diff = BindingsDiff::between(&previous, &normalised.bindings);
+    let summary = match summary_prefix {
+        Some(prefix) => format!("{prefix}: {}", diff.summary()),
+        None => diff.summary(),
+    };
+    let version = store::save(
+        db,
+        expected,
+        &normalised.bindings,
+        &summary,
+        author_id,
+        author_name,
+    )
+    .await?;
+    Ok(Saved {
+        version,
+        notes: normalised.notes,
+    })
+}
+
+/// Checks a catalogue tool's fields and that its parameters are a valid JSON
+/// Schema (compiled with the jsonschema crate).
+pub fn check_tool(tool: &CatalogueTool) -> Result<(), ApiError> {
+    if let Some(problem) = tool.problems().into_iter().next() {
+        return Err(ApiError::Invalid(problem));
+    }
+    jsonschema::validator_for(&tool.parameters).map_err(|e| {
+        ApiError::Invalid(FieldError::new(
+            "parameters",
+            format!("is not a valid JSON Schema: {e}"),
+        ))
+    })?;
+    Ok(())
+}
+
+/// Fills an empty catalogue with the demo tools and workflows.
+pub async fn seed_catalogue(db: &SqlitePool) -> Result<(), ServerError> {
+    let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM catalogue_tools")
+        .fetch_one(db)
+        .await?;
+    if count > 0 {
+        return Ok(());
+    }
+    for tool in crate::domain::catalogue::demo_catalogue() {
+        store::put_tool(db, &tool, true).await?;
+    }
+    for workflow in crate::domain::catalogue::demo_workflows() {
+        store::put_workflow(db, &workflow, true).await?;
+    }
+    Ok(())
+}
+
+/// Gives a database without bindings its first version: the file named by
+/// `SWITCHBOARD_BINDINGS_FILE` if set (an unreadable or invalid file is an
+/// error that stops start-up), else the demo default.
+pub async fn seed_bindings(db: &SqlitePool, file: Option<&str>) -> Result<(), ServerError> {
+    if store::current(db).await?.is_some() {
+        return Ok(());
+    }
+    let (document, source) = match file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                ServerError::Config(format!("SWITCHBOARD_BINDINGS_FILE {path}: {e}"))
+            })?;
+            let document: ToolBindings = serde_json::from_str(&text).map_err(|e| {
+                ServerError::Config(format!(
+                    "SWITCHBOARD_BINDINGS_FILE {path} is not a tool-bindings document: {e}"
+                ))
+            })?;
+            (document, format!("Loaded from {path}"))
+        }
+        None => (ToolBindings::demo(), "Demo default".to_owned()),
+    };
+    save_document(db, 0, &document, None, "system", Some(&source))
+        .await
+        .map_err(|e| match e {
+            ServerError::Api(api) => ServerError::Config(format!("{source}: {api}")),
+            other => other,
+        })?;
+    Ok(())
+}

@@ -1,0 +1,97 @@
+//! `GET`/`PUT /api/bindings`: the current `tool-bindings.json` for scripts
+//! and deployments, with ETag / If-Match so a stale copy never overwrites a
+//! newer one.
+
+use crate::api::ApiError;
+use crate::domain::bindings::ToolBindings;
+use crate::server::rest::ApiKey;
+use crate::server::{bindings, store, AppState, ServerError};
+use axum::extract::rejection::JsonRejection;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+
+/// Bindings routes.
+pub fn router() -> Router<AppState> {
+    Router::new().route("/api/bindings", get(read).put(replace))
+}
+
+fn etag(version: i64) -> HeaderValue {
+    HeaderValue::from_str(&format!("\"{version}\"")).unwrap_or(HeaderValue::from_static("\"0\""))
+}
+
+async fn read(_key: ApiKey, State(state): State<AppState>) -> Result<Response, ServerError> {
+    let current = store::bindings::current(&state.db)
+        .await?
+        .ok_or_else(|| ApiError::NotFound("Tool bindings".into()))?;
+    Ok((
+        [(header::ETAG, etag(current.meta.version))],
+        Json(current.bindings),
+    )
+        .into_response())
+}
+
+/// The version an `If-Match` header names (`"3"`, `W/"3"`); `*` means "any".
+fn if_match(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
+    let raw = headers
+        .get(header::IF_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .ok_or(ApiError::PreconditionRequired)?;
+    if raw == "*" {
+        return Ok(None);
+    }
+    raw.trim_start_matches("W/")
+        .trim_matches('"')
+        .parse::<i64>()
+        .map(Some)
+        .map_err(|_| {
+            ApiError::PreconditionFailed(format!(
+                "If-Match {raw} is not an ETag this server issued."
+            ))
+        })
+}
+
+async fn replace(
+    key: ApiKey,
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Result<Json<ToolBindings>, JsonRejection>,
+) -> Result<Response, ServerError> {
+    let wanted = if_match(&headers)?;
+    let Json(document) = body.map_err(|e| {
+        ApiError::Invalid(crate::domain::user::FieldError::new("body", e.body_text()))
+    })?;
+    let current = store::bindings::current(&state.db)
+        .await?
+        .map_or(0, |c| c.meta.version);
+    let expected = wanted.unwrap_or(current);
+    if expected != current {
+        return Err(ApiError::PreconditionFailed(format!(
+            "The bindings are at version {current}, not {expected} — GET them again and reapply your change."
+        ))
+        .into());
+    }
+    let saved = bindings::save_document(
+        &state.db,
+        expected,
+        &document,
+        None,
+        &format!("API key “{}”", key.name),
+        None,
+    )
+    .await
+    .map_err(|e| match e {
+        ServerError::Api(ApiError::Conflict(message)) => {
+            ApiError::PreconditionFailed(message).into()
+        }
+        other => other,
+    })?;
+    Ok((
+        [(header::ETAG, etag(saved.version))],
+        Json(serde_json::json!({ "version": saved.version, "notes": saved.notes })),
+    )
+        .into_response())
+}
