@@ -8,7 +8,7 @@ use crate::ui::home::HomePage;
 use crate::ui::layout::{Layout, NotFound};
 use crate::ui::lessons::{LessonEditorPage, LessonsPage};
 use crate::ui::login::LoginPage;
-use crate::ui::session::Session;
+use crate::ui::session::{Session, UnsavedChanges};
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::components::{ParentRoute, Route, Router, Routes};
@@ -51,6 +51,7 @@ pub fn App() -> impl IntoView {
         login,
         logout,
     });
+    provide_context(UnsavedChanges(RwSignal::new(false)));
 
     // Marks the page as interactive; end-to-end tests wait for it before
     // clicking, since clicks made before hydration are lost.

@@ -117,3 +117,29 @@ test('a catalogue tool with a broken schema is refused next to the field', async
   await expect(cell(page, 'global', 'loan_quote')).toBeVisible();
   await expect(page.getByTestId('matrix')).toContainText('lending');
 });
+
+test('leaving with unsaved changes asks first', async ({ page }) => {
+  await signIn(page, ADMIN);
+  await expect(page.getByTestId('welcome')).toBeVisible();
+  await openMatrix(page);
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  // No changes: no question.
+  await nav.getByRole('link', { name: 'Lessons' }).click();
+  await expect(page).toHaveURL(/\/lessons$/);
+  await openMatrix(page);
+
+  await cell(page, 'mortgage', 'mortgage_calculator').check();
+  let asked = '';
+  page.once('dialog', (dialog) => {
+    asked = dialog.message();
+    void dialog.dismiss();
+  });
+  await nav.getByRole('link', { name: 'Lessons' }).click();
+  await expect(page).toHaveURL(/\/bindings$/);
+  expect(asked).toContain('unsaved changes');
+  await expect(cell(page, 'mortgage', 'mortgage_calculator')).toBeChecked();
+
+  page.once('dialog', (dialog) => void dialog.accept());
+  await nav.getByRole('link', { name: 'Lessons' }).click();
+  await expect(page).toHaveURL(/\/lessons$/);
+});

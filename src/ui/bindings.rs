@@ -15,7 +15,7 @@ use crate::domain::bindings::{BindingsDiff, ToolBindings};
 use crate::domain::catalogue::{CatalogueTool, ToolId, Workflow, WorkflowId, WORKFLOW_SWITCH_TOOL};
 use crate::domain::time::format_utc;
 use crate::domain::user::Role;
-use crate::ui::session::RequireRole;
+use crate::ui::session::{RequireRole, UnsavedChanges};
 use leptos::prelude::*;
 use std::collections::BTreeMap;
 
@@ -125,6 +125,12 @@ fn Matrix(
             }
         });
         on_cleanup(move || handle.remove());
+    }
+
+    // In-app links ask too (see `confirm_leave`).
+    if let Some(unsaved) = use_context::<UnsavedChanges>() {
+        Effect::new(move |_| unsaved.0.set(dirty()));
+        on_cleanup(move || unsaved.0.set(false));
     }
 
     let scopes = move || {

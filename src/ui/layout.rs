@@ -1,7 +1,7 @@
 //! The frame around every signed-in page: header, navigation, sign-out.
 
 use crate::domain::user::Role;
-use crate::ui::session::{set_page_status, use_session};
+use crate::ui::session::{confirm_leave, set_page_status, use_session};
 use leptos::prelude::*;
 use leptos_router::components::{Outlet, A};
 
@@ -13,19 +13,29 @@ pub fn Layout() -> impl IntoView {
     let user = move || session.user.get().and_then(|r| r.ok()).flatten();
     view! {
         <header class="topbar">
-            <a class="brand" href="/">
+            <a class="brand" href="/" on:click=move |ev| confirm_leave(&ev)>
                 <span class="brand-mark" aria-hidden="true">"⇄"</span>
                 "Switchboard"
             </a>
             <Transition fallback=|| ()>
                 <nav class="mainnav" aria-label="Main">
-                    <A href="/lessons">"Lessons"</A>
+                    <A href="/lessons" on:click=move |ev| confirm_leave(&ev)>
+                        "Lessons"
+                    </A>
                     {move || {
                         user()
                             .filter(|u| u.role == Role::Admin)
-                            .map(|_| view! { <A href="/bindings">"Tool bindings"</A> })
+                            .map(|_| {
+                                view! {
+                                    <A href="/bindings" on:click=move |ev| confirm_leave(&ev)>
+                                        "Tool bindings"
+                                    </A>
+                                }
+                            })
                     }}
-                    <A href="/sessions">"Live sessions"</A>
+                    <A href="/sessions" on:click=move |ev| confirm_leave(&ev)>
+                        "Live sessions"
+                    </A>
                 </nav>
                 <div class="userbox">
                     {move || {

@@ -17,6 +17,24 @@ pub struct Session {
     pub logout: ServerAction<Logout>,
 }
 
+/// Set by a page while it holds unsaved edits, so in-app navigation can ask
+/// before leaving (the browser's own `beforeunload` covers reloads and tabs).
+#[derive(Clone, Copy)]
+pub struct UnsavedChanges(pub RwSignal<bool>);
+
+/// Asks before an in-app link click discards unsaved edits; cancels the
+/// navigation (the router skips default-prevented clicks) if the user says no.
+pub fn confirm_leave(ev: &leptos::ev::MouseEvent) {
+    let unsaved = use_context::<UnsavedChanges>().is_some_and(|u| u.0.get_untracked());
+    if unsaved
+        && !window()
+            .confirm_with_message("You have unsaved changes. Leave this page and lose them?")
+            .unwrap_or(true)
+    {
+        ev.prevent_default();
+    }
+}
+
 /// The session from context; `App` always provides it.
 pub fn use_session() -> Session {
     expect_context::<Session>()
