@@ -26,6 +26,17 @@ async fn run() -> Result<(), switchboard::server::ServerError> {
         println!("{accounts}");
     }
     tokio::task::spawn_blocking(switchboard::server::tokens::warm_up);
+    state.reload_rules().await?;
+    let sweeper = state.clone();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(std::time::Duration::from_secs(30));
+        loop {
+            tick.tick().await;
+            if let Err(e) = switchboard::server::sessions::expire_idle(&sweeper).await {
+                tracing::error!(error = %e, "expiring idle sessions failed");
+            }
+        }
+    });
     let purged = store::auth_sessions::purge_expired(&state.db).await?;
     tracing::debug!(purged, "expired sign-in sessions removed");
 

@@ -90,6 +90,7 @@ pub async fn save_bindings(version: i64, bindings: ToolBindings) -> Result<SaveO
             None,
         )
         .await?;
+        state.rules_changed().await?;
         Ok(SaveOutcome {
             version: saved.version,
             notes: saved.notes,
@@ -143,6 +144,7 @@ pub async fn restore_bindings(restore: i64, current: i64) -> Result<SaveOutcome,
             Some(&format!("Restored version {restore}")),
         )
         .await?;
+        state.rules_changed().await?;
         Ok(SaveOutcome {
             version: saved.version,
             notes: saved.notes,
@@ -161,7 +163,8 @@ pub async fn save_tool(tool: CatalogueTool, create: bool) -> Result<(), ApiError
         let state = ctx::state()?;
         ctx::require(Role::Admin)?;
         bindings::check_tool(&tool)?;
-        store::bindings::put_tool(&state.db, &tool, create).await
+        store::bindings::put_tool(&state.db, &tool, create).await?;
+        state.rules_changed().await
     })
     .await
 }
@@ -177,7 +180,8 @@ pub async fn save_workflow(workflow: Workflow, create: bool) -> Result<(), ApiEr
         if let Some(problem) = workflow.problems().into_iter().next() {
             return Err(ApiError::Invalid(problem).into());
         }
-        store::bindings::put_workflow(&state.db, &workflow, create).await
+        store::bindings::put_workflow(&state.db, &workflow, create).await?;
+        state.rules_changed().await
     })
     .await
 }

@@ -9,5 +9,6 @@ pub mod bindings;
 pub mod catalogue;
 pub mod declaration;
 pub mod lesson;
+pub mod session;
 pub mod time;
 pub mod user;

@@ -23,6 +23,9 @@ pub struct Config {
     pub public_origin: Option<String>,
     /// How long a sign-in lasts (`SESSION_TTL_HOURS`, default 12).
     pub session_ttl: Duration,
+    /// How long an agent session may be idle before it expires
+    /// (`SESSION_IDLE_MINUTES`, default 30).
+    pub session_idle: Duration,
     /// Demo passwords (`SWITCHBOARD_TEACHER_PASSWORD`,
     /// `SWITCHBOARD_ADMIN_PASSWORD`); generated when unset.
     pub teacher_password: Option<String>,
@@ -62,6 +65,16 @@ impl Config {
                 })?,
             None => 12,
         };
+        let idle_minutes = match get("SESSION_IDLE_MINUTES") {
+            Some(raw) => raw
+                .parse::<u64>()
+                .ok()
+                .filter(|m| (1..=24 * 60).contains(m))
+                .ok_or_else(|| {
+                    ServerError::Config(format!("SESSION_IDLE_MINUTES must be 1-1440, got {raw:?}"))
+                })?,
+            None => 30,
+        };
         let public_origin = get("PUBLIC_ORIGIN")
             .filter(|o| !o.is_empty())
             .map(|o| o.trim_end_matches('/').to_owned());
@@ -79,6 +92,7 @@ impl Config {
             site_root: get("SITE_ROOT").unwrap_or_else(|| "target/site".into()),
             public_origin,
             session_ttl: Duration::from_secs(ttl_hours * 3600),
+            session_idle: Duration::from_secs(idle_minutes * 60),
             teacher_password: get("SWITCHBOARD_TEACHER_PASSWORD").filter(|p| !p.is_empty()),
             admin_password: get("SWITCHBOARD_ADMIN_PASSWORD").filter(|p| !p.is_empty()),
         })

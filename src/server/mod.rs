@@ -6,13 +6,17 @@
 
 pub mod auth;
 pub mod bindings;
+pub mod builtins;
 pub mod config;
 pub mod ctx;
 pub mod db;
 pub mod error;
+pub mod hub;
 pub mod rest;
 pub mod router;
+pub mod rules;
 pub mod seed;
+pub mod sessions;
 pub mod state;
 pub mod store;
 pub mod telemetry;

@@ -1,10 +1,15 @@
 //! The state every handler and server function shares.
 
 use crate::server::config::Config;
+use crate::server::hub::Hub;
+use crate::server::rules::Rules;
+use crate::server::ServerError;
 use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
 use sqlx::SqlitePool;
+use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::{Mutex, RwLock};
 
 /// Cheap to clone: a pool handle and two `Arc`s.
 #[derive(Clone)]
@@ -15,6 +20,10 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// What Leptos needs to render pages and find the browser bundle.
     pub leptos_options: LeptosOptions,
+    /// Server push to session watchers.
+    pub hub: Arc<Hub>,
+    rules: Arc<RwLock<Arc<Rules>>>,
+    session_locks: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
 
 impl AppState {
@@ -31,7 +40,39 @@ impl AppState {
             db,
             config: Arc::new(config),
             leptos_options,
+            hub: Arc::new(Hub::default()),
+            rules: Arc::new(RwLock::new(Arc::new(Rules::empty()))),
+            session_locks: Arc::new(Mutex::new(HashMap::new())),
         }
+    }
+
+    /// The rules in force right now (cheap: one `Arc` clone).
+    pub fn rules(&self) -> Arc<Rules> {
+        self.rules.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Rebuilds the rules from the database and returns the previous ones.
+    pub async fn reload_rules(&self) -> Result<Arc<Rules>, ServerError> {
+        let fresh = Arc::new(Rules::load(&self.db).await?);
+        let mut slot = self.rules.write().unwrap_or_else(|p| p.into_inner());
+        Ok(std::mem::replace(&mut *slot, fresh))
+    }
+
+    /// After bindings or the catalogue changed: new rules in force at once,
+    /// and every open session whose tools changed is told (none restarted).
+    pub async fn rules_changed(&self) -> Result<(), ServerError> {
+        let before = self.reload_rules().await?;
+        crate::server::sessions::announce_tools(self, &before).await
+    }
+
+    /// The lock that serialises tool calls on one session.
+    pub fn session_lock(&self, session: &str) -> Arc<tokio::sync::Mutex<()>> {
+        self.session_locks
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(session.to_owned())
+            .or_default()
+            .clone()
     }
 }
 

@@ -41,6 +41,7 @@ async fn serve(dir: std::sync::Arc<TempDir>) -> TestApp {
     switchboard::server::bindings::seed_bindings(&state.db, None)
         .await
         .expect("bindings");
+    state.reload_rules().await.expect("rules");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");

@@ -89,6 +89,7 @@ async fn replace(
         }
         other => other,
     })?;
+    state.rules_changed().await?;
     Ok((
         [(header::ETAG, etag(saved.version))],
         Json(serde_json::json!({ "version": saved.version, "notes": saved.notes })),

@@ -3,6 +3,7 @@
 
 pub mod bindings;
 pub mod lessons;
+pub mod sessions;
 
 use crate::api::ApiError;
 use crate::server::{store, AppState, ServerError};
@@ -15,6 +16,7 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .merge(lessons::router())
         .merge(bindings::router())
+        .merge(sessions::router())
 }
 
 /// A request carrying a live API key in `Authorization: Bearer …`.
@@ -24,6 +26,22 @@ pub struct ApiKey {
     pub id: i64,
     /// The key's name, recorded as the author of what it changes.
     pub name: String,
+}
+
+impl axum::extract::OptionalFromRequestParts<AppState> for ApiKey {
+    type Rejection = ServerError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Option<Self>, Self::Rejection> {
+        if parts.headers.get(header::AUTHORIZATION).is_none() {
+            return Ok(None);
+        }
+        <ApiKey as FromRequestParts<AppState>>::from_request_parts(parts, state)
+            .await
+            .map(Some)
+    }
 }
 
 impl FromRequestParts<AppState> for ApiKey {

@@ -1,0 +1,190 @@
+//! Live agent sessions: the workflow state a session is in, the record of a
+//! tool call, and the events pushed to whoever is watching.
+//!
+//! Shared by the server (which produces them) and the visualiser (which
+//! renders them), so an event's JSON shape is defined exactly once.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Check set by a successful identity check; banking tools refuse without it.
+pub const IDENTITY_VERIFIED: &str = "identity_verified";
+/// Check set when `lookup_account` finds the account.
+pub const ACCOUNT_FOUND: &str = "account_found";
+
+/// Tools that act on a customer's money or data and so need a verified caller.
+pub const NEEDS_IDENTITY: [&str; 4] = [
+    "check_balance",
+    "lookup_transaction",
+    "create_dispute_case",
+    "manage_recent_interactions",
+];
+
+/// Where a session is: its workflow, the step within it, and named checks
+/// (absent = not yet known).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkflowState {
+    /// Workflow id (`idv`).
+    pub current_workflow: String,
+    /// Step within it, as the last tool call left it (`awaiting_identity`).
+    pub current_step: String,
+    /// Named checks such as `identity_verified`.
+    pub checks: BTreeMap<String, bool>,
+}
+
+impl WorkflowState {
+    /// A fresh session in `workflow`.
+    pub fn start(workflow: &str) -> Self {
+        Self {
+            current_workflow: workflow.to_owned(),
+            current_step: "started".into(),
+            checks: BTreeMap::new(),
+        }
+    }
+
+    /// Whether `check` is known to be true.
+    pub fn passed(&self, check: &str) -> bool {
+        self.checks.get(check).copied().unwrap_or(false)
+    }
+
+    /// The `workflow_update` payload for this state.
+    pub fn update(&self) -> WorkflowUpdate {
+        WorkflowUpdate {
+            workflow_id: self.current_workflow.clone(),
+            active_step: self.current_step.clone(),
+            checks: self.checks.clone(),
+        }
+    }
+}
+
+/// Whether a call ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CallOutcome {
+    /// Allowed and executed.
+    Allowed,
+    /// Refused; nothing executed.
+    Refused,
+}
+
+/// One tool call, allowed or refused, as recorded for the session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallRecord {
+    /// Increasing per database.
+    pub id: i64,
+    /// Unix milliseconds.
+    pub at_ms: i64,
+    /// Tool name as called.
+    pub tool: String,
+    /// Arguments as sent.
+    pub arguments: Value,
+    /// Allowed or refused.
+    pub outcome: CallOutcome,
+    /// The tool's result when allowed.
+    pub result: Option<Value>,
+    /// Why it was refused (or why the tool failed).
+    pub reason: Option<String>,
+    /// Time spent deciding and executing, microseconds.
+    pub duration_us: i64,
+    /// Workflow the call was made in.
+    pub workflow: String,
+}
+
+/// The data of a `workflow_update` event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkflowUpdate {
+    /// Current workflow.
+    pub workflow_id: String,
+    /// Current step.
+    pub active_step: String,
+    /// Checks.
+    pub checks: BTreeMap<String, bool>,
+}
+
+/// Everything a watcher needs to draw a session from scratch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSnapshot {
+    /// Session id.
+    pub session_id: String,
+    /// Workflow state.
+    pub state: WorkflowState,
+    /// Tools available now.
+    pub tools: Vec<String>,
+    /// Recent calls, newest last.
+    pub calls: Vec<ToolCallRecord>,
+    /// Whether the session has ended.
+    pub ended: bool,
+}
+
+/// An event on a session's stream: `{"type": "...", "data": {...}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "data", rename_all = "snake_case")]
+pub enum SessionEvent {
+    /// The full state (first event for a new subscriber, or after a gap).
+    Snapshot(SessionSnapshot),
+    /// Workflow, step or checks changed.
+    WorkflowUpdate(WorkflowUpdate),
+    /// A call was allowed or refused.
+    ToolCall(ToolCallRecord),
+    /// The available tools changed (workflow switch or new bindings).
+    ToolsChanged {
+        /// Tools available now.
+        tools: Vec<String>,
+    },
+    /// The session ended.
+    Ended {
+        /// Why (`ended by agent`, `idle timeout`).
+        reason: String,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_workflow_update_has_the_specified_shape() {
+        let mut state = WorkflowState::start("idv");
+        state.checks.insert(IDENTITY_VERIFIED.into(), true);
+        let event = SessionEvent::WorkflowUpdate(state.update());
+        assert_eq!(
+            serde_json::to_value(&event).unwrap(),
+            json!({"type": "workflow_update", "data": {"workflowId": "idv", "activeStep": "started", "checks": {"identity_verified": true}}})
+        );
+        let back: SessionEvent =
+            serde_json::from_value(serde_json::to_value(&event).unwrap()).unwrap();
+        assert_eq!(back, event);
+    }
+
+    #[test]
+    fn checks_are_unknown_until_set() {
+        let mut state = WorkflowState::start("idv");
+        assert!(!state.passed(IDENTITY_VERIFIED));
+        assert_eq!(state.checks.get(IDENTITY_VERIFIED), None);
+        state.checks.insert(IDENTITY_VERIFIED.into(), false);
+        assert!(!state.passed(IDENTITY_VERIFIED));
+        state.checks.insert(IDENTITY_VERIFIED.into(), true);
+        assert!(state.passed(IDENTITY_VERIFIED));
+    }
+
+    #[test]
+    fn tools_changed_and_ended_serialise_with_data() {
+        let e = SessionEvent::ToolsChanged {
+            tools: vec!["a".into()],
+        };
+        assert_eq!(
+            serde_json::to_value(&e).unwrap(),
+            json!({"type": "tools_changed", "data": {"tools": ["a"]}})
+        );
+        let e = SessionEvent::Ended {
+            reason: "idle timeout".into(),
+        };
+        assert_eq!(serde_json::to_value(&e).unwrap()["type"], "ended");
+    }
+}

@@ -1,0 +1,229 @@
+//! The built-in tool implementations of the banking demo, acting on the demo
+//! accounts and transactions in SQLite. Tools without a built-in
+//! implementation (the tutor tools, admin-added ones) are recorded and
+//! answered with `{"status": "recorded"}`.
+//!
+//! `Ok(Ok(result))` ran; `Ok(Err(reason))` refused by the tool itself
+//! (e.g. wrong date of birth); `Err` is a server failure.
+
+use crate::domain::session::{WorkflowState, ACCOUNT_FOUND, IDENTITY_VERIFIED};
+use crate::server::db::now;
+use crate::server::{AppState, ServerError};
+use serde_json::{json, Value};
+
+type Outcome = Result<Result<Value, String>, ServerError>;
+
+fn arg<'a>(arguments: &'a Value, name: &str) -> &'a str {
+    arguments
+        .get(name)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
+fn pounds(pence: i64) -> String {
+    format!(
+        "{}£{}.{:02}",
+        if pence < 0 { "-" } else { "" },
+        pence.abs() / 100,
+        pence.abs() % 100
+    )
+}
+
+/// Runs `tool`, changing `ws` (and the verified account) as it does.
+pub async fn run(
+    state: &AppState,
+    session: &str,
+    ws: &mut WorkflowState,
+    verified: &mut Option<String>,
+    tool: &str,
+    arguments: &Value,
+) -> Outcome {
+    let db = &state.db;
+    match tool {
+        "get_server_time" => Ok(Ok(json!({
+            "unix": now(),
+            "utc": crate::domain::time::format_utc(now()),
+        }))),
+        "start_workflow" => {
+            let target = arg(arguments, "workflowId");
+            let rules = state.rules();
+            if !rules.has_workflow(target) {
+                return Ok(Err(format!("there is no workflow `{target}`")));
+            }
+            ws.current_workflow = target.to_owned();
+            ws.current_step = "started".into();
+            let tools = rules.available(target);
+            Ok(Ok(json!({
+                "workflow": target,
+                "tools": tools,
+                "message": format!("You are now in the `{target}` workflow. The tools you can use now are: {}.", tools.join(", ")),
+            })))
+        }
+        "end_session" => {
+            ws.current_step = "ended".into();
+            Ok(Ok(
+                json!({"status": "ended", "message": "The session is closing; say goodbye."}),
+            ))
+        }
+        "perform_idv_check" => {
+            let account = arg(arguments, "accountNumber");
+            let row: Option<(String, String)> = sqlx::query_as(
+                "SELECT sort_code, date_of_birth FROM bank_accounts WHERE account_number = ?",
+            )
+            .bind(account)
+            .fetch_optional(db)
+            .await?;
+            let passed = row.is_some_and(|(sort, dob)| {
+                sort == arg(arguments, "sortCode") && dob == arg(arguments, "dateOfBirth")
+            });
+            ws.checks.insert(IDENTITY_VERIFIED.into(), passed);
+            if passed {
+                *verified = Some(account.to_owned());
+                ws.current_step = "identity_verified".into();
+                Ok(Ok(
+                    json!({"verified": true, "message": "Identity verified."}),
+                ))
+            } else {
+                *verified = None;
+                ws.current_step = "identity_failed".into();
+                Ok(Ok(
+                    json!({"verified": false, "message": "The details do not match our records."}),
+                ))
+            }
+        }
+        "lookup_account" => {
+            let account = arg(arguments, "accountNumber");
+            let holder: Option<String> =
+                sqlx::query_scalar("SELECT holder FROM bank_accounts WHERE account_number = ?")
+                    .bind(account)
+                    .fetch_optional(db)
+                    .await?;
+            ws.checks.insert(ACCOUNT_FOUND.into(), holder.is_some());
+            ws.current_step = if holder.is_some() {
+                "account_found"
+            } else {
+                "account_not_found"
+            }
+            .into();
+            Ok(Ok(
+                json!({"found": holder.is_some(), "accountNumber": account}),
+            ))
+        }
+        "check_balance" => {
+            let account = arg(arguments, "accountNumber");
+            if verified.as_deref() != Some(account) {
+                return Ok(Err(format!(
+                    "identity was not verified for account {account}"
+                )));
+            }
+            let balance: i64 = sqlx::query_scalar(
+                "SELECT balance_pence FROM bank_accounts WHERE account_number = ?",
+            )
+            .bind(account)
+            .fetch_one(db)
+            .await?;
+            ws.current_step = "balance_given".into();
+            Ok(Ok(
+                json!({"accountNumber": account, "balancePence": balance, "balance": pounds(balance)}),
+            ))
+        }
+        "lookup_transaction" | "create_dispute_case" => {
+            let id = arg(arguments, "transactionId");
+            let row: Option<(String, String, String, i64)> = sqlx::query_as(
+                "SELECT account_number, booked_on, description, amount_pence FROM bank_transactions WHERE id = ?",
+            )
+            .bind(id)
+            .fetch_optional(db)
+            .await?;
+            let Some((account, booked_on, description, amount)) = row else {
+                return Ok(Err(format!("there is no transaction `{id}`")));
+            };
+            if verified.as_deref() != Some(account.as_str()) {
+                return Ok(Err(format!(
+                    "transaction `{id}` is not on the verified account"
+                )));
+            }
+            if tool == "lookup_transaction" {
+                ws.current_step = "transaction_found".into();
+                return Ok(Ok(
+                    json!({"transactionId": id, "bookedOn": booked_on, "description": description, "amount": pounds(amount)}),
+                ));
+            }
+            let case = sqlx::query(
+                "INSERT INTO dispute_cases (session_id, account_number, transaction_id, reason, details, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            )
+            .bind(session)
+            .bind(&account)
+            .bind(id)
+            .bind(arg(arguments, "reason"))
+            .bind(arguments.get("details").and_then(Value::as_str))
+            .bind(now())
+            .execute(db)
+            .await?
+            .last_insert_rowid();
+            ws.current_step = "dispute_opened".into();
+            Ok(Ok(
+                json!({"caseId": format!("DC-{case:05}"), "transactionId": id, "status": "open"}),
+            ))
+        }
+        "manage_recent_interactions" => {
+            let Some(account) = verified.clone() else {
+                return Ok(Err("identity was not verified".into()));
+            };
+            if arg(arguments, "action") == "add" {
+                sqlx::query("INSERT INTO interactions (account_number, at, note) VALUES (?, ?, ?)")
+                    .bind(&account)
+                    .bind(now())
+                    .bind(arg(arguments, "note"))
+                    .execute(db)
+                    .await?;
+            }
+            let notes: Vec<(i64, String)> = sqlx::query_as(
+                "SELECT at, note FROM interactions WHERE account_number = ? ORDER BY at DESC LIMIT 10",
+            )
+            .bind(&account)
+            .fetch_all(db)
+            .await?;
+            Ok(Ok(json!({
+                "interactions": notes.into_iter().map(|(at, note)| json!({"at": crate::domain::time::format_utc(at), "note": note})).collect::<Vec<_>>()
+            })))
+        }
+        "mortgage_calculator" => {
+            let principal = arguments
+                .get("principal")
+                .and_then(Value::as_f64)
+                .unwrap_or_default();
+            let rate = arguments
+                .get("annualRatePercent")
+                .and_then(Value::as_f64)
+                .unwrap_or_default()
+                / 1200.0;
+            let months = arguments
+                .get("years")
+                .and_then(Value::as_f64)
+                .unwrap_or(1.0)
+                * 12.0;
+            let monthly = if rate == 0.0 {
+                principal / months
+            } else {
+                principal * rate / (1.0 - (1.0 + rate).powf(-months))
+            };
+            Ok(Ok(
+                json!({"monthlyPayment": (monthly * 100.0).round() / 100.0}),
+            ))
+        }
+        _ => Ok(Ok(json!({"status": "recorded"}))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pounds_are_formatted_with_sign_and_pence() {
+        assert_eq!(pounds(254399), "£2543.99");
+        assert_eq!(pounds(-450), "-£4.50");
+        assert_eq!(pounds(5), "£0.05");
+    }
+}

@@ -1,0 +1,209 @@
+//! Server push: one broadcast channel per live session, with a replay ring
+//! so a client reconnecting with `Last-Event-ID` gets exactly what it missed.
+//!
+//! Frames are serialised once and shared (`Arc`) by every subscriber, so a
+//! fan-out to thousands of watchers costs one JSON encoding.
+
+use crate::domain::session::SessionEvent;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use tokio::sync::broadcast;
+
+/// How many past events each session keeps for replay.
+pub const REPLAY: usize = 512;
+/// Per-subscriber buffer before a slow subscriber is told it lagged.
+const BUFFER: usize = 1024;
+
+/// One event as sent: its id and its JSON.
+#[derive(Debug)]
+pub struct Frame {
+    /// Increasing per session, starting at 1.
+    pub id: u64,
+    /// The event, serialised.
+    pub json: String,
+}
+
+struct Channel {
+    tx: broadcast::Sender<Arc<Frame>>,
+    ring: VecDeque<Arc<Frame>>,
+    last_id: u64,
+}
+
+impl Channel {
+    fn new() -> Self {
+        Self {
+            tx: broadcast::channel(BUFFER).0,
+            ring: VecDeque::with_capacity(REPLAY),
+            last_id: 0,
+        }
+    }
+}
+
+/// What a new subscriber starts from.
+pub struct Subscription {
+    /// Missed events to send first, in order.
+    pub replay: Vec<Arc<Frame>>,
+    /// The subscriber needs a full snapshot first (new, or too far behind).
+    pub needs_snapshot: bool,
+    /// The id the snapshot stands for (the newest event so far).
+    pub snapshot_id: u64,
+    /// Everything published from now on.
+    pub live: broadcast::Receiver<Arc<Frame>>,
+}
+
+/// All session channels, plus one for the session list.
+pub struct Hub {
+    sessions: Mutex<HashMap<String, Channel>>,
+    list: broadcast::Sender<Arc<Frame>>,
+    list_ids: Mutex<u64>,
+}
+
+impl Default for Hub {
+    fn default() -> Self {
+        Self {
+            sessions: Mutex::new(HashMap::new()),
+            list: broadcast::channel(BUFFER).0,
+            list_ids: Mutex::new(0),
+        }
+    }
+}
+
+impl Hub {
+    /// Publishes `event` on `session`'s stream; returns its id.
+    pub fn publish(&self, session: &str, event: &SessionEvent) -> u64 {
+        let json = serde_json::to_string(event).unwrap_or_default();
+        let mut sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        let channel = sessions
+            .entry(session.to_owned())
+            .or_insert_with(Channel::new);
+        channel.last_id += 1;
+        let frame = Arc::new(Frame {
+            id: channel.last_id,
+            json,
+        });
+        if channel.ring.len() == REPLAY {
+            channel.ring.pop_front();
+        }
+        channel.ring.push_back(frame.clone());
+        // No receivers is fine: nobody is watching.
+        let _ = channel.tx.send(frame);
+        channel.last_id
+    }
+
+    /// Subscribes to `session`. With `last_seen`, replays what came after it
+    /// if still kept; otherwise (or without it) asks for a snapshot first.
+    /// Subscribing and collecting the replay happen under one lock, so no
+    /// event is lost or sent twice between them.
+    pub fn subscribe(&self, session: &str, last_seen: Option<u64>) -> Subscription {
+        let mut sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        let channel = sessions
+            .entry(session.to_owned())
+            .or_insert_with(Channel::new);
+        let live = channel.tx.subscribe();
+        let oldest = channel.ring.front().map_or(channel.last_id + 1, |f| f.id);
+        match last_seen {
+            Some(seen) if seen >= oldest.saturating_sub(1) && seen <= channel.last_id => {
+                Subscription {
+                    replay: channel
+                        .ring
+                        .iter()
+                        .filter(|f| f.id > seen)
+                        .cloned()
+                        .collect(),
+                    needs_snapshot: false,
+                    snapshot_id: channel.last_id,
+                    live,
+                }
+            }
+            _ => Subscription {
+                replay: Vec::new(),
+                needs_snapshot: true,
+                snapshot_id: channel.last_id,
+                live,
+            },
+        }
+    }
+
+    /// Forgets an ended session's channel (its subscribers see the stream end).
+    pub fn close(&self, session: &str) {
+        self.sessions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(session);
+    }
+
+    /// Sessions with a channel (live or recently active).
+    pub fn session_ids(&self) -> Vec<String> {
+        self.sessions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .keys()
+            .cloned()
+            .collect()
+    }
+
+    /// Publishes a session-list change (`opened`, `ended`, `workflow`).
+    pub fn publish_list(&self, change: &serde_json::Value) {
+        let mut ids = self.list_ids.lock().unwrap_or_else(|p| p.into_inner());
+        *ids += 1;
+        let _ = self.list.send(Arc::new(Frame {
+            id: *ids,
+            json: change.to_string(),
+        }));
+    }
+
+    /// Subscribes to session-list changes.
+    pub fn subscribe_list(&self) -> broadcast::Receiver<Arc<Frame>> {
+        self.list.subscribe()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ended(n: usize) -> SessionEvent {
+        SessionEvent::Ended {
+            reason: n.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_reconnect_gets_exactly_the_missed_events_in_order() {
+        let hub = Hub::default();
+        for n in 1..=5 {
+            hub.publish("s", &ended(n));
+        }
+        let sub = hub.subscribe("s", Some(2));
+        assert!(!sub.needs_snapshot);
+        assert_eq!(
+            sub.replay.iter().map(|f| f.id).collect::<Vec<_>>(),
+            [3, 4, 5]
+        );
+        let sub = hub.subscribe("s", Some(5));
+        assert!(sub.replay.is_empty() && !sub.needs_snapshot);
+    }
+
+    #[test]
+    fn too_old_or_new_subscribers_get_a_snapshot_first() {
+        let hub = Hub::default();
+        for n in 0..REPLAY + 10 {
+            hub.publish("s", &ended(n));
+        }
+        let sub = hub.subscribe("s", Some(3));
+        assert!(sub.needs_snapshot);
+        assert_eq!(sub.snapshot_id, (REPLAY + 10) as u64);
+        assert!(hub.subscribe("s", None).needs_snapshot);
+        assert!(hub.subscribe("s", Some(10_000)).needs_snapshot);
+    }
+
+    #[tokio::test]
+    async fn live_events_follow_the_replay_without_gaps() {
+        let hub = Hub::default();
+        hub.publish("s", &ended(1));
+        let mut sub = hub.subscribe("s", Some(0));
+        hub.publish("s", &ended(2));
+        assert_eq!(sub.replay.len(), 1);
+        assert_eq!(sub.live.recv().await.unwrap().id, 2);
+    }
+}

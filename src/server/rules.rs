@@ -1,0 +1,116 @@
+//! The rules in force: the current bindings indexed for O(1) checks, and
+//! every catalogue tool's compiled argument schema.
+//!
+//! Built once per bindings or catalogue change and swapped atomically, so a
+//! tool call never waits on the database to learn what is allowed.
+
+use crate::domain::bindings::{Availability, ToolBindings};
+use crate::domain::catalogue::CatalogueTool;
+use crate::domain::declaration::FunctionDeclaration;
+use crate::server::store::bindings as store;
+use crate::server::ServerError;
+use serde_json::Value;
+use sqlx::SqlitePool;
+use std::collections::{HashMap, HashSet};
+
+/// Bindings, availability index and argument validators.
+pub struct Rules {
+    /// The current bindings document.
+    pub bindings: ToolBindings,
+    availability: Availability,
+    tools: HashMap<String, (CatalogueTool, Option<jsonschema::Validator>)>,
+    workflows: HashSet<String>,
+}
+
+impl Rules {
+    /// No rules yet (before the first load): nothing is allowed.
+    pub fn empty() -> Self {
+        Self {
+            bindings: ToolBindings::default(),
+            availability: Availability::default(),
+            tools: HashMap::new(),
+            workflows: HashSet::new(),
+        }
+    }
+
+    /// Loads the current bindings, catalogue and workflows.
+    pub async fn load(db: &SqlitePool) -> Result<Self, ServerError> {
+        let bindings = store::current(db)
+            .await?
+            .map(|v| v.bindings)
+            .unwrap_or_default();
+        let tools = store::tools(db)
+            .await?
+            .into_iter()
+            .map(|t| {
+                let validator = jsonschema::validator_for(&t.parameters).ok();
+                (t.id.to_string(), (t, validator))
+            })
+            .collect();
+        let workflows = store::workflows(db)
+            .await?
+            .into_iter()
+            .map(|w| w.id.to_string())
+            .collect();
+        Ok(Self {
+            availability: Availability::new(&bindings),
+            bindings,
+            tools,
+            workflows,
+        })
+    }
+
+    /// Whether `workflow` exists.
+    pub fn has_workflow(&self, workflow: &str) -> bool {
+        self.workflows.contains(workflow)
+    }
+
+    /// The tools available in `workflow`, in stable order.
+    pub fn available(&self, workflow: &str) -> Vec<String> {
+        self.bindings.available_in(workflow)
+    }
+
+    /// Whether `tool` may be called in `workflow`.
+    pub fn allows(&self, workflow: &str, tool: &str) -> bool {
+        self.availability.allows(workflow, tool)
+    }
+
+    /// The catalogue entry for `tool`.
+    pub fn tool(&self, tool: &str) -> Option<&CatalogueTool> {
+        self.tools.get(tool).map(|(t, _)| t)
+    }
+
+    /// Declarations of `ids` that exist in the catalogue.
+    pub fn declarations(&self, ids: &[String]) -> Vec<FunctionDeclaration> {
+        ids.iter()
+            .filter_map(|id| self.tool(id))
+            .map(CatalogueTool::declaration)
+            .collect()
+    }
+
+    /// Checks `arguments` against `tool`'s schema; the error names the field
+    /// and the rule it broke.
+    pub fn check_arguments(&self, tool: &str, arguments: &Value) -> Result<(), String> {
+        let Some((_, Some(validator))) = self.tools.get(tool) else {
+            return Ok(());
+        };
+        let problems: Vec<String> = validator
+            .iter_errors(arguments)
+            .take(3)
+            .map(|e| {
+                let path = e.instance_path().to_string();
+                let field = path.trim_start_matches('/').replace('/', ".");
+                if field.is_empty() {
+                    format!("arguments: {e}")
+                } else {
+                    format!("field `{field}`: {e}")
+                }
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(problems.join("; "))
+        }
+    }
+}
