@@ -27,7 +27,7 @@ E2E := end2end
 PORT ?= 3000
 
 .PHONY: help run test toolchain e2e-deps client-debug client-release server-debug server-release \
-        site-debug site-release lint unit e2e fmt bench demo clean-data
+        site-debug site-release lint unit e2e fmt bench bench-sessions demo clean-data
 
 help:
 	@echo "make run   - build (release) and serve Switchboard at http://127.0.0.1:$(PORT) with demo data"
@@ -114,9 +114,17 @@ unit:
 e2e:
 	cd $(E2E) && SWITCHBOARD_BIN=$(TARGET)/debug/$(NAME) SITE_ROOT=$(TARGET)/site-debug npx playwright test
 
+# Plays a scripted banking call against a running server (see scripts/demo.py).
+demo:
+	python3 scripts/demo.py
+
 # Criterion benchmarks (release profile); figures in target/criterion.
 bench:
-	$(CARGO) bench --features ssr
+	$(CARGO) bench --features ssr --bench prompt --bench bindings
+
+# Tool-call round trip and SSE fan-out (1,000 and 10,000 subscribers).
+bench-sessions:
+	ulimit -n 65536 && $(CARGO) bench --features ssr --bench sessions
 
 fmt:
 	$(CARGO) fmt --all

@@ -56,7 +56,7 @@ fn benches(c: &mut Criterion) {
     c.bench_function("build_full_lesson", |b| b.iter(|| build(black_box(&input))));
 
     let long = "The student should practise ordering food, asking for directions and talking about their weekend. "
-        .repeat(560);
+        .repeat(625);
     let tokens = switchboard::server::tokens::count_blocking(&long).unwrap();
     assert!((9_000..=11_000).contains(&tokens), "{tokens} tokens");
     c.bench_function("bpe_count_10k_tokens", |b| {

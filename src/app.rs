@@ -2,13 +2,13 @@
 //! hydrated client so both agree on every URL.
 
 use crate::api::auth::{current_user, Login, Logout};
-use crate::ui::areas::SessionsPage;
 use crate::ui::bindings::BindingsPage;
 use crate::ui::home::HomePage;
 use crate::ui::layout::{Layout, NotFound};
 use crate::ui::lessons::{LessonEditorPage, LessonsPage};
 use crate::ui::login::LoginPage;
 use crate::ui::session::{Session, UnsavedChanges};
+use crate::ui::sessions::{SessionPage, SessionsPage};
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::components::{ParentRoute, Route, Router, Routes};
@@ -72,6 +72,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("lessons/:id") view=LessonEditorPage ssr=SsrMode::Async />
                     <Route path=path!("bindings") view=BindingsPage ssr=SsrMode::Async />
                     <Route path=path!("sessions") view=SessionsPage ssr=SsrMode::Async />
+                    <Route path=path!("sessions/:id") view=SessionPage ssr=SsrMode::Async />
                 </ParentRoute>
             </Routes>
         </Router>

@@ -24,5 +24,5 @@ export function failOnConsoleErrors(page: Page) {
     if (msg.type() === 'error') problems.push(msg.text());
   });
   page.on('pageerror', (err) => problems.push(err.message));
-  return () => expect(problems, 'console errors').toEqual([]);
+  return () => expect(problems.map((p) => p.split('\n')[0]), 'console errors').toEqual([]);
 }

@@ -10,6 +10,7 @@ pub mod bindings;
 pub mod error;
 pub mod keys;
 pub mod lessons;
+pub mod sessions;
 
 pub use error::ApiError;
 

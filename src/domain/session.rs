@@ -143,6 +143,38 @@ pub enum SessionEvent {
     },
 }
 
+/// A session as listed for watchers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSummary {
+    /// Id.
+    pub id: String,
+    /// Workflow state.
+    pub state: WorkflowState,
+    /// Last activity, Unix seconds.
+    pub last_activity: i64,
+    /// Opened, Unix seconds.
+    pub created_at: i64,
+    /// Whether it has ended.
+    pub ended: bool,
+}
+
+/// What a tool call answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallResponse {
+    /// Whether the call ran.
+    pub allowed: bool,
+    /// The tool's result when it ran.
+    pub result: Option<Value>,
+    /// Why it was refused.
+    pub reason: Option<String>,
+    /// The session's state after the call.
+    pub state: WorkflowState,
+    /// The recorded call's id.
+    pub call_id: i64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,14 +4,13 @@
 
 use crate::api::ApiError;
 use crate::domain::session::{
-    CallOutcome, SessionEvent, SessionSnapshot, ToolCallRecord, WorkflowState, IDENTITY_VERIFIED,
-    NEEDS_IDENTITY,
+    CallOutcome, CallResponse, SessionEvent, SessionSnapshot, SessionSummary, ToolCallRecord,
+    WorkflowState, IDENTITY_VERIFIED, NEEDS_IDENTITY,
 };
 use crate::domain::user::FieldError;
 use crate::server::auth::{random_token, token_hash};
 use crate::server::db::now;
 use crate::server::{AppState, ServerError};
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::time::Instant;
 
@@ -41,38 +40,6 @@ impl SessionRow {
             ServerError::Config(format!("session {} has an unreadable state: {e}", self.id))
         })
     }
-}
-
-/// A session as listed for watchers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SessionSummary {
-    /// Id.
-    pub id: String,
-    /// Workflow state.
-    pub state: WorkflowState,
-    /// Last activity, Unix seconds.
-    pub last_activity: i64,
-    /// Opened, Unix seconds.
-    pub created_at: i64,
-    /// Whether it has ended.
-    pub ended: bool,
-}
-
-/// What a tool call answers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CallResponse {
-    /// Whether the call ran.
-    pub allowed: bool,
-    /// The tool's result when it ran.
-    pub result: Option<Value>,
-    /// Why it was refused.
-    pub reason: Option<String>,
-    /// The session's state after the call.
-    pub state: WorkflowState,
-    /// The recorded call's id.
-    pub call_id: i64,
 }
 
 /// Loads a session.

@@ -26,10 +26,12 @@ pub fn LessonsPage() -> impl IntoView {
 #[component]
 fn LessonList() -> impl IntoView {
     let session = use_session();
+    // Untracked: the role guard around this list re-renders it when the user
+    // changes; tracking here too would re-run this closure after it is gone.
     let is_admin = move || {
         session
             .user
-            .get()
+            .get_untracked()
             .and_then(|r| r.ok())
             .flatten()
             .is_some_and(|u| u.role == Role::Admin)

@@ -1,0 +1,89 @@
+//! Watching live sessions from the browser, and the admins' test console.
+
+use crate::api::ApiError;
+use crate::domain::catalogue::{CatalogueTool, Workflow};
+use crate::domain::session::{CallResponse, SessionSnapshot, SessionSummary};
+use leptos::prelude::*;
+use leptos::server_fn::codec::Json;
+use serde::{Deserialize, Serialize};
+
+/// Recent sessions, open ones first.
+#[server(prefix = "/rpc", endpoint = "list_sessions")]
+pub async fn list_sessions() -> Result<Vec<SessionSummary>, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{ctx, sessions};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        ctx::require(Role::Teacher)?;
+        sessions::list(&state).await
+    })
+    .await
+}
+
+/// What the visualiser needs to draw a session, plus names for the badge.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionPageData {
+    /// The session now.
+    pub snapshot: SessionSnapshot,
+    /// Workflow names, for the badge.
+    pub workflows: Vec<Workflow>,
+    /// The whole catalogue, for the admin console (empty for teachers).
+    pub console_tools: Vec<CatalogueTool>,
+}
+
+/// One session for the visualiser.
+#[server(prefix = "/rpc", endpoint = "session_page")]
+pub async fn session_page(id: String) -> Result<SessionPageData, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{ctx, sessions, store};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        let user = ctx::require(Role::Teacher)?;
+        let console_tools = if user.0.role == Role::Admin {
+            store::bindings::tools(&state.db).await?
+        } else {
+            Vec::new()
+        };
+        Ok(SessionPageData {
+            snapshot: sessions::snapshot(&state, &id).await?,
+            workflows: store::bindings::workflows(&state.db).await?,
+            console_tools,
+        })
+    })
+    .await
+}
+
+/// Opens a demo session in the ID&V workflow (admins), for trying the rules.
+#[server(prefix = "/rpc", endpoint = "new_demo_session")]
+pub async fn new_demo_session() -> Result<String, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{ctx, sessions};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        ctx::require(Role::Admin)?;
+        let (id, _token) = sessions::open(&state, "idv", None).await?;
+        leptos_axum::redirect(&format!("/sessions/{id}"));
+        Ok(id)
+    })
+    .await
+}
+
+/// Calls a tool in a session as its agent would, through the same checks
+/// (admins only: it bypasses the session token, not the rules).
+#[server(prefix = "/rpc", endpoint = "console_call", input = Json)]
+pub async fn console_call(
+    id: String,
+    name: String,
+    arguments: serde_json::Value,
+) -> Result<CallResponse, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{ctx, sessions};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        ctx::require(Role::Admin)?;
+        let row = sessions::get(&state, &id).await?;
+        sessions::call(&state, row, &name, arguments).await
+    })
+    .await
+}
