@@ -39,25 +39,34 @@ impl Rules {
             .await?
             .map(|v| v.bindings)
             .unwrap_or_default();
-        let tools = store::tools(db)
+        let tools = store::tools(db).await?;
+        let workflows = store::workflows(db)
             .await?
+            .into_iter()
+            .map(|w| w.id.to_string())
+            .collect();
+        Ok(Self::new(bindings, tools, workflows))
+    }
+
+    /// Indexes the given bindings, tools (compiling their schemas) and workflows.
+    pub fn new(
+        bindings: ToolBindings,
+        tools: Vec<CatalogueTool>,
+        workflows: HashSet<String>,
+    ) -> Self {
+        let tools = tools
             .into_iter()
             .map(|t| {
                 let validator = jsonschema::validator_for(&t.parameters).ok();
                 (t.id.to_string(), (t, validator))
             })
             .collect();
-        let workflows = store::workflows(db)
-            .await?
-            .into_iter()
-            .map(|w| w.id.to_string())
-            .collect();
-        Ok(Self {
+        Self {
             availability: Availability::new(&bindings),
             bindings,
             tools,
             workflows,
-        })
+        }
     }
 
     /// Whether `workflow` exists.
@@ -112,5 +121,57 @@ impl Rules {
         } else {
             Err(problems.join("; "))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::catalogue::{demo_catalogue, demo_workflows};
+    use serde_json::json;
+
+    fn demo() -> Rules {
+        Rules::new(
+            ToolBindings::demo(),
+            demo_catalogue(),
+            demo_workflows()
+                .into_iter()
+                .map(|w| w.id.to_string())
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn switching_workflow_changes_what_is_allowed() {
+        let rules = demo();
+        assert!(!rules.allows("idv", "check_balance"));
+        assert!(rules.allows("banking-master", "check_balance"));
+        assert!(
+            rules.allows("idv", "start_workflow") && rules.allows("disputes", "start_workflow")
+        );
+        assert_eq!(
+            rules.available("disputes")[3..],
+            ["create_dispute_case", "lookup_transaction"]
+        );
+    }
+
+    #[test]
+    fn arguments_are_checked_against_the_schema_naming_the_field() {
+        let rules = demo();
+        let ok = json!({"accountNumber": "12345678", "sortCode": "12-34-56", "dateOfBirth": "1985-04-12"});
+        assert_eq!(rules.check_arguments("perform_idv_check", &ok), Ok(()));
+        let bad =
+            json!({"accountNumber": "1234", "sortCode": "12-34-56", "dateOfBirth": "1985-04-12"});
+        let err = rules
+            .check_arguments("perform_idv_check", &bad)
+            .unwrap_err();
+        assert!(err.starts_with("field `accountNumber`:"), "{err}");
+        let missing = json!({"accountNumber": "12345678"});
+        let err = rules
+            .check_arguments("perform_idv_check", &missing)
+            .unwrap_err();
+        assert!(err.contains("sortCode"), "{err}");
+        let extra = json!({"workflowId": "idv", "force": true});
+        assert!(rules.check_arguments("start_workflow", &extra).is_err());
     }
 }

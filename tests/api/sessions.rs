@@ -409,3 +409,30 @@ async fn ended_sessions_refuse_calls_and_bad_requests_name_the_field() {
     let (status, _) = call(&app, &s, "get_server_time", json!({})).await;
     assert_eq!(status, 409);
 }
+
+#[tokio::test]
+async fn idle_sessions_expire_and_watchers_are_told() {
+    let app = spawn_app().await;
+    let key = app.api_key().await;
+    let idle = open(&app, &key, "idv").await;
+    let active = open(&app, &key, "idv").await;
+    sqlx::query("UPDATE agent_sessions SET last_activity = last_activity - 3600 WHERE id = ?")
+        .bind(&idle.id)
+        .execute(&app.state.db)
+        .await
+        .unwrap();
+    let res = subscribe(&app, &idle, Some(1)).await;
+    let expired = switchboard::server::sessions::expire_idle(&app.state)
+        .await
+        .unwrap();
+    assert_eq!(expired, 1);
+    let events = read_events(res, 1).await;
+    assert_eq!(
+        events[0].1,
+        json!({"type": "ended", "data": {"reason": "idle timeout"}})
+    );
+    let (status, _) = call(&app, &idle, "get_server_time", json!({})).await;
+    assert_eq!(status, 409);
+    let (status, body) = call(&app, &active, "get_server_time", json!({})).await;
+    assert_eq!((status, body["allowed"].clone()), (200, json!(true)));
+}
