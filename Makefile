@@ -124,7 +124,7 @@ bench:
 
 # Tool-call round trip and SSE fan-out (1,000 and 10,000 subscribers).
 bench-sessions:
-	ulimit -n 65536 && $(CARGO) bench --features ssr --bench sessions
+	ulimit -n $$(ulimit -Hn) && $(CARGO) bench --features ssr --bench sessions
 
 fmt:
 	$(CARGO) fmt --all

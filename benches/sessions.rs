@@ -4,20 +4,21 @@
 //! - tool-call round trip: sequential allowed calls of a built-in tool over
 //!   HTTP; median and p99;
 //! - SSE fan-out: N subscribers on one session, one `workflow_update`; time
-//!   until each subscriber has it (p50, p99, last) and the process's resident
-//!   memory growth while they are connected (server and clients share this
-//!   process, so it is an upper bound for the server's share).
+//!   until each subscriber has it (p50, p99, last) and the server's resident
+//!   memory with them connected.
 //!
-//! Run with `make bench-sessions` (raises the open-file limit first);
-//! `FANOUT=1000,10000` chooses the subscriber counts.
+//! The server runs as its own process (the release binary), so its memory is
+//! measured alone and each side has its own open-file limit. Run with
+//! `make bench-sessions`; `FANOUT=1000,10000` chooses the subscriber counts.
 
 use std::time::{Duration, Instant};
-use switchboard::server::{app, bindings, config::Config, db, store, AppState};
+use switchboard::server::{db, store};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-fn rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
+/// Resident memory of process `pid`, KiB.
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
         .and_then(|s| {
             s.lines()
@@ -31,20 +32,36 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
-async fn spawn() -> (String, AppState, tempfile::TempDir) {
+/// Starts the server binary on a free port over a new database; returns its
+/// address, an API key, the child process and the folder to keep alive.
+async fn spawn() -> (String, String, std::process::Child, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}/bench.db", dir.path().display());
-    let config = Config::from_lookup(|k| (k == "DATABASE_URL").then(|| url.clone())).unwrap();
-    let pool = db::connect(&config.database_url).await.unwrap();
-    let state = AppState::new(pool, config);
-    bindings::seed_catalogue(&state.db).await.unwrap();
-    bindings::seed_bindings(&state.db, None).await.unwrap();
-    state.reload_rules().await.unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap().to_string();
-    let router = app(state.clone());
-    tokio::spawn(async move { axum::serve(listener, router).await });
-    (address, state, dir)
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .env("DATABASE_URL", &url)
+        .env("PORT", port.to_string())
+        .env("RUST_LOG", "error")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("server binary");
+    let address = format!("127.0.0.1:{port}");
+    for _ in 0..200 {
+        if TcpStream::connect(&address).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let pool = db::connect(&url).await.unwrap();
+    let key = store::api_keys::create(&pool, "bench", None)
+        .await
+        .unwrap()
+        .0;
+    (address, key, child, dir)
 }
 
 async fn open(client: &reqwest::Client, base: &str, key: &str, workflow: &str) -> (String, String) {
@@ -114,9 +131,9 @@ async fn subscriber(base: String, id: String, token: String) -> TcpStream {
     stream
 }
 
-async fn fan_out(client: &reqwest::Client, base: &str, key: &str, subscribers: usize) {
+async fn fan_out(client: &reqwest::Client, base: &str, key: &str, server: u32, subscribers: usize) {
     let (id, token) = open(client, base, key, "idv").await;
-    let rss_before = rss_kib();
+    let rss_before = rss_kib(server);
     let mut connecting = tokio::task::JoinSet::new();
     let mut streams: Vec<TcpStream> = Vec::with_capacity(subscribers);
     for _ in 0..subscribers {
@@ -129,7 +146,7 @@ async fn fan_out(client: &reqwest::Client, base: &str, key: &str, subscribers: u
     while let Some(stream) = connecting.join_next().await {
         streams.push(stream.unwrap());
     }
-    let rss_connected = rss_kib();
+    let rss_connected = rss_kib(server);
 
     let started = Instant::now();
     let mut waiting = tokio::task::JoinSet::new();
@@ -160,12 +177,13 @@ async fn fan_out(client: &reqwest::Client, base: &str, key: &str, subscribers: u
     }
     times.sort();
     println!(
-        "SSE fan-out to {subscribers} subscribers ({} received it): p50 {:?}, p99 {:?}, last {:?}; RSS +{} MiB while connected (clients included)",
+        "SSE fan-out to {subscribers} subscribers ({} received it): p50 {:?}, p99 {:?}, last {:?}; server RSS {} MiB connected (+{} MiB)",
         times.len(),
         percentile(&times, 0.5),
         percentile(&times, 0.99),
         times.last().unwrap(),
-        (rss_connected.saturating_sub(rss_before)) / 1024
+        rss_connected / 1024,
+        rss_connected.saturating_sub(rss_before) / 1024
     );
 }
 
@@ -175,16 +193,13 @@ fn main() {
         .build()
         .unwrap();
     runtime.block_on(async {
-        let (base, state, _dir) = spawn().await;
-        let key = store::api_keys::create(&state.db, "bench", None)
-            .await
-            .unwrap()
-            .0;
+        let (base, key, mut child, _dir) = spawn().await;
         let client = reqwest::Client::new();
         round_trip(&client, &base, &key).await;
         let counts = std::env::var("FANOUT").unwrap_or_else(|_| "1000,10000".into());
         for n in counts.split(',').filter_map(|n| n.trim().parse().ok()) {
-            fan_out(&client, &base, &key, n).await;
+            fan_out(&client, &base, &key, child.id(), n).await;
         }
+        let _ = child.kill();
     });
 }

@@ -41,15 +41,15 @@ def main():
     print(f"Watch it live: {BASE}/sessions/{sid}")
     time.sleep(PAUSE * 2)
     steps = [
-        ("check_balance", {"accountNumber": "12345678"}, "asks for the balance before ID&V: refused"),
+        ("check_balance", {"accountNumber": "12345678"}, "asks for the balance before ID&V"),
         ("perform_idv_check", {"accountNumber": "12345678", "sortCode": "12-34-56", "dateOfBirth": "1985-04-12"}, "verifies identity"),
         ("start_workflow", {"workflowId": "banking-master"}, "moves to Banking Master"),
-        ("check_balance", {"accountNumber": "12345678"}, "asks for the balance again: allowed"),
+        ("check_balance", {"accountNumber": "12345678"}, "asks for the balance again"),
     ]
     for name, arguments, what in steps:
         result = post(f"/api/sessions/{sid}/tool-calls", {"name": name, "arguments": arguments}, token)
         verdict = "allowed" if result["allowed"] else f"refused: {result['reason']}"
-        print(f"- agent {what}: {name} {verdict}")
+        print(f"- the agent {what} ({name}): {verdict}")
         time.sleep(PAUSE)
     print("Done. The session stays open until it idles out.")
 

@@ -553,13 +553,17 @@ fn Console(session_id: String, tools: Vec<CatalogueTool>) -> impl IntoView {
             <button type="button" class="button primary" data-testid="console-call" on:click=submit>
                 "Call tool"
             </button>
-            <pre class="json console-result" data-testid="console-result">
-                {move || match call.value().get() {
-                    None => String::new(),
-                    Some(Ok(r)) => serde_json::to_string_pretty(&r).unwrap_or_default(),
-                    Some(Err(e)) => e.to_string(),
-                }}
-            </pre>
+{move || {
+                call.value()
+                    .get()
+                    .map(|result| {
+                        let text = match result {
+                            Ok(r) => serde_json::to_string_pretty(&r).unwrap_or_default(),
+                            Err(e) => e.to_string(),
+                        };
+                        view! { <pre class="json console-result" data-testid="console-result">{text}</pre> }
+                    })
+            }}
         </section>
     }
     .into_any()
