@@ -132,16 +132,6 @@ impl Hub {
             .remove(session);
     }
 
-    /// Sessions with a channel (live or recently active).
-    pub fn session_ids(&self) -> Vec<String> {
-        self.sessions
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .keys()
-            .cloned()
-            .collect()
-    }
-
     /// Publishes a session-list change (`opened`, `ended`, `workflow`).
     pub fn publish_list(&self, change: &serde_json::Value) {
         let mut ids = self.list_ids.lock().unwrap_or_else(|p| p.into_inner());

@@ -42,15 +42,15 @@ impl SessionRow {
     }
 }
 
+const SELECT: &str = "SELECT id, token_hash, state, verified_account, ended_at, last_activity, created_at FROM agent_sessions";
+
 /// Loads a session.
 pub async fn get(state: &AppState, id: &str) -> Result<SessionRow, ServerError> {
-    sqlx::query_as::<_, SessionRow>(
-        "SELECT id, token_hash, state, verified_account, ended_at, last_activity, created_at FROM agent_sessions WHERE id = ?",
-    )
-    .bind(id)
-    .fetch_optional(&state.db)
-    .await?
-    .ok_or_else(|| ApiError::NotFound(format!("Session {id}")).into())
+    sqlx::query_as::<_, SessionRow>(&format!("{SELECT} WHERE id = ?"))
+        .bind(id)
+        .fetch_optional(&state.db)
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("Session {id}")).into())
 }
 
 /// Checks that `token` is this session's token: 401 without a token or for
@@ -62,13 +62,11 @@ pub async fn authorize(
 ) -> Result<SessionRow, ServerError> {
     let token = token.ok_or(ApiError::Unauthenticated)?;
     let hash = token_hash(token);
-    let row = sqlx::query_as::<_, SessionRow>(
-        "SELECT id, token_hash, state, verified_account, ended_at, last_activity, created_at FROM agent_sessions WHERE token_hash = ?",
-    )
-    .bind(&hash)
-    .fetch_optional(&state.db)
-    .await?
-    .ok_or(ApiError::Unauthenticated)?;
+    let row = sqlx::query_as::<_, SessionRow>(&format!("{SELECT} WHERE token_hash = ?"))
+        .bind(&hash)
+        .fetch_optional(&state.db)
+        .await?
+        .ok_or(ApiError::Unauthenticated)?;
     if row.id != id {
         return Err(ApiError::Forbidden {
             needed: "this session's token".into(),
@@ -133,10 +131,9 @@ fn summary_of(
 
 /// Open sessions first, then recently ended ones.
 pub async fn list(state: &AppState) -> Result<Vec<SessionSummary>, ServerError> {
-    let rows = sqlx::query_as::<_, SessionRow>(
-        "SELECT id, token_hash, state, verified_account, ended_at, last_activity, created_at FROM agent_sessions
-         ORDER BY ended_at IS NOT NULL, last_activity DESC LIMIT 200",
-    )
+    let rows = sqlx::query_as::<_, SessionRow>(&format!(
+        "{SELECT} ORDER BY ended_at IS NOT NULL, last_activity DESC LIMIT 200"
+    ))
     .fetch_all(&state.db)
     .await?;
     rows.into_iter()
@@ -249,11 +246,9 @@ pub async fn announce_tools(
     state: &AppState,
     before: &crate::server::rules::Rules,
 ) -> Result<(), ServerError> {
-    let rows = sqlx::query_as::<_, SessionRow>(
-        "SELECT id, token_hash, state, verified_account, ended_at, last_activity, created_at FROM agent_sessions WHERE ended_at IS NULL",
-    )
-    .fetch_all(&state.db)
-    .await?;
+    let rows = sqlx::query_as::<_, SessionRow>(&format!("{SELECT} WHERE ended_at IS NULL"))
+        .fetch_all(&state.db)
+        .await?;
     let rules = state.rules();
     for row in rows {
         let ws = row.workflow_state()?;

@@ -65,6 +65,14 @@ impl AppState {
         crate::server::sessions::announce_tools(self, &before).await
     }
 
+    /// Drops an ended session's lock so the map does not grow forever.
+    pub fn forget_session_lock(&self, session: &str) {
+        self.session_locks
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(session);
+    }
+
     /// The lock that serialises tool calls on one session.
     pub fn session_lock(&self, session: &str) -> Arc<tokio::sync::Mutex<()>> {
         self.session_locks

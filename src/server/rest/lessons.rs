@@ -4,7 +4,7 @@
 use crate::api::ApiError;
 use crate::domain::declaration::{export, DeclarationFormat};
 use crate::domain::lesson::optimise::OptimiseMode;
-use crate::domain::lesson::prompt::{build, PromptInput};
+use crate::domain::lesson::prompt::build;
 use crate::domain::user::FieldError;
 use crate::server::rest::ApiKey;
 use crate::server::{store, tokens, AppState, ServerError};
@@ -61,14 +61,7 @@ async fn prompt(
         }
     };
     let lesson = store::lessons::get_any(&state.db, id).await?;
-    let built = build(&PromptInput {
-        conversation_prompt: lesson.draft.conversation_prompt,
-        configuration: lesson.draft.tool_configuration,
-        tasks: lesson.draft.tasks,
-        duration_minutes: lesson.draft.duration_minutes,
-        level: lesson.draft.level,
-        optimise,
-    });
+    let built = build(&lesson.draft.prompt_input(optimise));
     let token_count = tokens::count(&built.system_prompt).await?;
     Ok(Json(PromptResponse {
         tools: export(&built.declarations, format),

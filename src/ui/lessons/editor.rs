@@ -10,7 +10,7 @@ use crate::api::ApiError;
 use crate::domain::declaration::{export, DeclarationFormat};
 use crate::domain::lesson::config::apply_smart_defaults;
 use crate::domain::lesson::optimise::OptimiseMode;
-use crate::domain::lesson::prompt::{build, BuiltPrompt, PromptInput};
+use crate::domain::lesson::prompt::{build, BuiltPrompt};
 use crate::domain::lesson::tools::{tutor_tool, TUTOR_TOOLS};
 use crate::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
 use crate::domain::time::format_utc;
@@ -98,18 +98,7 @@ fn LessonEditor(lesson: LessonView) -> impl IntoView {
     let format = RwSignal::new(DeclarationFormat::Gemini);
 
     let problems = Memo::new(move |_| draft.with(|d| d.problems()));
-    let built = Memo::new(move |_| {
-        draft.with(|d| {
-            build(&PromptInput {
-                conversation_prompt: d.conversation_prompt.clone(),
-                configuration: d.tool_configuration.clone(),
-                tasks: d.tasks.clone(),
-                duration_minutes: d.duration_minutes,
-                level: d.level,
-                optimise: optimise.get(),
-            })
-        })
-    });
+    let built = Memo::new(move |_| draft.with(|d| build(&d.prompt_input(optimise.get()))));
     let dirty = move || draft.with(|d| saved.with(|s| d != s));
 
     let save = ServerAction::<SaveLesson>::new();
