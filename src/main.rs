@@ -1,7 +1,7 @@
 //! The Switchboard server: reads its configuration, opens (and if new, seeds)
 //! the database, and serves the app until Ctrl-C or SIGTERM.
 
-use switchboard::server::{app, config::Config, db, seed, store, telemetry, AppState};
+use switchboard::server::{config::Config, db, seed, store, telemetry, AppState};
 
 #[tokio::main]
 async fn main() {
@@ -46,8 +46,7 @@ async fn run() -> Result<(), switchboard::server::ServerError> {
     })?;
     tracing::info!("Switchboard listening on http://{addr}");
     println!("Switchboard is serving at http://{addr}");
-    axum::serve(listener, app(state))
-        .with_graceful_shutdown(shutdown_signal())
+    switchboard::server::serve(listener, state, shutdown_signal())
         .await
         .map_err(|e| switchboard::server::ServerError::Config(format!("server stopped: {e}")))
 }

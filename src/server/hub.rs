@@ -1,10 +1,12 @@
 //! Server push: one broadcast channel per live session, with a replay ring
 //! so a client reconnecting with `Last-Event-ID` gets exactly what it missed.
 //!
-//! Frames are serialised once and shared (`Arc`) by every subscriber, so a
-//! fan-out to thousands of watchers costs one JSON encoding.
+//! Frames are encoded once, as the exact SSE bytes, and shared by every
+//! subscriber: a fan-out to thousands of watchers costs one JSON encoding
+//! and no per-watcher allocation.
 
 use crate::domain::session::SessionEvent;
+use axum::body::Bytes;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use tokio::sync::broadcast;
@@ -14,13 +16,25 @@ pub const REPLAY: usize = 512;
 /// Per-subscriber buffer before a slow subscriber is told it lagged.
 const BUFFER: usize = 1024;
 
-/// One event as sent: its id and its JSON.
+/// One event as sent: its id and its `text/event-stream` encoding.
 #[derive(Debug)]
 pub struct Frame {
     /// Increasing per session, starting at 1.
     pub id: u64,
-    /// The event, serialised.
-    pub json: String,
+    /// `id: …\ndata: …\n\n`, ready to write (cloning it is a refcount).
+    pub sse: Bytes,
+}
+
+impl Frame {
+    /// Encodes `json` as event `id`. serde_json escapes newlines, so the
+    /// JSON always fits on the single `data:` line.
+    pub fn new(id: u64, json: &str) -> Self {
+        debug_assert!(!json.contains('\n'));
+        Self {
+            id,
+            sse: Bytes::from(format!("id: {id}\ndata: {json}\n\n")),
+        }
+    }
 }
 
 struct Channel {
@@ -54,7 +68,7 @@ pub struct Subscription {
 /// All session channels, plus one for the session list.
 pub struct Hub {
     sessions: Mutex<HashMap<String, Channel>>,
-    list: broadcast::Sender<Arc<Frame>>,
+    list: Mutex<broadcast::Sender<Arc<Frame>>>,
     list_ids: Mutex<u64>,
 }
 
@@ -62,25 +76,26 @@ impl Default for Hub {
     fn default() -> Self {
         Self {
             sessions: Mutex::new(HashMap::new()),
-            list: broadcast::channel(BUFFER).0,
+            list: Mutex::new(broadcast::channel(BUFFER).0),
             list_ids: Mutex::new(0),
         }
     }
+}
+
+fn locked<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl Hub {
     /// Publishes `event` on `session`'s stream; returns its id.
     pub fn publish(&self, session: &str, event: &SessionEvent) -> u64 {
         let json = serde_json::to_string(event).unwrap_or_default();
-        let mut sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        let mut sessions = locked(&self.sessions);
         let channel = sessions
             .entry(session.to_owned())
             .or_insert_with(Channel::new);
         channel.last_id += 1;
-        let frame = Arc::new(Frame {
-            id: channel.last_id,
-            json,
-        });
+        let frame = Arc::new(Frame::new(channel.last_id, &json));
         if channel.ring.len() == REPLAY {
             channel.ring.pop_front();
         }
@@ -95,7 +110,7 @@ impl Hub {
     /// Subscribing and collecting the replay happen under one lock, so no
     /// event is lost or sent twice between them.
     pub fn subscribe(&self, session: &str, last_seen: Option<u64>) -> Subscription {
-        let mut sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        let mut sessions = locked(&self.sessions);
         let channel = sessions
             .entry(session.to_owned())
             .or_insert_with(Channel::new);
@@ -126,25 +141,26 @@ impl Hub {
 
     /// Forgets an ended session's channel (its subscribers see the stream end).
     pub fn close(&self, session: &str) {
-        self.sessions
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(session);
+        locked(&self.sessions).remove(session);
+    }
+
+    /// Ends every open stream, so a graceful shutdown is not held up
+    /// forever by watchers (their browsers reconnect to the next server).
+    pub fn close_all(&self) {
+        locked(&self.sessions).clear();
+        *locked(&self.list) = broadcast::channel(BUFFER).0;
     }
 
     /// Publishes a session-list change (`opened`, `ended`, `workflow`).
     pub fn publish_list(&self, change: &serde_json::Value) {
-        let mut ids = self.list_ids.lock().unwrap_or_else(|p| p.into_inner());
+        let mut ids = locked(&self.list_ids);
         *ids += 1;
-        let _ = self.list.send(Arc::new(Frame {
-            id: *ids,
-            json: change.to_string(),
-        }));
+        let _ = locked(&self.list).send(Arc::new(Frame::new(*ids, &change.to_string())));
     }
 
     /// Subscribes to session-list changes.
     pub fn subscribe_list(&self) -> broadcast::Receiver<Arc<Frame>> {
-        self.list.subscribe()
+        locked(&self.list).subscribe()
     }
 }
 
@@ -185,6 +201,27 @@ mod tests {
         assert_eq!(sub.snapshot_id, (REPLAY + 10) as u64);
         assert!(hub.subscribe("s", None).needs_snapshot);
         assert!(hub.subscribe("s", Some(10_000)).needs_snapshot);
+    }
+
+    #[test]
+    fn frames_are_complete_sse_events() {
+        let hub = Hub::default();
+        hub.publish("s", &ended(1));
+        let frame = &hub.subscribe("s", Some(0)).replay[0];
+        assert_eq!(
+            std::str::from_utf8(&frame.sse).unwrap(),
+            "id: 1\ndata: {\"type\":\"ended\",\"data\":{\"reason\":\"1\"}}\n\n"
+        );
+    }
+
+    #[tokio::test]
+    async fn closing_all_ends_every_stream() {
+        let hub = Hub::default();
+        let mut session = hub.subscribe("s", None).live;
+        let mut list = hub.subscribe_list();
+        hub.close_all();
+        assert!(session.recv().await.is_err());
+        assert!(list.recv().await.is_err());
     }
 
     #[tokio::test]

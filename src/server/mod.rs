@@ -23,5 +23,5 @@ pub mod telemetry;
 pub mod tokens;
 
 pub use error::ServerError;
-pub use router::app;
+pub use router::{app, serve};
 pub use state::AppState;

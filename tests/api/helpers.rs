@@ -1,7 +1,7 @@
 //! `spawn_app`: the real router on a random port with a fresh database.
 
 use reqwest::{redirect::Policy, Client, Response};
-use switchboard::server::{app, config::Config, db, seed, AppState};
+use switchboard::server::{config::Config, db, seed, AppState};
 use tempfile::TempDir;
 
 pub const TEACHER: (&str, &str) = ("teacher@example.com", "teacher-test-pass");
@@ -14,6 +14,8 @@ pub struct TestApp {
     /// Keeps cookies, does not follow redirects (tests look at them).
     pub client: Client,
     db_dir: std::sync::Arc<TempDir>,
+    stop: std::sync::Arc<tokio::sync::Notify>,
+    server: tokio::task::JoinHandle<std::io::Result<()>>,
 }
 
 /// Serves the app on 127.0.0.1:0 over a new database seeded with the demo
@@ -46,13 +48,20 @@ async fn serve(dir: std::sync::Arc<TempDir>) -> TestApp {
         .await
         .expect("bind");
     let address = format!("http://{}", listener.local_addr().unwrap());
-    let router = app(state.clone());
-    tokio::spawn(async move { axum::serve(listener, router).await });
+    let stop = std::sync::Arc::new(tokio::sync::Notify::new());
+    let signal = stop.clone();
+    let server = tokio::spawn(switchboard::server::serve(
+        listener,
+        state.clone(),
+        async move { signal.notified().await },
+    ));
     TestApp {
         address,
         state,
         client: new_client(),
         db_dir: dir,
+        stop,
+        server,
     }
 }
 
@@ -68,6 +77,17 @@ impl TestApp {
     /// A second server over the same database file, as after a restart.
     pub async fn restart(&self) -> TestApp {
         serve(self.db_dir.clone()).await
+    }
+
+    /// Asks the server to shut down as on SIGTERM; resolves when it has
+    /// stopped, or panics after five seconds.
+    pub async fn shut_down(self) {
+        self.stop.notify_one();
+        tokio::time::timeout(std::time::Duration::from_secs(5), self.server)
+            .await
+            .expect("server stopped within 5 s")
+            .expect("server task")
+            .expect("serve");
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -436,3 +436,24 @@ async fn idle_sessions_expire_and_watchers_are_told() {
     let (status, body) = call(&app, &active, "get_server_time", json!({})).await;
     assert_eq!((status, body["allowed"].clone()), (200, json!(true)));
 }
+
+#[tokio::test]
+async fn shutting_down_ends_open_event_streams() {
+    let app = spawn_app().await;
+    let key = app.api_key().await;
+    let s = open(&app, &key, "idv").await;
+    let mut res = subscribe(&app, &s, None).await;
+    assert!(read_first_chunk(&mut res).await);
+    app.shut_down().await;
+    // The stream ends cleanly instead of holding the shutdown forever.
+    let rest = tokio::time::timeout(Duration::from_secs(2), res.chunk())
+        .await
+        .expect("stream ended");
+    assert!(matches!(rest, Ok(None)), "{rest:?}");
+}
+
+/// Waits for the snapshot frame; true if it came.
+async fn read_first_chunk(res: &mut reqwest::Response) -> bool {
+    let chunk = tokio::time::timeout(Duration::from_secs(2), res.chunk()).await;
+    matches!(chunk, Ok(Ok(Some(c))) if String::from_utf8_lossy(&c).contains("\"snapshot\""))
+}

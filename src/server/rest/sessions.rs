@@ -13,19 +13,20 @@ use crate::server::auth::AuthUser;
 use crate::server::hub::Frame;
 use crate::server::rest::ApiKey;
 use crate::server::{sessions, AppState, ServerError};
+use axum::body::{Body, Bytes};
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
-use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
-use futures_util::stream::{self, Stream, StreamExt};
+use futures_util::stream::{self, StreamExt};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::sync::broadcast;
 
 /// Session routes.
 pub fn router() -> Router<AppState> {
@@ -152,27 +153,53 @@ async fn end(
     Ok(StatusCode::NO_CONTENT)
 }
 
-fn frame_event(frame: &Frame) -> Event {
-    Event::default()
-        .id(frame.id.to_string())
-        .data(frame.json.clone())
+/// Sent every [`KEEP_ALIVE`] so proxies and browsers keep an idle stream.
+const KEEP_ALIVE_COMMENT: &[u8] = b":\n\n";
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// What a live stream carries between polls.
+struct Live {
+    rx: broadcast::Receiver<Arc<Frame>>,
+    after: u64,
+    tick: tokio::time::Interval,
 }
 
-/// Turns a broadcast receiver into an SSE stream that ends if the
-/// subscriber lags (it then reconnects with `Last-Event-ID`).
-fn live(
-    rx: tokio::sync::broadcast::Receiver<Arc<Frame>>,
-    after: u64,
-) -> impl Stream<Item = Result<Event, Infallible>> {
-    stream::unfold(rx, move |mut rx| async move {
+/// An SSE response: `first` (snapshot and replay), then every live frame
+/// after id `after`, with a keep-alive comment every 15 s. Frames are the
+/// hub's pre-encoded bytes, so sending one to a watcher copies nothing.
+/// The stream ends if the watcher lags behind the channel (it reconnects
+/// with `Last-Event-ID` and gets a replay or a snapshot).
+fn event_stream(first: Vec<Bytes>, rx: broadcast::Receiver<Arc<Frame>>, after: u64) -> Response {
+    let start = tokio::time::Instant::now() + KEEP_ALIVE;
+    let live = Live {
+        rx,
+        after,
+        tick: tokio::time::interval_at(start, KEEP_ALIVE),
+    };
+    let live = stream::unfold(live, |mut live| async move {
         loop {
-            match rx.recv().await {
-                Ok(frame) if frame.id <= after => continue,
-                Ok(frame) => return Some((Ok(frame_event(&frame)), rx)),
-                Err(_) => return None,
+            tokio::select! {
+                biased;
+                frame = live.rx.recv() => match frame {
+                    Ok(frame) if frame.id <= live.after => continue,
+                    Ok(frame) => return Some((Ok(frame.sse.clone()), live)),
+                    Err(_) => return None,
+                },
+                _ = live.tick.tick() => {
+                    return Some((Ok(Bytes::from_static(KEEP_ALIVE_COMMENT)), live));
+                }
             }
         }
-    })
+    });
+    let body = stream::iter(first.into_iter().map(Ok::<_, Infallible>)).chain(live);
+    (
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        Body::from_stream(body),
+    )
+        .into_response()
 }
 
 async fn events(
@@ -192,20 +219,15 @@ async fn events(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
     let sub = state.hub.subscribe(&id, last_seen);
-    let mut first: Vec<Result<Event, Infallible>> = Vec::new();
+    let mut first = Vec::with_capacity(sub.replay.len() + 1);
     if sub.needs_snapshot {
         let snapshot = sessions::snapshot(&state, &id).await?;
         let json = serde_json::to_string(&SessionEvent::Snapshot(snapshot)).unwrap_or_default();
-        first.push(Ok(Event::default()
-            .id(sub.snapshot_id.to_string())
-            .data(json)));
+        first.push(Frame::new(sub.snapshot_id, &json).sse);
     }
     let last_replayed = sub.replay.last().map_or(sub.snapshot_id, |f| f.id);
-    first.extend(sub.replay.iter().map(|f| Ok(frame_event(f))));
-    let stream = stream::iter(first).chain(live(sub.live, last_replayed));
-    Ok(Sse::new(stream)
-        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-        .into_response())
+    first.extend(sub.replay.iter().map(|f| f.sse.clone()));
+    Ok(event_stream(first, sub.live, last_replayed))
 }
 
 async fn list_events(
@@ -215,8 +237,5 @@ async fn list_events(
     if user.is_none() {
         return Err(ApiError::Unauthenticated.into());
     }
-    let rx = state.hub.subscribe_list();
-    Ok(Sse::new(live(rx, 0))
-        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-        .into_response())
+    Ok(event_stream(Vec::new(), state.hub.subscribe_list(), 0))
 }
