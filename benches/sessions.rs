@@ -4,16 +4,25 @@
 //! - tool-call round trip: sequential allowed calls of a built-in tool over
 //!   HTTP; median and p99;
 //! - SSE fan-out: N subscribers on one session, one `workflow_update`; time
-//!   until each subscriber has it (p50, p99, last) and the server's resident
-//!   memory with them connected.
+//!   from the tool call until each subscriber has the event (p50, p99, last),
+//!   the server's CPU time for it, and the server's resident memory with
+//!   them connected.
+//!
+//! "Has the event" is measured twice. *Arrived* is the kernel's receive
+//! timestamp of the bytes on the subscriber's socket (`SO_TIMESTAMPNS`):
+//! what a watcher on its own machine would see, whatever this process is
+//! doing. *Read* is when this process's reader task got it: on a small
+//! machine that also counts 10,000 reader wake-ups competing with the
+//! server for the same cores.
 //!
 //! The server runs as its own process (the release binary), so its memory is
 //! measured alone and each side has its own open-file limit. Run with
 //! `make bench-sessions`; `FANOUT=1000,10000` chooses the subscriber counts.
 
-use std::time::{Duration, Instant};
+use std::os::fd::AsRawFd;
+use std::time::{Duration, Instant, SystemTime};
 use switchboard::server::{db, store};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncReadExt, AsyncWriteExt, Interest};
 use tokio::net::TcpStream;
 
 /// Resident memory of process `pid`, KiB.
@@ -26,6 +35,90 @@ fn rss_kib(pid: u32) -> u64 {
                 .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
         })
         .unwrap_or(0)
+}
+
+/// User + system CPU time of process `pid` so far.
+fn cpu_time(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name (which may contain spaces).
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<u64> = rest
+        .split_whitespace()
+        .map(|f| f.parse().unwrap_or(0))
+        .collect();
+    // utime and stime are fields 14 and 15 of the line; clock ticks of 10 ms.
+    let ticks = fields.get(11).unwrap_or(&0) + fields.get(12).unwrap_or(&0);
+    Duration::from_millis(ticks * 10)
+}
+
+/// Asks the kernel to timestamp data arriving on `stream`.
+fn timestamp_arrivals(stream: &TcpStream) {
+    let on: libc::c_int = 1;
+    // SAFETY: a valid socket and a c_int option of the right size.
+    let rc = unsafe {
+        libc::setsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_TIMESTAMPNS,
+            (&on as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    assert_eq!(rc, 0, "SO_TIMESTAMPNS: {}", std::io::Error::last_os_error());
+}
+
+/// Reads what is there; returns the byte count and the kernel's arrival
+/// time of the newest bytes read.
+async fn read_timestamped(
+    stream: &TcpStream,
+    buf: &mut [u8],
+) -> std::io::Result<(usize, Option<SystemTime>)> {
+    loop {
+        stream.readable().await?;
+        let read = stream.try_io(Interest::READABLE, || {
+            let mut iov = libc::iovec {
+                iov_base: buf.as_mut_ptr().cast(),
+                iov_len: buf.len(),
+            };
+            let mut control = [0u64; 16];
+            // SAFETY: msghdr is plain data; every pointer set below outlives
+            // the call.
+            let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+            msg.msg_iov = &mut iov;
+            msg.msg_iovlen = 1;
+            msg.msg_control = control.as_mut_ptr().cast();
+            msg.msg_controllen = std::mem::size_of_val(&control) as _;
+            // SAFETY: as above; the fd is this stream's socket.
+            let n = unsafe { libc::recvmsg(stream.as_raw_fd(), &mut msg, 0) };
+            if n < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            let mut at = None;
+            // SAFETY: walking the control messages the kernel just wrote.
+            unsafe {
+                let mut cmsg = libc::CMSG_FIRSTHDR(&msg);
+                while !cmsg.is_null() {
+                    if (*cmsg).cmsg_level == libc::SOL_SOCKET
+                        && (*cmsg).cmsg_type == libc::SCM_TIMESTAMPNS
+                    {
+                        let ts = std::ptr::read_unaligned(
+                            libc::CMSG_DATA(cmsg).cast::<libc::timespec>(),
+                        );
+                        at = Some(
+                            SystemTime::UNIX_EPOCH
+                                + Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32),
+                        );
+                    }
+                    cmsg = libc::CMSG_NXTHDR(&msg, cmsg);
+                }
+            }
+            Ok((n as usize, at))
+        });
+        match read {
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
+            other => return other,
+        }
+    }
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -42,7 +135,18 @@ async fn spawn() -> (String, String, std::process::Child, tempfile::TempDir) {
         .local_addr()
         .unwrap()
         .port();
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+    // `BENCH_WRAPPER="heaptrack"` (or `perf record -g`) profiles the server.
+    let wrapper = std::env::var("BENCH_WRAPPER").unwrap_or_default();
+    let mut words = wrapper.split_whitespace();
+    let mut command = match words.next() {
+        Some(program) => {
+            let mut c = std::process::Command::new(program);
+            c.args(words).arg(env!("CARGO_BIN_EXE_switchboard"));
+            c
+        }
+        None => std::process::Command::new(env!("CARGO_BIN_EXE_switchboard")),
+    };
+    let child = command
         .env("DATABASE_URL", &url)
         .env("PORT", port.to_string())
         .env("RUST_LOG", "error")
@@ -119,6 +223,7 @@ async fn round_trip(client: &reqwest::Client, base: &str, key: &str) {
 /// Connects and reads until the snapshot arrived; returns the stream.
 async fn subscriber(base: String, id: String, token: String) -> TcpStream {
     let mut stream = TcpStream::connect(&base).await.unwrap();
+    timestamp_arrivals(&stream);
     let request = format!("GET /api/sessions/{id}/events?token={token} HTTP/1.1\r\nHost: {base}\r\nAccept: text/event-stream\r\n\r\n");
     stream.write_all(request.as_bytes()).await.unwrap();
     let mut seen = Vec::new();
@@ -147,22 +252,35 @@ async fn fan_out(client: &reqwest::Client, base: &str, key: &str, server: u32, s
         streams.push(stream.unwrap());
     }
     let rss_connected = rss_kib(server);
+    if let Some(hold) = std::env::var("BENCH_HOLD")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
+        println!("holding {subscribers} subscribers for {hold} s (pid {server})");
+        tokio::time::sleep(Duration::from_secs(hold)).await;
+    }
 
-    let started = Instant::now();
     let mut waiting = tokio::task::JoinSet::new();
-    for mut stream in streams {
+    for stream in streams {
         waiting.spawn(async move {
             let mut seen = Vec::new();
             let mut buf = [0u8; 4096];
             loop {
-                let n = stream.read(&mut buf).await.unwrap();
+                let (n, arrived) = read_timestamped(&stream, &mut buf).await.unwrap();
+                assert!(n > 0, "stream closed before the update");
                 seen.extend_from_slice(&buf[..n]);
                 if String::from_utf8_lossy(&seen).contains("\"workflow_update\"") {
-                    return started.elapsed();
+                    let read = SystemTime::now();
+                    return (arrived.unwrap_or(read), read, stream);
                 }
             }
         });
     }
+    // Let every reader park on its socket first, so the clock measures
+    // the server's fan-out, not this process starting 10,000 tasks.
+    tokio::time::sleep(Duration::from_millis(200 + subscribers as u64 / 10)).await;
+    let cpu_before = cpu_time(server);
+    let started = SystemTime::now();
     let res = client
         .post(format!("http://{base}/api/sessions/{id}/tool-calls"))
         .bearer_auth(&token)
@@ -171,17 +289,35 @@ async fn fan_out(client: &reqwest::Client, base: &str, key: &str, server: u32, s
         .await
         .unwrap();
     assert!(res.status().is_success());
-    let mut times = Vec::with_capacity(subscribers);
-    while let Some(t) = waiting.join_next().await {
-        times.push(t.unwrap());
+    let mut arrived = Vec::with_capacity(subscribers);
+    let mut read = Vec::with_capacity(subscribers);
+    let mut open = Vec::with_capacity(subscribers);
+    while let Some(done) = waiting.join_next().await {
+        let (at, got, stream) = done.unwrap();
+        arrived.push(at.duration_since(started).unwrap_or_default());
+        read.push(got.duration_since(started).unwrap_or_default());
+        open.push(stream);
     }
-    times.sort();
+    let cpu = cpu_time(server).saturating_sub(cpu_before);
+    // Closing 10,000 sockets is not part of the fan-out (nor of a profile).
+    if let Some(hold) = std::env::var("BENCH_HOLD")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
+        tokio::time::sleep(Duration::from_secs(hold)).await;
+    }
+    drop(open);
+    arrived.sort();
+    read.sort();
     println!(
-        "SSE fan-out to {subscribers} subscribers ({} received it): p50 {:?}, p99 {:?}, last {:?}; server RSS {} MiB connected (+{} MiB)",
-        times.len(),
-        percentile(&times, 0.5),
-        percentile(&times, 0.99),
-        times.last().unwrap(),
+        "SSE fan-out to {subscribers} subscribers ({} received it): arrived p50 {:.1?}, p99 {:.1?}, last {:.1?}; read p50 {:.1?}, p99 {:.1?}; server CPU {:?}; server RSS {} MiB connected (+{} MiB)",
+        arrived.len(),
+        percentile(&arrived, 0.5),
+        percentile(&arrived, 0.99),
+        arrived.last().unwrap(),
+        percentile(&read, 0.5),
+        percentile(&read, 0.99),
+        cpu,
         rss_connected / 1024,
         rss_connected.saturating_sub(rss_before) / 1024
     );
