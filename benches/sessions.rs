@@ -236,13 +236,45 @@ async fn subscriber(base: String, id: String, token: String) -> TcpStream {
     stream
 }
 
-async fn fan_out(client: &reqwest::Client, base: &str, key: &str, server: u32, subscribers: usize) {
+/// Where the subscribers run: their own runtime, at a chosen niceness.
+struct Watchers {
+    runtime: tokio::runtime::Runtime,
+    nice: i32,
+}
+
+impl Watchers {
+    /// Two threads, like the machine's cores; each lowers its own
+    /// scheduling priority to `nice` as it starts (on Linux a thread's
+    /// niceness is its own).
+    fn new(nice: i32) -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .on_thread_start(move || {
+                // SAFETY: plain syscall on the calling thread.
+                unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, nice) };
+            })
+            .build()
+            .unwrap();
+        Self { runtime, nice }
+    }
+}
+
+async fn fan_out(
+    client: &reqwest::Client,
+    base: &str,
+    key: &str,
+    server: u32,
+    subscribers: usize,
+    watchers: &Watchers,
+) {
+    let on = watchers.runtime.handle();
     let (id, token) = open(client, base, key, "idv").await;
     let rss_before = rss_kib(server);
     let mut connecting = tokio::task::JoinSet::new();
     let mut streams: Vec<TcpStream> = Vec::with_capacity(subscribers);
     for _ in 0..subscribers {
-        connecting.spawn(subscriber(base.to_owned(), id.clone(), token.clone()));
+        connecting.spawn_on(subscriber(base.to_owned(), id.clone(), token.clone()), on);
         // Keep the accept queue from overflowing on a 2-core machine.
         if connecting.len() >= 256 {
             streams.push(connecting.join_next().await.unwrap().unwrap());
@@ -262,19 +294,22 @@ async fn fan_out(client: &reqwest::Client, base: &str, key: &str, server: u32, s
 
     let mut waiting = tokio::task::JoinSet::new();
     for stream in streams {
-        waiting.spawn(async move {
-            let mut seen = Vec::new();
-            let mut buf = [0u8; 4096];
-            loop {
-                let (n, arrived) = read_timestamped(&stream, &mut buf).await.unwrap();
-                assert!(n > 0, "stream closed before the update");
-                seen.extend_from_slice(&buf[..n]);
-                if String::from_utf8_lossy(&seen).contains("\"workflow_update\"") {
-                    let read = SystemTime::now();
-                    return (arrived.unwrap_or(read), read, stream);
+        waiting.spawn_on(
+            async move {
+                let mut seen = Vec::new();
+                let mut buf = [0u8; 4096];
+                loop {
+                    let (n, arrived) = read_timestamped(&stream, &mut buf).await.unwrap();
+                    assert!(n > 0, "stream closed before the update");
+                    seen.extend_from_slice(&buf[..n]);
+                    if String::from_utf8_lossy(&seen).contains("\"workflow_update\"") {
+                        let read = SystemTime::now();
+                        return (arrived.unwrap_or(read), read, stream);
+                    }
                 }
-            }
-        });
+            },
+            on,
+        );
     }
     // Let every reader park on its socket first, so the clock measures
     // the server's fan-out, not this process starting 10,000 tasks.
@@ -310,7 +345,8 @@ async fn fan_out(client: &reqwest::Client, base: &str, key: &str, server: u32, s
     arrived.sort();
     read.sort();
     println!(
-        "SSE fan-out to {subscribers} subscribers ({} received it): arrived p50 {:.1?}, p99 {:.1?}, last {:.1?}; read p50 {:.1?}, p99 {:.1?}; server CPU {:?}; server RSS {} MiB connected (+{} MiB)",
+        "SSE fan-out to {subscribers} subscribers at nice {} ({} received it): arrived p50 {:.1?}, p99 {:.1?}, last {:.1?}; read p50 {:.1?}, p99 {:.1?}; server CPU {:?}; server RSS {} MiB connected (+{} MiB)",
+        watchers.nice,
         arrived.len(),
         percentile(&arrived, 0.5),
         percentile(&arrived, 0.99),
@@ -324,6 +360,17 @@ async fn fan_out(client: &reqwest::Client, base: &str, key: &str, server: u32, s
 }
 
 fn main() {
+    let counts = std::env::var("FANOUT").unwrap_or_else(|_| "1000,10000".into());
+    // The subscribers share this machine's cores with the server. At nice 0
+    // they compete with it for them; at nice 19 they yield, which is closer
+    // to watchers on their own machines (arrival times are the kernel's
+    // either way).
+    let levels = std::env::var("WATCHER_NICE").unwrap_or_else(|_| "0,19".into());
+    let levels: Vec<Watchers> = levels
+        .split(',')
+        .filter_map(|n| n.trim().parse().ok())
+        .map(Watchers::new)
+        .collect();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -332,9 +379,10 @@ fn main() {
         let (base, key, mut child, _dir) = spawn().await;
         let client = reqwest::Client::new();
         round_trip(&client, &base, &key).await;
-        let counts = std::env::var("FANOUT").unwrap_or_else(|_| "1000,10000".into());
         for n in counts.split(',').filter_map(|n| n.trim().parse().ok()) {
-            fan_out(&client, &base, &key, child.id(), n).await;
+            for watchers in &levels {
+                fan_out(&client, &base, &key, child.id(), n, watchers).await;
+            }
         }
         let _ = child.kill();
     });
