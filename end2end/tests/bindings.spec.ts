@@ -143,3 +143,48 @@ test('leaving with unsaved changes asks first', async ({ page }) => {
   await nav.getByRole('link', { name: 'Lessons' }).click();
   await expect(page).toHaveURL(/\/lessons$/);
 });
+
+test('a downloaded tool-bindings.json, edited and loaded back, is reviewed and saved', async ({ page }) => {
+  const noErrors = failOnConsoleErrors(page);
+  await signIn(page, ADMIN);
+  await expect(page.getByTestId('welcome')).toBeVisible();
+  await openMatrix(page);
+  const version = Number((await page.getByTestId('bindings-version').textContent())?.replace('Version ', ''));
+
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('link', { name: 'Download current version' }).click(),
+  ]);
+  expect(download.suggestedFilename()).toBe('tool-bindings.json');
+  const stream = await download.createReadStream();
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  const doc = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  expect(doc.global).toContain('start_workflow');
+  expect(doc.workflows.idv).not.toContain('lookup_transaction');
+
+  // A file that is not a bindings document is refused with the reason,
+  // and the matrix is left alone.
+  const upload = page.getByTestId('upload-bindings');
+  await upload.setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"global": 1}') });
+  await expect(page.getByText(/Not a tool-bindings document/)).toBeVisible();
+  await expect(page.getByTestId('change-summary')).toHaveText('No unsaved changes');
+
+  doc.workflows.idv.push('lookup_transaction');
+  await upload.setInputFiles({
+    name: 'tool-bindings.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify(doc)),
+  });
+  await expect(page.getByText(/Not a tool-bindings document/)).toHaveCount(0);
+  await expect(page.getByTestId('change-summary')).toHaveText('+1 / −0');
+  await expect(cell(page, 'idv', 'lookup_transaction')).toBeChecked();
+  await expect(page.locator('td.changed')).toHaveCount(1);
+
+  await page.getByTestId('save-bindings').click();
+  await expect(page.getByTestId('bindings-status')).toContainText(`Saved as version ${version + 1}.`);
+  await page.reload();
+  await hydrated(page);
+  await expect(cell(page, 'idv', 'lookup_transaction')).toBeChecked();
+  noErrors();
+});
