@@ -27,7 +27,7 @@ E2E := end2end
 PORT ?= 3000
 
 .PHONY: help run test toolchain e2e-deps client-debug client-release server-debug server-release \
-        site-debug site-release lint unit e2e fmt bench bench-sessions demo clean-data
+        site-debug site-release lint unit e2e fmt bench bench-sessions bench-matrix demo clean-data
 
 help:
 	@echo "make run   - build (release) and serve Switchboard at http://127.0.0.1:$(PORT) with demo data"
@@ -125,6 +125,10 @@ bench:
 # Tool-call round trip and SSE fan-out (1,000 and 10,000 subscribers).
 bench-sessions:
 	ulimit -n $$(ulimit -Hn) && $(CARGO) bench --features ssr --bench sessions
+
+# Click latency of the bindings matrix at 30 x 100, in Chromium (release build).
+bench-matrix: client-release server-release
+	cd $(E2E) && SWITCHBOARD_BIN=$(TARGET)/release/$(NAME) SITE_ROOT=$(TARGET)/site-release node bench/matrix.mjs
 
 fmt:
 	$(CARGO) fmt --all
