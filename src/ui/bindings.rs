@@ -15,6 +15,7 @@ use crate::domain::bindings::{BindingsDiff, ToolBindings};
 use crate::domain::catalogue::{CatalogueTool, ToolId, Workflow, WorkflowId, WORKFLOW_SWITCH_TOOL};
 use crate::domain::time::format_utc;
 use crate::domain::user::Role;
+use crate::ui::current;
 use crate::ui::session::{RequireRole, UnsavedChanges};
 use leptos::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -98,8 +99,7 @@ fn BindingsArea(
         </section>
         <Transition fallback=|| view! { <p class="muted">"Loading bindings…"</p> }>
             {move || {
-                matrix
-                    .get()
+                current(&matrix)
                     .map(|result| match result {
                         Ok(data) => view! { <Matrix data history reload saves /> }.into_any(),
                         Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
@@ -138,9 +138,10 @@ fn Matrix(
     let workflows = StoredValue::new(data.workflows.clone());
 
     let save = ServerAction::<SaveBindings>::new();
+    let (save_result, saving) = (save.value(), save.pending());
     let message = RwSignal::new(None::<Result<String, ApiError>>);
     Effect::new(move |_| {
-        if let Some(result) = save.value().get() {
+        if let Some(result) = current(&save_result) {
             match result {
                 Ok(outcome) => {
                     version.set(outcome.version);
@@ -224,7 +225,7 @@ fn Matrix(
                         type="button"
                         class="button primary"
                         data-testid="save-bindings"
-                        disabled=move || !dirty() || save.pending().get()
+                        disabled=move || saving.try_get().unwrap_or(true) || !dirty()
                         on:click=move |_| {
                             message.set(None);
                             save.dispatch(SaveBindings {
@@ -233,7 +234,7 @@ fn Matrix(
                             });
                         }
                     >
-                        {move || if save.pending().get() { "Saving…" } else { "Save" }}
+                        {move || if saving.try_get().unwrap_or(false) { "Saving…" } else { "Save" }}
                     </button>
                 </div>
             </div>
@@ -411,20 +412,25 @@ fn History(
     reload: RwSignal<u32>,
 ) -> impl IntoView {
     let restore = ServerAction::<RestoreBindings>::new();
+    let (restore_result, restoring) = (restore.value(), restore.pending());
     let viewing = RwSignal::new(None::<(i64, Result<BindingsDiff, String>)>);
     Effect::new(move |_| {
-        if let Some(Ok(_)) = restore.value().get() {
+        if let Some(Ok(_)) = current(&restore_result) {
             reload.update(|n| *n += 1);
         }
     });
     let show_diff = move |v: i64| {
         leptos::task::spawn_local(async move {
-            let result = get_bindings_version(v)
-                .await
-                .map(|old| {
-                    saved.with_untracked(|current| BindingsDiff::between(current, &old.bindings))
-                })
-                .map_err(|e| e.to_string());
+            // `try_`: the page may have been left while the version loaded.
+            let result = match get_bindings_version(v).await {
+                Ok(old) => match saved
+                    .try_with_untracked(|now| BindingsDiff::between(now, &old.bindings))
+                {
+                    Some(diff) => Ok(diff),
+                    None => return,
+                },
+                Err(e) => Err(e.to_string()),
+            };
             viewing.set(Some((v, result)));
         });
     };
@@ -432,16 +438,13 @@ fn History(
         <section class="panel" data-testid="history">
             <h2>"History"</h2>
             {move || {
-                restore
-                    .value()
-                    .get()
+                current(&restore_result)
                     .and_then(Result::err)
                     .map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })
             }}
             <Transition fallback=|| view! { <p class="muted">"Loading history…"</p> }>
                 {move || {
-                    history
-                        .get()
+                    current(&history)
                         .map(|result| match result {
                             Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
                             Ok(list) => {
@@ -471,7 +474,7 @@ fn History(
                                                             <button
                                                                 type="button"
                                                                 class="button ghost small"
-                                                                disabled=move || current || restore.pending().get()
+                                                                disabled=move || current || restoring.try_get().unwrap_or(true)
                                                                 on:click=move |_| {
                                                                     if edited.with_untracked(|e| saved.with_untracked(|s| e != s)) {
                                                                         let ok = window()
@@ -584,6 +587,7 @@ fn CatalogueEditor(
 ) -> impl IntoView {
     let save_tool = ServerAction::<SaveTool>::new();
     let save_workflow = ServerAction::<SaveWorkflow>::new();
+    let (tool_saved, workflow_saved) = (save_tool.value(), save_workflow.value());
     let tool_form = RwSignal::new(BTreeMap::<&'static str, String>::new());
     let tool_create = RwSignal::new(true);
     let tool_errors = RwSignal::new(BTreeMap::<String, String>::new());
@@ -592,7 +596,7 @@ fn CatalogueEditor(
     let wf_errors = RwSignal::new(BTreeMap::<String, String>::new());
     let all_tools = StoredValue::new(tools);
 
-    Effect::new(move |_| match save_tool.value().get() {
+    Effect::new(move |_| match current(&tool_saved) {
         Some(Ok(())) => {
             tool_form.set(BTreeMap::new());
             tool_create.set(true);
@@ -604,7 +608,7 @@ fn CatalogueEditor(
         Some(Err(e)) => tool_errors.set(BTreeMap::from([("form".to_owned(), e.to_string())])),
         None => {}
     });
-    Effect::new(move |_| match save_workflow.value().get() {
+    Effect::new(move |_| match current(&workflow_saved) {
         Some(Ok(())) => {
             wf_form.set(BTreeMap::new());
             wf_create.set(true);

@@ -4,6 +4,7 @@ use crate::api::auth::list_accounts;
 use crate::api::keys::{list_api_keys, CreateApiKey, RevokeApiKey};
 use crate::domain::time::format_utc;
 use crate::domain::user::Role;
+use crate::ui::current;
 use crate::ui::session::use_session;
 use leptos::prelude::*;
 
@@ -68,8 +69,7 @@ fn AccountsPanel() -> impl IntoView {
             <h2>"Accounts"</h2>
             <Transition fallback=|| view! { <p class="muted">"Loading accounts…"</p> }>
                 {move || {
-                    accounts
-                        .get()
+                    current(&accounts)
                         .map(|result| match result {
                             Ok(list) => {
                                 view! {
@@ -115,8 +115,10 @@ fn AccountsPanel() -> impl IntoView {
 fn ApiKeysPanel() -> impl IntoView {
     let create = ServerAction::<CreateApiKey>::new();
     let revoke = ServerAction::<RevokeApiKey>::new();
+    // Handles taken once, read with `try_get`/`current` (see `current`).
+    let (creates, revokes, create_result) = (create.version(), revoke.version(), create.value());
     let keys = Resource::new(
-        move || (create.version().get(), revoke.version().get()),
+        move || (creates.try_get(), revokes.try_get()),
         |_| list_api_keys(),
     );
     view! {
@@ -138,9 +140,7 @@ fn ApiKeysPanel() -> impl IntoView {
                 </ActionForm>
             </div>
             {move || {
-                create
-                    .value()
-                    .get()
+                current(&create_result)
                     .map(|result| match result {
                         Ok(created) => {
                             view! {
@@ -163,7 +163,7 @@ fn ApiKeysPanel() -> impl IntoView {
             </p>
             <Transition fallback=|| view! { <p class="muted">"Loading keys…"</p> }>
                 {move || {
-                    keys.get()
+                    current(&keys)
                         .map(|result| match result {
                             Ok(list) if list.is_empty() => {
                                 view! { <p class="muted">"No keys yet."</p> }.into_any()

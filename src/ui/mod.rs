@@ -7,3 +7,18 @@ pub mod lessons;
 pub mod login;
 pub mod session;
 pub mod sessions;
+
+use leptos::prelude::Get;
+
+/// The value of a page's resource or action result, for a view closure or
+/// effect; `None` (show nothing) once the page that owned it is gone.
+///
+/// Leptos re-runs an effect a microtask after its source changes. When a
+/// server response and the page's teardown land in the same tick (data
+/// arriving just as the user signs out or moves on), the re-run reads a
+/// resource that was disposed in between, and `.get()` would panic, which
+/// kills the whole client. Its output is discarded anyway, so nothing is
+/// the right answer.
+pub fn current<T>(source: &impl Get<Value = Option<T>>) -> Option<T> {
+    source.try_get().flatten()
+}

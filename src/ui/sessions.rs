@@ -12,6 +12,7 @@ use crate::domain::session::{
 };
 use crate::domain::time::format_utc;
 use crate::domain::user::Role;
+use crate::ui::current;
 use crate::ui::session::{use_session, RequireRole};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
@@ -128,8 +129,7 @@ fn SessionList(
         </section>
         <Transition fallback=|| view! { <p class="muted">"Loading sessions…"</p> }>
             {move || {
-                sessions
-                    .get()
+                current(&sessions)
                     .map(|result| match result {
                         Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
                         Ok(list) if list.is_empty() => {
@@ -201,7 +201,7 @@ pub fn SessionPage() -> impl IntoView {
         <RequireRole role=Role::Teacher>
             <Transition fallback=|| view! { <p class="muted">"Loading session…"</p> }>
                 {move || {
-                    page.get()
+                    current(&page)
                         .map(|result| match result {
                             Ok(data) => view! { <Visualiser data /> }.into_any(),
                             Err(e) => {
@@ -424,6 +424,7 @@ fn Console(session_id: String, tools: Vec<CatalogueTool>) -> impl IntoView {
     let raw = RwSignal::new(String::new());
     let problem = RwSignal::new(None::<String>);
     let call = ServerAction::<ConsoleCall>::new();
+    let call_result = call.value();
     let schema = move || {
         tools.with_value(|list| {
             list.iter()
@@ -554,8 +555,7 @@ fn Console(session_id: String, tools: Vec<CatalogueTool>) -> impl IntoView {
                 "Call tool"
             </button>
 {move || {
-                call.value()
-                    .get()
+                current(&call_result)
                     .map(|result| {
                         let text = match result {
                             Ok(r) => serde_json::to_string_pretty(&r).unwrap_or_default(),

@@ -15,6 +15,7 @@ use crate::domain::lesson::tools::{tutor_tool, TUTOR_TOOLS};
 use crate::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
 use crate::domain::time::format_utc;
 use crate::domain::user::{FieldError, Role};
+use crate::ui::current;
 use crate::ui::lessons::tool_panel::ToolPanel;
 use crate::ui::session::RequireRole;
 use leptos::prelude::*;
@@ -66,8 +67,7 @@ pub fn LessonEditorPage() -> impl IntoView {
         <RequireRole role=Role::Teacher>
             <Transition fallback=|| view! { <p class="muted">"Loading lesson…"</p> }>
                 {move || {
-                    lesson
-                        .get()
+                    current(&lesson)
                         .map(|result| match result {
                             Ok(view) => view! { <LessonEditor lesson=view /> }.into_any(),
                             Err(e) => {
@@ -102,9 +102,10 @@ fn LessonEditor(lesson: LessonView) -> impl IntoView {
     let dirty = move || draft.with(|d| saved.with(|s| d != s));
 
     let save = ServerAction::<SaveLesson>::new();
+    let (save_result, saving) = (save.value(), save.pending());
     let save_message = RwSignal::new(None::<Result<String, ApiError>>);
     Effect::new(move |_| {
-        if let Some(result) = save.value().get() {
+        if let Some(result) = current(&save_result) {
             match result {
                 Ok(new_version) => {
                     version.set(new_version);
@@ -123,7 +124,9 @@ fn LessonEditor(lesson: LessonView) -> impl IntoView {
             draft: draft.get_untracked(),
         });
     };
-    let can_save = move || problems.with(Vec::is_empty) && !save.pending().get();
+    let can_save = move || {
+        problems.try_with(Vec::is_empty).unwrap_or(false) && !saving.try_get().unwrap_or(true)
+    };
 
     view! {
         <section class="page-head split">
@@ -162,7 +165,7 @@ fn LessonEditor(lesson: LessonView) -> impl IntoView {
                     disabled=move || !can_save()
                     on:click=on_save
                 >
-                    {move || if save.pending().get() { "Saving…" } else { "Save" }}
+                    {move || if saving.try_get().unwrap_or(false) { "Saving…" } else { "Save" }}
                 </button>
             </div>
         </section>
@@ -444,15 +447,16 @@ fn Preview(
         generation.set_value(mine);
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
+            // `try_get_value`: the editor may have been left while waiting.
             gloo_timers::future::TimeoutFuture::new(600).await;
-            if generation.get_value() != mine {
+            if generation.try_get_value() != Some(mine) {
                 return;
             }
             let result = crate::api::lessons::count_tokens(text)
                 .await
                 .map(|c| c.tokens)
                 .map_err(|e| e.to_string());
-            if generation.get_value() == mine {
+            if generation.try_get_value() == Some(mine) {
                 exact.set(Some(result));
             }
         });

@@ -8,6 +8,7 @@ use crate::api::lessons::{list_lessons, CreateLesson, DeleteLesson, LessonSummar
 use crate::domain::lesson::tools::TUTOR_TOOLS;
 use crate::domain::time::format_utc;
 use crate::domain::user::Role;
+use crate::ui::current;
 use crate::ui::session::{use_session, RequireRole};
 use leptos::prelude::*;
 
@@ -38,13 +39,17 @@ fn LessonList() -> impl IntoView {
     };
     let create = ServerAction::<CreateLesson>::new();
     let delete = ServerAction::<DeleteLesson>::new();
+    // Handles taken once, read with `try_get`/`current`: the closures below
+    // can run once more after the page is gone (see `current`).
+    let (created, deleted) = (create.version(), delete.version());
+    let (create_result, delete_result) = (create.value(), delete.value());
     let lessons = Resource::new(
-        move || (create.version().get(), delete.version().get()),
+        move || (created.try_get(), deleted.try_get()),
         |_| list_lessons(),
     );
     let confirming = RwSignal::new(None::<i64>);
-    let create_error = move || create.value().get().and_then(Result::err);
-    let delete_error = move || delete.value().get().and_then(Result::err);
+    let create_error = move || current(&create_result).and_then(Result::err);
+    let delete_error = move || current(&delete_result).and_then(Result::err);
     view! {
         <section class="page-head split">
             <div>
@@ -71,8 +76,7 @@ fn LessonList() -> impl IntoView {
         {move || delete_error().map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })}
         <Transition fallback=|| view! { <p class="muted">"Loading lessons…"</p> }>
             {move || {
-                lessons
-                    .get()
+                current(&lessons)
                     .map(|result| match result {
                         Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
                         Ok(list) if list.is_empty() => {
