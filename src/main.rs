@@ -6,6 +6,7 @@ use switchboard::server::{config::Config, db, seed, store, telemetry, AppState};
 #[tokio::main]
 async fn main() {
     telemetry::init();
+    switchboard::server::memory::tune_allocator();
     if let Err(err) = run().await {
         eprintln!("switchboard: {err}");
         std::process::exit(1);

@@ -12,6 +12,7 @@ pub mod ctx;
 pub mod db;
 pub mod error;
 pub mod hub;
+pub mod memory;
 pub mod rest;
 pub mod router;
 pub mod rules;
