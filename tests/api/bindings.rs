@@ -1,4 +1,4 @@
-use crate::helpers::{new_client, spawn_app, TestApp, ADMIN, TEACHER};
+use crate::helpers::{spawn_app, TestApp, ADMIN, TEACHER};
 use serde_json::{json, Value};
 use switchboard::api::ApiError;
 
@@ -136,30 +136,13 @@ async fn redundant_entries_are_normalised_and_reported() {
     assert_eq!(stored, serde_json::from_str::<Value>(EXAMPLE).unwrap());
 }
 
-async fn admin(app: &TestApp) -> reqwest::Client {
-    let client = new_client();
-    let res = app
-        .rpc_with(
-            &client,
-            "login",
-            &[("email", ADMIN.0), ("password", ADMIN.1)],
-        )
-        .await;
-    assert_eq!(res.status(), 200);
-    client
-}
-
 #[tokio::test]
 async fn teachers_are_forbidden_the_matrix() {
     let app = spawn_app().await;
     app.login(TEACHER).await;
     assert_eq!(app.rpc("bindings_matrix", &[]).await.status(), 403);
-    let res = app
-        .rpc_json(
-            "save_bindings",
-            &json!({"version": 1, "bindings": serde_json::from_str::<Value>(EXAMPLE).unwrap()}),
-        )
-        .await;
+    let doc: Value = serde_json::from_str(EXAMPLE).unwrap();
+    let res = app.save_bindings(&app.client, 1, &doc).await;
     assert_eq!(res.status(), 403);
     assert_eq!(version_count(&app).await, 1);
 }
@@ -167,7 +150,7 @@ async fn teachers_are_forbidden_the_matrix() {
 #[tokio::test]
 async fn a_save_from_a_stale_version_names_who_changed_it() {
     let app = spawn_app().await;
-    let admin = admin(&app).await;
+    let admin = app.signed_in(ADMIN).await;
     let matrix: Value = app
         .rpc_with(&admin, "bindings_matrix", &[])
         .await
@@ -181,21 +164,9 @@ async fn a_save_from_a_stale_version_names_who_changed_it() {
         .as_array_mut()
         .unwrap()
         .push(json!("check_balance"));
-    let res = app
-        .rpc_json_with(
-            &admin,
-            "save_bindings",
-            &json!({"version": 1, "bindings": doc}),
-        )
-        .await;
+    let res = app.save_bindings(&admin, 1, &doc).await;
     assert_eq!(res.status(), 200);
-    let res = app
-        .rpc_json_with(
-            &admin,
-            "save_bindings",
-            &json!({"version": 1, "bindings": doc}),
-        )
-        .await;
+    let res = app.save_bindings(&admin, 1, &doc).await;
     assert_eq!(res.status(), 409);
     let err: ApiError = res.json().await.unwrap();
     assert!(
@@ -210,16 +181,10 @@ async fn a_save_from_a_stale_version_names_who_changed_it() {
 #[tokio::test]
 async fn restoring_an_old_version_creates_a_new_version() {
     let app = spawn_app().await;
-    let admin = admin(&app).await;
+    let admin = app.signed_in(ADMIN).await;
     let mut doc: Value = serde_json::from_str(EXAMPLE).unwrap();
     doc["workflows"]["banking-master"] = json!(["manage_recent_interactions"]);
-    let res = app
-        .rpc_json_with(
-            &admin,
-            "save_bindings",
-            &json!({"version": 1, "bindings": doc}),
-        )
-        .await;
+    let res = app.save_bindings(&admin, 1, &doc).await;
     assert_eq!(res.status(), 200);
     let res = app
         .rpc_with(
@@ -259,7 +224,7 @@ async fn restoring_an_old_version_creates_a_new_version() {
 #[tokio::test]
 async fn catalogue_tools_need_a_valid_schema_and_a_free_id() {
     let app = spawn_app().await;
-    let admin = admin(&app).await;
+    let admin = app.signed_in(ADMIN).await;
     let tool = |id: &str, parameters: Value| json!({"tool": {"id": id, "name": "Loan quote", "description": "Quotes a loan.", "category": "lending", "parameters": parameters}, "create": true});
     let res = app
         .rpc_json_with(

@@ -162,16 +162,37 @@ impl TestApp {
         users::create(&self.state.db, &email, "Otto Other", Role::Teacher, &hash)
             .await
             .unwrap();
+        self.signed_in((email.as_str(), "other-pass")).await
+    }
+
+    /// A new client (another browser) signed in with these credentials.
+    pub async fn signed_in(&self, (email, password): (&str, &str)) -> Client {
         let client = new_client();
         let res = self
             .rpc_with(
                 &client,
                 "login",
-                &[("email", email.as_str()), ("password", "other-pass")],
+                &[("email", email), ("password", password)],
             )
             .await;
-        assert_eq!(res.status(), 200);
+        assert_eq!(
+            res.status(),
+            200,
+            "login failed: {}",
+            res.text().await.unwrap()
+        );
         client
+    }
+
+    /// Saves a bindings document as `client`, on top of `version`.
+    pub async fn save_bindings(
+        &self,
+        client: &Client,
+        version: i64,
+        bindings: &serde_json::Value,
+    ) -> Response {
+        let body = serde_json::json!({"version": version, "bindings": bindings});
+        self.rpc_json_with(client, "save_bindings", &body).await
     }
 
     /// Creates an API key directly in the store and returns its secret.

@@ -1,4 +1,4 @@
-use crate::helpers::{new_client, spawn_app, TestApp, ADMIN};
+use crate::helpers::{spawn_app, TestApp, ADMIN};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -337,13 +337,7 @@ async fn an_admin_bindings_save_reaches_open_sessions_at_once() {
     assert!(!tools(&app, &s).await.contains(&"check_balance".to_owned()));
     let res = subscribe(&app, &s, Some(1)).await;
 
-    let admin = new_client();
-    app.rpc_with(
-        &admin,
-        "login",
-        &[("email", ADMIN.0), ("password", ADMIN.1)],
-    )
-    .await;
+    let admin = app.signed_in(ADMIN).await;
     let matrix: Value = app
         .rpc_with(&admin, "bindings_matrix", &[])
         .await
@@ -355,13 +349,7 @@ async fn an_admin_bindings_save_reaches_open_sessions_at_once() {
         .as_array_mut()
         .unwrap()
         .push(json!("check_balance"));
-    let saved = app
-        .rpc_json_with(
-            &admin,
-            "save_bindings",
-            &json!({"version": 1, "bindings": doc}),
-        )
-        .await;
+    let saved = app.save_bindings(&admin, 1, &doc).await;
     assert_eq!(saved.status(), 200);
 
     let events = read_events(res, 1).await;
