@@ -3,8 +3,13 @@
 //! tool call and shows live sessions as they change.
 //!
 //! One crate compiles twice: with `ssr` into the server binary, with
-//! `hydrate` into the browser bundle. `domain`, `api` and `ui` are shared;
-//! `server` exists only in the server build.
+//! `hydrate` into the browser bundle. `domain`, `error`, `api` and `ui` are
+//! shared; `server` and `startup` exist only in the server build.
+//!
+//! Layers import one way: `ui → api → server → domain` on the server,
+//! `ui → api (client stubs) → domain` in the browser. `error` may be used by
+//! every layer; `startup` is the composition root that wires them together.
+//! See `docs/architecture.md`.
 
 // Leptos view types nest deeply; the editor's exceed the default limit.
 #![recursion_limit = "512"]
@@ -12,9 +17,15 @@
 pub mod api;
 pub mod app;
 pub mod domain;
+pub mod error;
 #[cfg(feature = "ssr")]
 pub mod server;
 pub mod ui;
+
+/// URL prefix of every server function (`/rpc/…`), leaving `/api/…` to the
+/// JSON API that agent backends use. The server's origin check and error
+/// relabelling key on it, so it lives above the layers.
+pub const RPC_PREFIX: &str = "/rpc";
 
 /// Browser entry point: attaches the client to the server-rendered page.
 #[cfg(feature = "hydrate")]

@@ -1,9 +1,8 @@
 //! Signing in and out, and asking who is signed in.
 
-use crate::api::ApiError;
-use crate::domain::user::UserView;
+use crate::domain::user::{AccountSummary, UserView};
+use crate::error::ApiError;
 use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
 
 /// Checks the e-mail and password, starts a database-backed session and sets
 /// its cookie, then sends the browser to `next` (a local path) or `/`.
@@ -46,15 +45,6 @@ pub async fn logout() -> Result<(), ApiError> {
 pub async fn current_user() -> Result<Option<UserView>, ApiError> {
     use crate::server::ctx;
     ctx::finish(async { Ok(ctx::user().map(|u| u.view())) }).await
-}
-
-/// One account as listed for admins.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AccountSummary {
-    /// The account itself.
-    pub user: UserView,
-    /// How many signed-in sessions it has open right now.
-    pub open_sessions: i64,
 }
 
 /// Every account with its open sign-in sessions; admins only, so an admin can

@@ -1,35 +1,11 @@
 //! The admin's tool-binding matrix, its history, and catalogue management.
 
-use crate::api::ApiError;
-use crate::domain::bindings::ToolBindings;
+use crate::domain::bindings::{BindingsVersion, ToolBindings, VersionMeta};
 use crate::domain::catalogue::{CatalogueTool, Workflow};
+use crate::error::ApiError;
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 use serde::{Deserialize, Serialize};
-
-/// Who saved a version, when, and what changed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct VersionMeta {
-    /// Increasing version number.
-    pub version: i64,
-    /// One line: what changed.
-    pub summary: String,
-    /// Display name of the author (`system` for seeds).
-    pub author: String,
-    /// Unix seconds.
-    pub created_at: i64,
-}
-
-/// A stored version of the bindings.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BindingsVersion {
-    /// The document.
-    pub bindings: ToolBindings,
-    /// Its metadata.
-    pub meta: VersionMeta,
-}
 
 /// Everything the matrix page needs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,32 +1,8 @@
 //! API keys, which admins hand to agent backends for the JSON API.
 
-use crate::api::ApiError;
+use crate::domain::api_key::{ApiKeyView, CreatedApiKey};
+use crate::error::ApiError;
 use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
-
-/// A key as listed (never its secret).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ApiKeyView {
-    /// Id, for revoking.
-    pub id: i64,
-    /// What it is for ("Gemini Live backend").
-    pub name: String,
-    /// The first characters, to tell keys apart.
-    pub prefix: String,
-    /// Unix seconds.
-    pub created_at: i64,
-    /// Revoked keys are kept for the record.
-    pub revoked: bool,
-}
-
-/// A freshly created key: the only time the secret is shown.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CreatedApiKey {
-    /// The secret, for `Authorization: Bearer …`.
-    pub secret: String,
-    /// Its listing.
-    pub key: ApiKeyView,
-}
 
 /// Creates an API key (admins only).
 #[server(prefix = "/rpc", endpoint = "create_api_key")]

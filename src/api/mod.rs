@@ -7,12 +7,6 @@
 
 pub mod auth;
 pub mod bindings;
-pub mod error;
 pub mod keys;
 pub mod lessons;
 pub mod sessions;
-
-pub use error::ApiError;
-
-/// URL prefix of every server function.
-pub const RPC_PREFIX: &str = "/rpc";

@@ -1,8 +1,8 @@
 //! Watching live sessions from the browser, and the admins' test console.
 
-use crate::api::ApiError;
 use crate::domain::catalogue::{CatalogueTool, Workflow};
 use crate::domain::session::{CallResponse, SessionSnapshot, SessionSummary};
+use crate::error::ApiError;
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 use serde::{Deserialize, Serialize};

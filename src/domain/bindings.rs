@@ -292,6 +292,30 @@ impl Availability {
     }
 }
 
+/// Who saved a version, when, and what changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VersionMeta {
+    /// Increasing version number.
+    pub version: i64,
+    /// One line: what changed.
+    pub summary: String,
+    /// Display name of the author (`system` for seeds).
+    pub author: String,
+    /// Unix seconds.
+    pub created_at: i64,
+}
+
+/// A stored version of the bindings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BindingsVersion {
+    /// The document.
+    pub bindings: ToolBindings,
+    /// Its metadata.
+    pub meta: VersionMeta,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

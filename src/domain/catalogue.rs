@@ -5,8 +5,8 @@
 //! these types is known to satisfy the model APIs' naming limits.
 
 use crate::domain::declaration::FunctionDeclaration;
+use crate::domain::error::FieldError;
 use crate::domain::lesson::tools::TUTOR_TOOLS;
-use crate::domain::user::FieldError;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::fmt;

@@ -4,7 +4,7 @@
 //! One neutral form is kept and converted at the edge, so adding a provider
 //! is one match arm instead of a second copy of every tool.
 
-use crate::domain::user::FieldError;
+use crate::domain::error::FieldError;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::fmt;

@@ -4,32 +4,12 @@
 //! rest of the code can hold a `Email` and know it is well formed, instead of
 //! re-checking strings everywhere.
 
+use crate::domain::error::FieldError;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Longest address accepted; RFC 5321 caps a forward path at 254 octets.
 pub const EMAIL_MAX_LEN: usize = 254;
-
-/// Why a piece of user input was refused; each names the field and the rule so
-/// the UI can show it next to the field and an API client can act on it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
-#[error("{field}: {rule}")]
-pub struct FieldError {
-    /// The input field (JSON key or form name) that broke the rule.
-    pub field: String,
-    /// The rule, in words a person can act on.
-    pub rule: String,
-}
-
-impl FieldError {
-    /// Builds an error for `field` breaking `rule`.
-    pub fn new(field: impl Into<String>, rule: impl Into<String>) -> Self {
-        Self {
-            field: field.into(),
-            rule: rule.into(),
-        }
-    }
-}
 
 /// A lower-cased, trimmed e-mail address used as the login name.
 ///
@@ -169,6 +149,15 @@ pub fn safe_next_path(raw: Option<&str>) -> String {
     } else {
         path.to_owned()
     }
+}
+
+/// One account as listed for admins.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccountSummary {
+    /// The account itself.
+    pub user: UserView,
+    /// How many signed-in sessions it has open right now.
+    pub open_sessions: i64,
 }
 
 #[cfg(test)]

@@ -2,10 +2,11 @@
 //! the middleware that attaches the signed-in user to each request, keeps
 //! anonymous visitors out of the app's pages and refuses cross-site calls.
 
-use crate::api::{ApiError, RPC_PREFIX};
 use crate::domain::user::{Email, Role, UserView};
+use crate::error::ApiError;
 use crate::server::store::{auth_sessions, users};
 use crate::server::{AppState, ServerError};
+use crate::RPC_PREFIX;
 use argon2::password_hash::{
     rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString,
 };

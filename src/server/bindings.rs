@@ -4,10 +4,9 @@
 //! The browser and the JSON API both save through here, so a document is
 //! validated exactly the same way whichever door it comes in by.
 
-use crate::api::ApiError;
 use crate::domain::bindings::{BindingsDiff, ToolBindings};
 use crate::domain::catalogue::CatalogueTool;
-use crate::domain::user::FieldError;
+use crate::error::ApiError;
 use crate::server::store::bindings as store;
 use crate::server::ServerError;
 use sqlx::SqlitePool;
@@ -37,7 +36,7 @@ pub async fn save_document(
             .map(|p| p.message.as_str())
             .collect::<Vec<_>>()
             .join("; ");
-        ApiError::Invalid(FieldError::new(problems[0].at.clone(), rule))
+        ApiError::invalid(problems[0].at.clone(), rule)
     })?;
     let previous = store::current(db)
         .await?
@@ -69,12 +68,8 @@ pub fn check_tool(tool: &CatalogueTool) -> Result<(), ApiError> {
     if let Some(problem) = tool.problems().into_iter().next() {
         return Err(ApiError::Invalid(problem));
     }
-    jsonschema::validator_for(&tool.parameters).map_err(|e| {
-        ApiError::Invalid(FieldError::new(
-            "parameters",
-            format!("is not a valid JSON Schema: {e}"),
-        ))
-    })?;
+    jsonschema::validator_for(&tool.parameters)
+        .map_err(|e| ApiError::invalid("parameters", format!("is not a valid JSON Schema: {e}")))?;
     Ok(())
 }
 

@@ -4,8 +4,8 @@
 //! Keeping these in one place keeps each server function to its three steps:
 //! auth → store → domain.
 
-use crate::api::ApiError;
 use crate::domain::user::Role;
+use crate::error::ApiError;
 use crate::server::auth::{self, AuthUser};
 use crate::server::{AppState, ServerError};
 use axum::http::{header, request::Parts, HeaderValue, StatusCode};

@@ -4,7 +4,7 @@
 //! untouched; everything else (database, hashing, join errors) is logged here
 //! with its details and reaches the client only as `ApiError::Internal`.
 
-use crate::api::ApiError;
+use crate::error::ApiError;
 
 /// What can go wrong inside the server.
 #[derive(Debug, thiserror::Error)]
@@ -47,8 +47,8 @@ impl From<sqlx::Error> for ApiError {
     }
 }
 
-impl From<crate::domain::user::FieldError> for ServerError {
-    fn from(err: crate::domain::user::FieldError) -> Self {
+impl From<crate::domain::error::FieldError> for ServerError {
+    fn from(err: crate::domain::error::FieldError) -> Self {
         ServerError::Api(err.into())
     }
 }

@@ -4,9 +4,10 @@
 //! `app` is separate from `main` so tests can serve the real application on a
 //! random port with a throwaway database.
 
-use crate::api::{ApiError, RPC_PREFIX};
 use crate::app::{shell, App};
+use crate::error::ApiError;
 use crate::server::{auth, rest, AppState};
+use crate::RPC_PREFIX;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;

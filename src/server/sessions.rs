@@ -2,12 +2,11 @@
 //! running the built-in tools, recording every call, and pushing each change
 //! to watchers.
 
-use crate::api::ApiError;
 use crate::domain::session::{
     CallOutcome, CallResponse, SessionEvent, SessionSnapshot, SessionSummary, ToolCallRecord,
     WorkflowState, IDENTITY_VERIFIED, NEEDS_IDENTITY,
 };
-use crate::domain::user::FieldError;
+use crate::error::ApiError;
 use crate::server::auth::{random_token, token_hash};
 use crate::server::db::now;
 use crate::server::{AppState, ServerError};
@@ -83,11 +82,9 @@ pub async fn open(
     api_key: Option<i64>,
 ) -> Result<(String, String), ServerError> {
     if !state.rules().has_workflow(workflow) {
-        return Err(ApiError::Invalid(FieldError::new(
-            "workflowId",
-            format!("unknown workflow \"{workflow}\""),
-        ))
-        .into());
+        return Err(
+            ApiError::invalid("workflowId", format!("unknown workflow \"{workflow}\"")).into(),
+        );
     }
     let id = format!("s{}", &random_token()[..15]).to_lowercase();
     let token = format!("st_{}", random_token());

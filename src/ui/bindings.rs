@@ -8,13 +8,13 @@
 
 use crate::api::bindings::{
     bindings_history, bindings_matrix, get_bindings_version, MatrixData, RestoreBindings,
-    SaveBindings, SaveTool, SaveWorkflow, VersionMeta,
+    SaveBindings, SaveTool, SaveWorkflow,
 };
-use crate::api::ApiError;
-use crate::domain::bindings::{BindingsDiff, ToolBindings};
+use crate::domain::bindings::{BindingsDiff, ToolBindings, VersionMeta};
 use crate::domain::catalogue::{CatalogueTool, ToolId, Workflow, WorkflowId, WORKFLOW_SWITCH_TOOL};
 use crate::domain::time::format_utc;
 use crate::domain::user::Role;
+use crate::error::ApiError;
 use crate::ui::current;
 use crate::ui::session::{RequireRole, UnsavedChanges};
 use leptos::prelude::*;

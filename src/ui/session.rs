@@ -1,8 +1,8 @@
 //! Who is signed in, shared by every component through context.
 
 use crate::api::auth::{Login, Logout};
-use crate::api::ApiError;
 use crate::domain::user::{Role, UserView};
+use crate::error::ApiError;
 use leptos::prelude::*;
 
 /// The signed-in user and the actions that change it. Provided once by `App`

@@ -83,7 +83,7 @@ pub fn SessionsPage() -> impl IntoView {
 
 #[component]
 fn SessionList(
-    sessions: Resource<Result<Vec<SessionSummary>, crate::api::ApiError>>,
+    sessions: Resource<Result<Vec<SessionSummary>, crate::error::ApiError>>,
     changes: RwSignal<u32>,
 ) -> impl IntoView {
     let session = use_session();

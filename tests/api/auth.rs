@@ -1,6 +1,6 @@
 use crate::helpers::{new_client, spawn_app, ADMIN, TEACHER};
-use switchboard::api::ApiError;
 use switchboard::domain::user::{Role, UserView};
+use switchboard::error::ApiError;
 
 #[tokio::test]
 async fn anonymous_calls_to_a_protected_server_function_are_refused() {

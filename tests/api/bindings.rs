@@ -1,6 +1,6 @@
 use crate::helpers::{spawn_app, TestApp, ADMIN, TEACHER};
 use serde_json::{json, Value};
-use switchboard::api::ApiError;
+use switchboard::error::ApiError;
 
 const EXAMPLE: &str = r#"{"global":["get_server_time","start_workflow","end_session"],"workflows":{"banking-master":["manage_recent_interactions","check_balance"],"idv":["perform_idv_check","lookup_account"],"disputes":["create_dispute_case","lookup_transaction"]}}"#;
 

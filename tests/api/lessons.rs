@@ -1,6 +1,6 @@
 use crate::helpers::{spawn_app, TestApp, ADMIN, TEACHER};
 use serde_json::{json, Value};
-use switchboard::api::ApiError;
+use switchboard::error::ApiError;
 
 async fn create(app: &TestApp, title: &str) -> i64 {
     let res = app.rpc("create_lesson", &[("title", title)]).await;

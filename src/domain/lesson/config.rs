@@ -5,9 +5,9 @@
 //! Kept apart from the teacher's free-form prompt on purpose: editing the
 //! prompt can no longer weaken or delete a tool instruction.
 
+use crate::domain::error::FieldError;
 use crate::domain::lesson::tools::{tutor_tool, TUTOR_TOOLS};
 use crate::domain::lesson::trigger::{TriggerCondition, TriggerKind};
-use crate::domain::user::FieldError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 

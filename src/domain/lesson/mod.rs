@@ -8,10 +8,11 @@
 pub mod config;
 pub mod optimise;
 pub mod prompt;
+pub mod record;
 pub mod tools;
 pub mod trigger;
 
-use crate::domain::user::FieldError;
+use crate::domain::error::FieldError;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

@@ -2,8 +2,8 @@
 //! and deployments, with ETag / If-Match so a stale copy never overwrites a
 //! newer one.
 
-use crate::api::ApiError;
 use crate::domain::bindings::ToolBindings;
+use crate::error::ApiError;
 use crate::server::rest::ApiKey;
 use crate::server::{bindings, store, AppState, ServerError};
 use axum::extract::rejection::JsonRejection;
@@ -61,9 +61,7 @@ async fn replace(
     body: Result<Json<ToolBindings>, JsonRejection>,
 ) -> Result<Response, ServerError> {
     let wanted = if_match(&headers)?;
-    let Json(document) = body.map_err(|e| {
-        ApiError::Invalid(crate::domain::user::FieldError::new("body", e.body_text()))
-    })?;
+    let Json(document) = body.map_err(|e| ApiError::invalid("body", e.body_text()))?;
     let current = store::bindings::current(&state.db)
         .await?
         .map_or(0, |c| c.meta.version);

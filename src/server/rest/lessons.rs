@@ -1,11 +1,10 @@
 //! `GET /api/lessons/{id}/prompt`: what an agent backend sends its tutor
 //! model for a lesson.
 
-use crate::api::ApiError;
 use crate::domain::declaration::{export, DeclarationFormat};
 use crate::domain::lesson::optimise::OptimiseMode;
 use crate::domain::lesson::prompt::build;
-use crate::domain::user::FieldError;
+use crate::error::ApiError;
 use crate::server::rest::ApiKey;
 use crate::server::{store, tokens, AppState, ServerError};
 use axum::extract::{Path, Query, State};
@@ -52,13 +51,7 @@ async fn prompt(
         "normal" => Some(OptimiseMode::Normal),
         "aggressive" => Some(OptimiseMode::Aggressive),
         "off" => None,
-        _ => {
-            return Err(ApiError::Invalid(FieldError::new(
-                "optimise",
-                "must be normal, aggressive or off",
-            ))
-            .into())
-        }
+        _ => return Err(ApiError::invalid("optimise", "must be normal, aggressive or off").into()),
     };
     let lesson = store::lessons::get_any(&state.db, id).await?;
     let built = build(&lesson.draft.prompt_input(optimise));

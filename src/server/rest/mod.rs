@@ -5,7 +5,7 @@ pub mod bindings;
 pub mod lessons;
 pub mod sessions;
 
-use crate::api::ApiError;
+use crate::error::ApiError;
 use crate::server::{store, AppState, ServerError};
 use axum::extract::FromRequestParts;
 use axum::http::{header, request::Parts};

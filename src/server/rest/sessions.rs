@@ -5,10 +5,9 @@
 //! (`Authorization: Bearer st_…`, or `?token=` where a browser's
 //! `EventSource` cannot set headers); signed-in users may watch any session.
 
-use crate::api::ApiError;
 use crate::domain::declaration::{export, DeclarationFormat};
 use crate::domain::session::SessionEvent;
-use crate::domain::user::FieldError;
+use crate::error::ApiError;
 use crate::server::auth::AuthUser;
 use crate::server::hub::Frame;
 use crate::server::rest::ApiKey;
@@ -61,7 +60,7 @@ fn token<'a>(headers: &'a HeaderMap, query: &'a SessionQuery) -> Option<&'a str>
 }
 
 fn invalid(field: &str, rule: impl Into<String>) -> ServerError {
-    ApiError::Invalid(FieldError::new(field, rule)).into()
+    ApiError::invalid(field, rule).into()
 }
 
 #[derive(Debug, Deserialize)]

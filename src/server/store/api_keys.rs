@@ -1,8 +1,8 @@
 //! API keys for agent backends. The key is shown once at creation; only its
 //! SHA-256 is stored, plus a short prefix so people can tell keys apart.
 
-use crate::api::keys::ApiKeyView;
-use crate::api::ApiError;
+use crate::domain::api_key::ApiKeyView;
+use crate::error::ApiError;
 use crate::server::auth::{random_token, token_hash};
 use crate::server::db::now;
 use crate::server::ServerError;
@@ -16,11 +16,7 @@ pub async fn create(
 ) -> Result<(String, ApiKeyView), ServerError> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 80 {
-        return Err(ApiError::Invalid(crate::domain::user::FieldError::new(
-            "name",
-            "must be 1-80 characters",
-        ))
-        .into());
+        return Err(ApiError::invalid("name", "must be 1-80 characters").into());
     }
     let secret = format!("sb_{}", random_token());
     let prefix = secret[..10].to_owned();

@@ -1,10 +1,10 @@
 //! The catalogue, the workflows and the versioned bindings.
 
-use crate::api::bindings::{BindingsVersion, VersionMeta};
-use crate::api::ApiError;
 use crate::domain::bindings::ToolBindings;
+use crate::domain::bindings::{BindingsVersion, VersionMeta};
 use crate::domain::catalogue::{CatalogueTool, ToolId, Workflow, WorkflowId};
 use crate::domain::time::format_utc;
+use crate::error::ApiError;
 use crate::server::db::now;
 use crate::server::store::is_unique_violation;
 use crate::server::ServerError;

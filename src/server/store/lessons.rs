@@ -1,10 +1,10 @@
 //! Lessons, with optimistic concurrency on every change.
 
-use crate::api::lessons::{LessonSummary, LessonView};
-use crate::api::ApiError;
 use crate::domain::lesson::config::{LessonToolConfiguration, Preset};
+use crate::domain::lesson::record::{LessonSummary, LessonView};
 use crate::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
 use crate::domain::user::{Role, UserView};
+use crate::error::ApiError;
 use crate::server::db::now;
 use crate::server::ServerError;
 use sqlx::SqlitePool;

@@ -1,8 +1,8 @@
 //! Accounts.
 
-use crate::api::auth::AccountSummary;
-use crate::api::ApiError;
+use crate::domain::user::AccountSummary;
 use crate::domain::user::{Email, Role, UserView};
+use crate::error::ApiError;
 use crate::server::db::now;
 use crate::server::store::is_unique_violation;
 use crate::server::ServerError;

@@ -5,16 +5,18 @@
 //! in the browser, so it updates on every keystroke with no round trip;
 //! only the exact BPE count asks the server, after a pause in typing.
 
-use crate::api::lessons::{get_lesson, LessonView, SaveLesson};
-use crate::api::ApiError;
+use crate::api::lessons::{get_lesson, SaveLesson};
 use crate::domain::declaration::{export, DeclarationFormat};
+use crate::domain::error::FieldError;
 use crate::domain::lesson::config::apply_smart_defaults;
 use crate::domain::lesson::optimise::OptimiseMode;
 use crate::domain::lesson::prompt::{build, BuiltPrompt};
+use crate::domain::lesson::record::LessonView;
 use crate::domain::lesson::tools::{tutor_tool, TUTOR_TOOLS};
 use crate::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
 use crate::domain::time::format_utc;
-use crate::domain::user::{FieldError, Role};
+use crate::domain::user::Role;
+use crate::error::ApiError;
 use crate::ui::current;
 use crate::ui::lessons::tool_panel::ToolPanel;
 use crate::ui::session::RequireRole;

@@ -4,7 +4,8 @@
 pub mod editor;
 pub mod tool_panel;
 
-use crate::api::lessons::{list_lessons, CreateLesson, DeleteLesson, LessonSummary};
+use crate::api::lessons::{list_lessons, CreateLesson, DeleteLesson};
+use crate::domain::lesson::record::LessonSummary;
 use crate::domain::lesson::tools::TUTOR_TOOLS;
 use crate::domain::time::format_utc;
 use crate::domain::user::Role;

@@ -4,6 +4,7 @@
 //! Rows are built once and only their parts react, so typing in one tool's
 //! instructions never re-creates (and unfocuses) anything.
 
+use crate::domain::error::FieldError;
 use crate::domain::lesson::config::{
     LessonToolConfiguration, Preset, ToolConfig, MAX_INSTRUCTION_CHARS,
 };
@@ -11,7 +12,6 @@ use crate::domain::lesson::prompt::BuiltPrompt;
 use crate::domain::lesson::tools::{ToolCategory, TutorTool, TUTOR_TOOLS};
 use crate::domain::lesson::trigger::{TriggerCondition, TriggerKind, MINUTE_MARKS};
 use crate::domain::lesson::LessonDraft;
-use crate::domain::user::FieldError;
 use crate::ui::lessons::editor::{apply, problem_for};
 use leptos::prelude::*;
 

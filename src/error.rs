@@ -1,11 +1,16 @@
-//! The one error type the browser sees from a server function.
+//! The one error type every caller sees: the browser from a server function,
+//! an agent backend from the JSON API.
+//!
+//! It lives outside the layers (`ui → api → server → domain`) because every
+//! one of them produces or shows it; defining it in `api` made the server
+//! import from the layer above it.
 //!
 //! It is deliberately coarse and safe to show: server-side details (SQL, file
 //! paths, hashes) are logged where they happen and replaced by `Internal`, so
 //! a client never sees a stack trace. Each variant maps to one HTTP status so
 //! scripted clients can branch on the code alone.
 
-use crate::domain::user::FieldError;
+use crate::domain::error::FieldError;
 use leptos::server_fn::codec::JsonEncoding;
 use leptos::server_fn::error::{FromServerFnError, ServerFnErrorErr};
 use serde::{Deserialize, Serialize};
@@ -53,6 +58,12 @@ pub enum ApiError {
 }
 
 impl ApiError {
+    /// Input that broke a rule: `field` names the input (JSON key or form
+    /// name), `rule` says in words what it must be.
+    pub fn invalid(field: impl Into<String>, rule: impl Into<String>) -> Self {
+        Self::Invalid(FieldError::new(field, rule))
+    }
+
     /// The HTTP status that carries this error.
     pub fn status(&self) -> u16 {
         match self {
@@ -106,10 +117,7 @@ mod tests {
             .status(),
             403
         );
-        assert_eq!(
-            ApiError::Invalid(FieldError::new("email", "is required")).status(),
-            422
-        );
+        assert_eq!(ApiError::invalid("email", "is required").status(), 422);
         assert_eq!(ApiError::Conflict("x".into()).status(), 409);
         assert_eq!(ApiError::Internal.status(), 500);
     }
