@@ -7,6 +7,9 @@
 # The server builds with the machine's rustup toolchain. The browser bundle is
 # built with Debian's rustc-web 1.96, which ships the standard library's source,
 # so std is compiled for wasm32 (-Zbuild-std) instead of downloading a target.
+#
+# The install and bundling steps live in scripts/ (toolchain.sh, e2e-deps.sh,
+# bundle.sh); docs/building.md explains the build.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -21,8 +24,6 @@ DEB_RUSTC := /usr/bin/rustc
 CARGO ?= cargo
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 NAME := switchboard
-APT_PACKAGES := rustc-web cargo-web rust-web-src lld-22
-WBG_VERSION = $(shell awk '/^name = "wasm-bindgen"$$/{getline; gsub(/version = |"/,""); print; exit}' Cargo.lock)
 E2E := end2end
 PORT ?= 3000
 
@@ -37,57 +38,33 @@ help:
 # Debian's compiler with std source, lld for wasm, and wasm-bindgen-cli at the
 # exact version in Cargo.lock (the CLI and the library must match).
 toolchain:
-	@missing=""; for p in $(APT_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "Installing Debian packages:$$missing"; \
-	  $(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
-	fi
-	@if [ "$$(wasm-bindgen --version 2>/dev/null | awk '{print $$2}')" != "$(WBG_VERSION)" ]; then \
-	  echo "Installing wasm-bindgen-cli $(WBG_VERSION) (takes several minutes, once per machine)"; \
-	  $(CARGO) install wasm-bindgen-cli --version $(WBG_VERSION) --force; \
-	fi
+	@SUDO='$(SUDO)' CARGO='$(CARGO)' scripts/toolchain.sh
 
 # Chromium for Playwright and the npm packages of the end-to-end suite (also
 # binaryen's wasm-opt for the release bundle).
 e2e-deps:
-	@if [ ! -x /usr/bin/chromium ]; then \
-	  echo "Installing Debian chromium"; \
-	  $(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
-	fi
-	@if [ ! -f $(E2E)/node_modules/.package-lock.json ] || [ $(E2E)/package-lock.json -nt $(E2E)/node_modules/.package-lock.json ]; then \
-	  cd $(E2E) && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund; \
-	fi
+	@SUDO='$(SUDO)' E2E='$(E2E)' scripts/e2e-deps.sh
 
 # ---------------------------------------------------------------- builds
 CLIENT_ENV := RUSTC_BOOTSTRAP=1 RUSTC=$(DEB_RUSTC) CARGO_TARGET_DIR=$(FRONT_TARGET)
 CLIENT_ARGS := build --lib --target wasm32-unknown-unknown --no-default-features --features hydrate -Zbuild-std=std,panic_abort
 
+BUNDLE := NAME='$(NAME)' E2E='$(E2E)' scripts/bundle.sh
+
 client-debug: toolchain
 	$(CLIENT_ENV) $(DEB_CARGO) $(CLIENT_ARGS)
-	$(MAKE) --no-print-directory bundle WASM=$(FRONT_TARGET)/wasm32-unknown-unknown/debug/$(NAME).wasm SITE=$(TARGET)/site-debug
+	$(BUNDLE) $(FRONT_TARGET)/wasm32-unknown-unknown/debug/$(NAME).wasm $(TARGET)/site-debug
 
 client-release: toolchain e2e-deps
 	$(CLIENT_ENV) $(DEB_CARGO) $(CLIENT_ARGS) --profile wasm-release
-	$(MAKE) --no-print-directory bundle WASM=$(FRONT_TARGET)/wasm32-unknown-unknown/wasm-release/$(NAME).wasm SITE=$(TARGET)/site-release OPT=1
+	$(BUNDLE) $(FRONT_TARGET)/wasm32-unknown-unknown/wasm-release/$(NAME).wasm $(TARGET)/site-release opt
 
 # wasm-bindgen glue (pkg/NAME.js + pkg/NAME_bg.wasm, the names Leptos'
-# hydration script loads) + stylesheet + public files -> $(SITE)
+# hydration script loads) + stylesheet + public files -> $(SITE); OPT=1 also
+# runs wasm-opt. The client targets call scripts/bundle.sh directly.
 .PHONY: bundle
 bundle:
-	mkdir -p $(SITE)/pkg
-	if [ -f $(SITE)/pkg/$(NAME)_bg.wasm ] && [ $(SITE)/pkg/$(NAME)_bg.wasm -nt $(WASM) ]; then \
-	  echo "browser bundle up to date"; \
-	else \
-	  wasm-bindgen --target web --no-typescript --out-name $(NAME) --out-dir $(SITE)/pkg $(WASM); \
-	  if [ -n "$(OPT)" ]; then \
-	    $(E2E)/node_modules/.bin/wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
-	      -o $(SITE)/pkg/$(NAME).opt.wasm $(SITE)/pkg/$(NAME)_bg.wasm && mv -f $(SITE)/pkg/$(NAME).opt.wasm $(SITE)/pkg/$(NAME)_bg.wasm; \
-	  fi; \
-	fi
-	cp style/main.css $(SITE)/pkg/$(NAME).css
-	cp -r public/. $(SITE)/
+	$(BUNDLE) $(WASM) $(SITE) $(if $(OPT),opt)
 
 server-debug:
 	$(CARGO) build --bin $(NAME) --features ssr
@@ -118,7 +95,8 @@ e2e:
 demo:
 	python3 scripts/demo.py
 
-# Criterion benchmarks (release profile); figures in target/criterion.
+# Criterion benchmarks (release profile); figures in
+# $(CARGO_TARGET_DIR)/criterion. What each bench measures: benches/README.md.
 bench:
 	$(CARGO) bench --features ssr --bench prompt --bench bindings
 
