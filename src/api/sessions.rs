@@ -1,7 +1,7 @@
 //! Watching live sessions from the browser, and the admins' test console.
 
+use crate::domain::agent_session::{CallResponse, SessionSnapshot, SessionSummary};
 use crate::domain::catalogue::{CatalogueTool, Workflow};
-use crate::domain::session::{CallResponse, SessionSnapshot, SessionSummary};
 use crate::error::ApiError;
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;

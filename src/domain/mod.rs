@@ -5,12 +5,12 @@
 //! a hydrated component and a server function agree on a value's shape and
 //! validity without a second, drifting copy.
 
+pub mod agent_session;
 pub mod api_key;
 pub mod bindings;
 pub mod catalogue;
 pub mod declaration;
 pub mod error;
 pub mod lesson;
-pub mod session;
 pub mod time;
 pub mod user;

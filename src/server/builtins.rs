@@ -6,7 +6,7 @@
 //! `Ok(Ok(result))` ran; `Ok(Err(reason))` refused by the tool itself
 //! (e.g. wrong date of birth); `Err` is a server failure.
 
-use crate::domain::session::{WorkflowState, ACCOUNT_FOUND, IDENTITY_VERIFIED};
+use crate::domain::agent_session::{WorkflowState, ACCOUNT_FOUND, IDENTITY_VERIFIED};
 use crate::server::db::now;
 use crate::server::{AppState, ServerError};
 use serde_json::{json, Value};

@@ -5,7 +5,7 @@
 //! subscriber: a fan-out to thousands of watchers costs one JSON encoding
 //! and no per-watcher allocation.
 
-use crate::domain::session::SessionEvent;
+use crate::domain::agent_session::SessionEvent;
 use axum::body::Bytes;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};

@@ -2,7 +2,7 @@
 //! running the built-in tools, recording every call, and pushing each change
 //! to watchers.
 
-use crate::domain::session::{
+use crate::domain::agent_session::{
     CallOutcome, CallResponse, SessionEvent, SessionSnapshot, SessionSummary, ToolCallRecord,
     WorkflowState, IDENTITY_VERIFIED, NEEDS_IDENTITY,
 };

@@ -5,11 +5,11 @@
 use crate::api::sessions::{
     list_sessions, session_page, ConsoleCall, NewDemoSession, SessionPageData,
 };
-use crate::domain::catalogue::CatalogueTool;
-use crate::domain::session::{
+use crate::domain::agent_session::{
     CallOutcome, SessionEvent, SessionSummary, ToolCallRecord, WorkflowState, ACCOUNT_FOUND,
     IDENTITY_VERIFIED,
 };
+use crate::domain::catalogue::CatalogueTool;
 use crate::domain::time::format_utc;
 use crate::domain::user::Role;
 use crate::ui::current;

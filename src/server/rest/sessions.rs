@@ -5,8 +5,8 @@
 //! (`Authorization: Bearer st_…`, or `?token=` where a browser's
 //! `EventSource` cannot set headers); signed-in users may watch any session.
 
+use crate::domain::agent_session::SessionEvent;
 use crate::domain::declaration::{export, DeclarationFormat};
-use crate::domain::session::SessionEvent;
 use crate::error::ApiError;
 use crate::server::auth::AuthUser;
 use crate::server::hub::Frame;
