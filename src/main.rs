@@ -33,7 +33,7 @@ async fn run() -> Result<(), switchboard::server::ServerError> {
         let mut tick = tokio::time::interval(std::time::Duration::from_secs(30));
         loop {
             tick.tick().await;
-            if let Err(e) = switchboard::server::sessions::expire_idle(&sweeper).await {
+            if let Err(e) = switchboard::server::agent::sessions::expire_idle(&sweeper).await {
                 tracing::error!(error = %e, "expiring idle sessions failed");
             }
         }

@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 #[server(prefix = "/rpc", endpoint = "list_sessions")]
 pub async fn list_sessions() -> Result<Vec<SessionSummary>, ApiError> {
     use crate::domain::user::Role;
-    use crate::server::{ctx, sessions};
+    use crate::server::agent::sessions;
+    use crate::server::ctx;
     ctx::finish(async {
         let state = ctx::state()?;
         ctx::require(Role::Teacher)?;
@@ -36,7 +37,8 @@ pub struct SessionPageData {
 #[server(prefix = "/rpc", endpoint = "session_page")]
 pub async fn session_page(id: String) -> Result<SessionPageData, ApiError> {
     use crate::domain::user::Role;
-    use crate::server::{ctx, sessions, store};
+    use crate::server::agent::sessions;
+    use crate::server::{ctx, store};
     ctx::finish(async {
         let state = ctx::state()?;
         let user = ctx::require(Role::Teacher)?;
@@ -58,7 +60,8 @@ pub async fn session_page(id: String) -> Result<SessionPageData, ApiError> {
 #[server(prefix = "/rpc", endpoint = "new_demo_session")]
 pub async fn new_demo_session() -> Result<String, ApiError> {
     use crate::domain::user::Role;
-    use crate::server::{ctx, sessions};
+    use crate::server::agent::sessions;
+    use crate::server::ctx;
     ctx::finish(async {
         let state = ctx::state()?;
         ctx::require(Role::Admin)?;
@@ -78,7 +81,8 @@ pub async fn console_call(
     arguments: serde_json::Value,
 ) -> Result<CallResponse, ApiError> {
     use crate::domain::user::Role;
-    use crate::server::{ctx, sessions};
+    use crate::server::agent::sessions;
+    use crate::server::ctx;
     ctx::finish(async {
         let state = ctx::state()?;
         ctx::require(Role::Admin)?;

@@ -75,10 +75,7 @@ pub fn check_tool(tool: &CatalogueTool) -> Result<(), ApiError> {
 
 /// Fills an empty catalogue with the demo tools and workflows.
 pub async fn seed_catalogue(db: &SqlitePool) -> Result<(), ServerError> {
-    let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM catalogue_tools")
-        .fetch_one(db)
-        .await?;
-    if count > 0 {
+    if store::tool_count(db).await? > 0 {
         return Ok(());
     }
     for tool in crate::domain::catalogue::demo_catalogue() {

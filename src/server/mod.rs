@@ -4,20 +4,17 @@
 //! This is the one `#[cfg(feature = "ssr")]` module; nothing in here is
 //! compiled into the browser bundle.
 
+pub mod agent;
 pub mod auth;
 pub mod bindings;
-pub mod builtins;
 pub mod config;
 pub mod ctx;
 pub mod db;
 pub mod error;
-pub mod hub;
 pub mod memory;
 pub mod rest;
 pub mod router;
-pub mod rules;
 pub mod seed;
-pub mod sessions;
 pub mod state;
 pub mod store;
 pub mod telemetry;

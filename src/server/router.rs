@@ -133,10 +133,7 @@ async fn download_bindings(
 
 /// Liveness: answers 200 when the server can reach its database, 503 if not.
 async fn healthz(State(state): State<AppState>) -> (StatusCode, Json<serde_json::Value>) {
-    match sqlx::query_scalar::<_, i64>("SELECT 1")
-        .fetch_one(&state.db)
-        .await
-    {
+    match crate::server::store::ping(&state.db).await {
         Ok(_) => (StatusCode::OK, Json(serde_json::json!({ "status": "ok" }))),
         Err(e) => {
             tracing::error!(error = %e, "health check: database unreachable");

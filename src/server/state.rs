@@ -1,8 +1,8 @@
 //! The state every handler and server function shares.
 
+use crate::server::agent::hub::Hub;
+use crate::server::agent::rules::Rules;
 use crate::server::config::Config;
-use crate::server::hub::Hub;
-use crate::server::rules::Rules;
 use crate::server::ServerError;
 use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
@@ -62,7 +62,7 @@ impl AppState {
     /// and every open session whose tools changed is told (none restarted).
     pub async fn rules_changed(&self) -> Result<(), ServerError> {
         let before = self.reload_rules().await?;
-        crate::server::sessions::announce_tools(self, &before).await
+        crate::server::agent::sessions::announce_tools(self, &before).await
     }
 
     /// Drops an ended session's lock so the map does not grow forever.

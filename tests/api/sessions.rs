@@ -410,7 +410,7 @@ async fn idle_sessions_expire_and_watchers_are_told() {
         .await
         .unwrap();
     let res = subscribe(&app, &idle, Some(1)).await;
-    let expired = switchboard::server::sessions::expire_idle(&app.state)
+    let expired = switchboard::server::agent::sessions::expire_idle(&app.state)
         .await
         .unwrap();
     assert_eq!(expired, 1);

@@ -8,10 +8,11 @@
 use crate::domain::agent_session::SessionEvent;
 use crate::domain::declaration::{export, DeclarationFormat};
 use crate::error::ApiError;
+use crate::server::agent::hub::Frame;
+use crate::server::agent::sessions;
 use crate::server::auth::AuthUser;
-use crate::server::hub::Frame;
 use crate::server::rest::ApiKey;
-use crate::server::{sessions, AppState, ServerError};
+use crate::server::{AppState, ServerError};
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, Query, State};

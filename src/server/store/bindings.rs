@@ -15,6 +15,13 @@ fn corrupt(what: &str, e: impl std::fmt::Display) -> ServerError {
     ServerError::Config(format!("stored {what} is unreadable: {e}"))
 }
 
+/// How many tools the catalogue holds (zero on a new database).
+pub async fn tool_count(db: &SqlitePool) -> Result<i64, ServerError> {
+    Ok(sqlx::query_scalar("SELECT COUNT(*) FROM catalogue_tools")
+        .fetch_one(db)
+        .await?)
+}
+
 /// Every catalogue tool, in catalogue order.
 pub async fn tools(db: &SqlitePool) -> Result<Vec<CatalogueTool>, ServerError> {
     let rows: Vec<(String, String, String, String, String)> = sqlx::query_as(

@@ -1,14 +1,29 @@
-//! Persistence: one module per table family, plain SQL through sqlx.
+//! Persistence: one module per table family, plain SQL through sqlx. All of
+//! the app's SQL lives here, so a schema change touches one folder.
 //!
 //! Row structs (`…Row`) are server-only and converted into shared domain
 //! types at this boundary, the way the Leptos session-auth example keeps `Sql*`
 //! types off the wire.
 
+pub mod agent_sessions;
 pub mod api_keys;
 pub mod auth_sessions;
+pub mod bank_accounts;
 pub mod bindings;
 pub mod lessons;
+pub mod tool_calls;
 pub mod users;
+
+use crate::server::ServerError;
+use sqlx::SqlitePool;
+
+/// Answers when the database can be reached (the health check).
+pub async fn ping(db: &SqlitePool) -> Result<(), ServerError> {
+    sqlx::query_scalar::<_, i64>("SELECT 1")
+        .fetch_one(db)
+        .await?;
+    Ok(())
+}
 
 /// Whether `err` is a UNIQUE violation on `columns` (SQLite names the columns,
 /// e.g. `users.email`, not the constraint), so callers can map it to a clear

@@ -8,6 +8,7 @@
 
 use crate::domain::agent_session::{WorkflowState, ACCOUNT_FOUND, IDENTITY_VERIFIED};
 use crate::server::db::now;
+use crate::server::store::bank_accounts;
 use crate::server::{AppState, ServerError};
 use serde_json::{json, Value};
 
@@ -67,12 +68,7 @@ pub async fn run(
         }
         "perform_idv_check" => {
             let account = arg(arguments, "accountNumber");
-            let row: Option<(String, String)> = sqlx::query_as(
-                "SELECT sort_code, date_of_birth FROM bank_accounts WHERE account_number = ?",
-            )
-            .bind(account)
-            .fetch_optional(db)
-            .await?;
+            let row = bank_accounts::identity_details(db, account).await?;
             let passed = row.is_some_and(|(sort, dob)| {
                 sort == arg(arguments, "sortCode") && dob == arg(arguments, "dateOfBirth")
             });
@@ -93,11 +89,7 @@ pub async fn run(
         }
         "lookup_account" => {
             let account = arg(arguments, "accountNumber");
-            let holder: Option<String> =
-                sqlx::query_scalar("SELECT holder FROM bank_accounts WHERE account_number = ?")
-                    .bind(account)
-                    .fetch_optional(db)
-                    .await?;
+            let holder = bank_accounts::holder(db, account).await?;
             ws.checks.insert(ACCOUNT_FOUND.into(), holder.is_some());
             ws.current_step = if holder.is_some() {
                 "account_found"
@@ -116,12 +108,7 @@ pub async fn run(
                     "identity was not verified for account {account}"
                 )));
             }
-            let balance: i64 = sqlx::query_scalar(
-                "SELECT balance_pence FROM bank_accounts WHERE account_number = ?",
-            )
-            .bind(account)
-            .fetch_one(db)
-            .await?;
+            let balance = bank_accounts::balance_pence(db, account).await?;
             ws.current_step = "balance_given".into();
             Ok(Ok(
                 json!({"accountNumber": account, "balancePence": balance, "balance": pounds(balance)}),
@@ -129,13 +116,13 @@ pub async fn run(
         }
         "lookup_transaction" | "create_dispute_case" => {
             let id = arg(arguments, "transactionId");
-            let row: Option<(String, String, String, i64)> = sqlx::query_as(
-                "SELECT account_number, booked_on, description, amount_pence FROM bank_transactions WHERE id = ?",
-            )
-            .bind(id)
-            .fetch_optional(db)
-            .await?;
-            let Some((account, booked_on, description, amount)) = row else {
+            let Some(bank_accounts::Transaction {
+                account_number: account,
+                booked_on,
+                description,
+                amount_pence: amount,
+            }) = bank_accounts::transaction(db, id).await?
+            else {
                 return Ok(Err(format!("there is no transaction `{id}`")));
             };
             if verified.as_deref() != Some(account.as_str()) {
@@ -149,18 +136,15 @@ pub async fn run(
                     json!({"transactionId": id, "bookedOn": booked_on, "description": description, "amount": pounds(amount)}),
                 ));
             }
-            let case = sqlx::query(
-                "INSERT INTO dispute_cases (session_id, account_number, transaction_id, reason, details, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            let case = bank_accounts::open_dispute(
+                db,
+                session,
+                &account,
+                id,
+                arg(arguments, "reason"),
+                arguments.get("details").and_then(Value::as_str),
             )
-            .bind(session)
-            .bind(&account)
-            .bind(id)
-            .bind(arg(arguments, "reason"))
-            .bind(arguments.get("details").and_then(Value::as_str))
-            .bind(now())
-            .execute(db)
-            .await?
-            .last_insert_rowid();
+            .await?;
             ws.current_step = "dispute_opened".into();
             Ok(Ok(
                 json!({"caseId": format!("DC-{case:05}"), "transactionId": id, "status": "open"}),
@@ -171,19 +155,9 @@ pub async fn run(
                 return Ok(Err("identity was not verified".into()));
             };
             if arg(arguments, "action") == "add" {
-                sqlx::query("INSERT INTO interactions (account_number, at, note) VALUES (?, ?, ?)")
-                    .bind(&account)
-                    .bind(now())
-                    .bind(arg(arguments, "note"))
-                    .execute(db)
-                    .await?;
+                bank_accounts::add_interaction(db, &account, arg(arguments, "note")).await?;
             }
-            let notes: Vec<(i64, String)> = sqlx::query_as(
-                "SELECT at, note FROM interactions WHERE account_number = ? ORDER BY at DESC LIMIT 10",
-            )
-            .bind(&account)
-            .fetch_all(db)
-            .await?;
+            let notes = bank_accounts::recent_interactions(db, &account).await?;
             Ok(Ok(json!({
                 "interactions": notes.into_iter().map(|(at, note)| json!({"at": crate::domain::time::format_utc(at), "note": note})).collect::<Vec<_>>()
             })))

@@ -7,47 +7,18 @@ use crate::domain::agent_session::{
     WorkflowState, IDENTITY_VERIFIED, NEEDS_IDENTITY,
 };
 use crate::error::ApiError;
+use crate::server::agent::rules::Rules;
 use crate::server::auth::{random_token, token_hash};
 use crate::server::db::now;
+use crate::server::store::agent_sessions::{self as rows, SessionRow};
+use crate::server::store::tool_calls::{self, NewCall};
 use crate::server::{AppState, ServerError};
 use serde_json::{json, Value};
 use std::time::Instant;
 
-/// A session row.
-#[derive(Debug, Clone, sqlx::FromRow)]
-pub struct SessionRow {
-    /// Id.
-    pub id: String,
-    /// SHA-256 of the session token.
-    pub token_hash: String,
-    /// JSON WorkflowState.
-    pub state: String,
-    /// Account whose identity was verified, if any.
-    pub verified_account: Option<String>,
-    /// Set once ended.
-    pub ended_at: Option<i64>,
-    /// Last call or open, Unix seconds.
-    pub last_activity: i64,
-    /// Opened, Unix seconds.
-    pub created_at: i64,
-}
-
-impl SessionRow {
-    /// The parsed workflow state.
-    pub fn workflow_state(&self) -> Result<WorkflowState, ServerError> {
-        serde_json::from_str(&self.state).map_err(|e| {
-            ServerError::Config(format!("session {} has an unreadable state: {e}", self.id))
-        })
-    }
-}
-
-const SELECT: &str = "SELECT id, token_hash, state, verified_account, ended_at, last_activity, created_at FROM agent_sessions";
-
 /// Loads a session.
 pub async fn get(state: &AppState, id: &str) -> Result<SessionRow, ServerError> {
-    sqlx::query_as::<_, SessionRow>(&format!("{SELECT} WHERE id = ?"))
-        .bind(id)
-        .fetch_optional(&state.db)
+    rows::find(&state.db, id)
         .await?
         .ok_or_else(|| ApiError::NotFound(format!("Session {id}")).into())
 }
@@ -61,9 +32,7 @@ pub async fn authorize(
 ) -> Result<SessionRow, ServerError> {
     let token = token.ok_or(ApiError::Unauthenticated)?;
     let hash = token_hash(token);
-    let row = sqlx::query_as::<_, SessionRow>(&format!("{SELECT} WHERE token_hash = ?"))
-        .bind(&hash)
-        .fetch_optional(&state.db)
+    let row = rows::find_by_token_hash(&state.db, &hash)
         .await?
         .ok_or(ApiError::Unauthenticated)?;
     if row.id != id {
@@ -90,17 +59,7 @@ pub async fn open(
     let token = format!("st_{}", random_token());
     let ws = WorkflowState::start(workflow);
     let t = now();
-    sqlx::query(
-        "INSERT INTO agent_sessions (id, token_hash, api_key_id, state, created_at, last_activity) VALUES (?, ?, ?, ?, ?, ?)",
-    )
-    .bind(&id)
-    .bind(token_hash(&token))
-    .bind(api_key)
-    .bind(serde_json::to_string(&ws).unwrap_or_default())
-    .bind(t)
-    .bind(t)
-    .execute(&state.db)
-    .await?;
+    rows::insert(&state.db, &id, &token_hash(&token), api_key, &ws, t).await?;
     state
         .hub
         .publish(&id, &SessionEvent::WorkflowUpdate(ws.update()));
@@ -128,12 +87,9 @@ fn summary_of(
 
 /// Open sessions first, then recently ended ones.
 pub async fn list(state: &AppState) -> Result<Vec<SessionSummary>, ServerError> {
-    let rows = sqlx::query_as::<_, SessionRow>(&format!(
-        "{SELECT} ORDER BY ended_at IS NOT NULL, last_activity DESC LIMIT 200"
-    ))
-    .fetch_all(&state.db)
-    .await?;
-    rows.into_iter()
+    rows::recent(&state.db)
+        .await?
+        .into_iter()
         .map(|r| {
             Ok(summary_of(
                 &r.id,
@@ -146,47 +102,6 @@ pub async fn list(state: &AppState) -> Result<Vec<SessionSummary>, ServerError> 
         .collect()
 }
 
-/// The recorded calls of a session, oldest first (at most the last 200).
-pub async fn calls(state: &AppState, id: &str) -> Result<Vec<ToolCallRecord>, ServerError> {
-    #[derive(sqlx::FromRow)]
-    struct Row {
-        id: i64,
-        at_ms: i64,
-        workflow: String,
-        tool: String,
-        arguments: String,
-        outcome: String,
-        result: Option<String>,
-        reason: Option<String>,
-        duration_us: i64,
-    }
-    let rows = sqlx::query_as::<_, Row>(
-        "SELECT * FROM (SELECT id, at_ms, workflow, tool, arguments, outcome, result, reason, duration_us
-         FROM tool_calls WHERE session_id = ? ORDER BY id DESC LIMIT 200) ORDER BY id",
-    )
-    .bind(id)
-    .fetch_all(&state.db)
-    .await?;
-    Ok(rows
-        .into_iter()
-        .map(|r| ToolCallRecord {
-            id: r.id,
-            at_ms: r.at_ms,
-            tool: r.tool,
-            arguments: serde_json::from_str(&r.arguments).unwrap_or(Value::Null),
-            outcome: if r.outcome == "allowed" {
-                CallOutcome::Allowed
-            } else {
-                CallOutcome::Refused
-            },
-            result: r.result.and_then(|s| serde_json::from_str(&s).ok()),
-            reason: r.reason,
-            duration_us: r.duration_us,
-            workflow: r.workflow,
-        })
-        .collect())
-}
-
 /// Everything a new watcher needs.
 pub async fn snapshot(state: &AppState, id: &str) -> Result<SessionSnapshot, ServerError> {
     let row = get(state, id).await?;
@@ -195,22 +110,14 @@ pub async fn snapshot(state: &AppState, id: &str) -> Result<SessionSnapshot, Ser
         session_id: row.id.clone(),
         tools: state.rules().available(&ws.current_workflow),
         state: ws,
-        calls: calls(state, id).await?,
+        calls: tool_calls::recent(&state.db, id).await?,
         ended: row.ended_at.is_some(),
     })
 }
 
 /// Ends a session (idempotent) and tells watchers.
 pub async fn end(state: &AppState, id: &str, reason: &str) -> Result<(), ServerError> {
-    let done = sqlx::query(
-        "UPDATE agent_sessions SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL",
-    )
-    .bind(now())
-    .bind(reason)
-    .bind(id)
-    .execute(&state.db)
-    .await?;
-    if done.rows_affected() == 1 {
+    if rows::end(&state.db, id, reason).await? {
         state.hub.publish(
             id,
             &SessionEvent::Ended {
@@ -225,12 +132,7 @@ pub async fn end(state: &AppState, id: &str, reason: &str) -> Result<(), ServerE
 /// Ends sessions idle longer than the configured time.
 pub async fn expire_idle(state: &AppState) -> Result<usize, ServerError> {
     let cutoff = now() - state.config.session_idle.as_secs() as i64;
-    let ids: Vec<String> = sqlx::query_scalar(
-        "SELECT id FROM agent_sessions WHERE ended_at IS NULL AND last_activity < ?",
-    )
-    .bind(cutoff)
-    .fetch_all(&state.db)
-    .await?;
+    let ids = rows::idle_since(&state.db, cutoff).await?;
     for id in &ids {
         end(state, id, "idle timeout").await?;
     }
@@ -239,15 +141,9 @@ pub async fn expire_idle(state: &AppState) -> Result<usize, ServerError> {
 
 /// Re-announces the available tools of every open session whose set changed
 /// after new bindings; no session is restarted.
-pub async fn announce_tools(
-    state: &AppState,
-    before: &crate::server::rules::Rules,
-) -> Result<(), ServerError> {
-    let rows = sqlx::query_as::<_, SessionRow>(&format!("{SELECT} WHERE ended_at IS NULL"))
-        .fetch_all(&state.db)
-        .await?;
+pub async fn announce_tools(state: &AppState, before: &Rules) -> Result<(), ServerError> {
     let rules = state.rules();
-    for row in rows {
+    for row in rows::open(&state.db).await? {
         let ws = row.workflow_state()?;
         let now_tools = rules.available(&ws.current_workflow);
         if now_tools != before.available(&ws.current_workflow) {
@@ -305,7 +201,7 @@ pub async fn call(
     let mut verified = row.verified_account.clone();
     let (outcome, result, reason) = match refusal(state, &ws, tool, &arguments) {
         Some(reason) => (CallOutcome::Refused, None, Some(reason)),
-        None => match crate::server::builtins::run(
+        None => match crate::server::agent::builtins::run(
             state,
             &row.id,
             &mut ws,
@@ -323,33 +219,23 @@ pub async fn call(
     let at_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64);
-    let mut tx = state.db.begin().await?;
-    let call_id = sqlx::query(
-        "INSERT INTO tool_calls (session_id, at_ms, workflow, tool, arguments, outcome, result, reason, duration_us)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    let call_id = tool_calls::record(
+        &state.db,
+        &NewCall {
+            session_id: &row.id,
+            at_ms,
+            workflow: &before.current_workflow,
+            tool,
+            arguments: &arguments,
+            outcome,
+            result: result.as_ref(),
+            reason: reason.as_deref(),
+            duration_us,
+            state: &ws,
+            verified_account: verified.as_deref(),
+        },
     )
-    .bind(&row.id)
-    .bind(at_ms)
-    .bind(&before.current_workflow)
-    .bind(tool)
-    .bind(arguments.to_string())
-    .bind(if outcome == CallOutcome::Allowed { "allowed" } else { "refused" })
-    .bind(result.as_ref().map(Value::to_string))
-    .bind(&reason)
-    .bind(duration_us)
-    .execute(&mut *tx)
-    .await?
-    .last_insert_rowid();
-    sqlx::query(
-        "UPDATE agent_sessions SET state = ?, verified_account = ?, last_activity = ? WHERE id = ?",
-    )
-    .bind(serde_json::to_string(&ws).unwrap_or_default())
-    .bind(&verified)
-    .bind(now())
-    .bind(&row.id)
-    .execute(&mut *tx)
     .await?;
-    tx.commit().await?;
 
     let record = ToolCallRecord {
         id: call_id,
