@@ -20,6 +20,8 @@ pub mod domain;
 pub mod error;
 #[cfg(feature = "ssr")]
 pub mod server;
+#[cfg(feature = "ssr")]
+pub mod startup;
 pub mod ui;
 
 /// URL prefix of every server function (`/rpc/…`), leaving `/api/…` to the

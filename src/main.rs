@@ -1,55 +1,31 @@
-//! The Switchboard server: reads its configuration, opens (and if new, seeds)
-//! the database, and serves the app until Ctrl-C or SIGTERM.
+//! The Switchboard server: reads its configuration, starts the application
+//! (see `switchboard::startup`), prints the demo passwords of a new database
+//! once, and serves until Ctrl-C or SIGTERM.
 
-use switchboard::server::{config::Config, db, seed, store, telemetry, AppState};
+use switchboard::server::{config::Config, memory, telemetry, ServerError};
+use switchboard::startup::Application;
 
 #[tokio::main]
 async fn main() {
     telemetry::init();
-    switchboard::server::memory::tune_allocator();
+    memory::tune_allocator();
     if let Err(err) = run().await {
         eprintln!("switchboard: {err}");
         std::process::exit(1);
     }
 }
 
-async fn run() -> Result<(), switchboard::server::ServerError> {
-    let config = Config::from_env()?;
-    let pool = db::connect(&config.database_url).await?;
-    let state = AppState::new(pool, config);
-    switchboard::server::bindings::seed_catalogue(&state.db).await?;
-    let bindings_file = std::env::var("SWITCHBOARD_BINDINGS_FILE")
-        .ok()
-        .filter(|f| !f.is_empty());
-    switchboard::server::bindings::seed_bindings(&state.db, bindings_file.as_deref()).await?;
-    if let Some(accounts) = seed::seed_demo_accounts(&state).await? {
-        seed::seed_demo_lessons(&state).await?;
+async fn run() -> Result<(), ServerError> {
+    let mut app = Application::build(Config::from_env()?).await?;
+    if let Some(accounts) = app.take_seeded_accounts() {
         println!("{accounts}");
     }
-    tokio::task::spawn_blocking(switchboard::server::tokens::warm_up);
-    state.reload_rules().await?;
-    let sweeper = state.clone();
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(std::time::Duration::from_secs(30));
-        loop {
-            tick.tick().await;
-            if let Err(e) = switchboard::server::agent::sessions::expire_idle(&sweeper).await {
-                tracing::error!(error = %e, "expiring idle sessions failed");
-            }
-        }
-    });
-    let purged = store::auth_sessions::purge_expired(&state.db).await?;
-    tracing::debug!(purged, "expired sign-in sessions removed");
-
-    let addr = state.config.addr;
-    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
-        switchboard::server::ServerError::Config(format!("cannot listen on {addr}: {e}"))
-    })?;
+    let addr = app.address();
     tracing::info!("Switchboard listening on http://{addr}");
     println!("Switchboard is serving at http://{addr}");
-    switchboard::server::serve(listener, state, shutdown_signal())
+    app.run_until_stopped(shutdown_signal())
         .await
-        .map_err(|e| switchboard::server::ServerError::Config(format!("server stopped: {e}")))
+        .map_err(|e| ServerError::Config(format!("server stopped: {e}")))
 }
 
 /// Resolves on Ctrl-C or SIGTERM, so in-flight requests can finish.

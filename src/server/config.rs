@@ -31,6 +31,12 @@ pub struct Config {
     pub teacher_password: Option<String>,
     /// See `teacher_password`.
     pub admin_password: Option<String>,
+    /// A `tool-bindings.json` that gives a new database its first bindings
+    /// (`SWITCHBOARD_BINDINGS_FILE`); the demo default when unset.
+    pub bindings_file: Option<String>,
+    /// Whether a new database gets the demo teacher's lessons
+    /// (`SWITCHBOARD_DEMO_LESSONS`, default on; `0`/`false` skips them).
+    pub demo_lessons: bool,
 }
 
 impl Config {
@@ -85,6 +91,15 @@ impl Config {
                 )));
             }
         }
+        let demo_lessons = match get("SWITCHBOARD_DEMO_LESSONS").as_deref() {
+            None | Some("" | "1" | "true" | "yes" | "on") => true,
+            Some("0" | "false" | "no" | "off") => false,
+            Some(raw) => {
+                return Err(ServerError::Config(format!(
+                    "SWITCHBOARD_DEMO_LESSONS must be 1/true/yes/on or 0/false/no/off, got {raw:?}"
+                )))
+            }
+        };
         Ok(Self {
             addr,
             database_url: get("DATABASE_URL")
@@ -95,6 +110,8 @@ impl Config {
             session_idle: Duration::from_secs(idle_minutes * 60),
             teacher_password: get("SWITCHBOARD_TEACHER_PASSWORD").filter(|p| !p.is_empty()),
             admin_password: get("SWITCHBOARD_ADMIN_PASSWORD").filter(|p| !p.is_empty()),
+            bindings_file: get("SWITCHBOARD_BINDINGS_FILE").filter(|f| !f.is_empty()),
+            demo_lessons,
         })
     }
 
@@ -126,6 +143,19 @@ mod tests {
         assert_eq!(c.database_url, "sqlite://data/switchboard.db");
         assert_eq!(c.session_ttl, Duration::from_secs(12 * 3600));
         assert!(!c.secure_cookies());
+        assert_eq!(c.bindings_file, None);
+        assert!(c.demo_lessons);
+    }
+
+    #[test]
+    fn demo_lessons_can_be_switched_off_and_the_bindings_file_named() {
+        let c = config(&[
+            ("SWITCHBOARD_DEMO_LESSONS", "0"),
+            ("SWITCHBOARD_BINDINGS_FILE", "/etc/tool-bindings.json"),
+        ])
+        .unwrap();
+        assert!(!c.demo_lessons);
+        assert_eq!(c.bindings_file.as_deref(), Some("/etc/tool-bindings.json"));
     }
 
     #[test]
@@ -135,6 +165,7 @@ mod tests {
             ("HOST", "not a host"),
             ("SESSION_TTL_HOURS", "0"),
             ("PUBLIC_ORIGIN", "example.com"),
+            ("SWITCHBOARD_DEMO_LESSONS", "maybe"),
         ] {
             let err = config(&[(key, value)]).unwrap_err().to_string();
             assert!(err.contains(key), "{err}");

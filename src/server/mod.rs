@@ -21,5 +21,5 @@ pub mod telemetry;
 pub mod tokens;
 
 pub use error::ServerError;
-pub use router::{app, serve};
+pub use router::serve;
 pub use state::AppState;

@@ -1,10 +1,9 @@
-//! The HTTP surface: pages, server functions, health check and static files,
-//! with the middleware every request passes through.
+//! The server's own HTTP surface — health check, the bindings download and
+//! the JSON API — and the middleware every request passes through.
 //!
-//! `app` is separate from `main` so tests can serve the real application on a
-//! random port with a throwaway database.
+//! The pages and server functions are added by `crate::startup`, the
+//! composition root: the server layer does not import the UI above it.
 
-use crate::app::{shell, App};
 use crate::error::ApiError;
 use crate::server::{auth, rest, AppState};
 use crate::RPC_PREFIX;
@@ -16,8 +15,6 @@ use axum::middleware::{from_fn, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use leptos::prelude::provide_context;
-use leptos_axum::{file_and_error_handler_with_context, generate_route_list, LeptosRoutes};
 use std::time::Duration;
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
@@ -26,26 +23,21 @@ use tower_http::trace::TraceLayer;
 /// are unaffected once their headers are sent.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Builds the whole application for `state`.
-pub fn app(state: AppState) -> Router {
-    let routes = generate_route_list(App);
-    let page_state = state.clone();
-    let fallback_state = state.clone();
-    let shell_options = state.leptos_options.clone();
+/// The routes the server layer answers itself: `/healthz`, the signed-in
+/// admin's `tool-bindings.json` download and the JSON API (`/api/…`).
+pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/healthz", get(healthz))
         .route("/bindings/tool-bindings.json", get(download_bindings))
         .merge(rest::router())
-        .leptos_routes_with_context(
-            &state,
-            routes,
-            move || provide_context(page_state.clone()),
-            move || shell(shell_options.clone()),
-        )
-        .fallback(file_and_error_handler_with_context::<AppState, _>(
-            move || provide_context(fallback_state.clone()),
-            shell,
-        ))
+}
+
+/// Wraps `router` (every route of the app) in the middleware each request
+/// passes through, outermost last: tracing, the request timeout, the
+/// signed-in user, the cross-origin check for server functions, 400 for
+/// undecodable server-function calls, and the sign-in redirect for pages.
+pub fn with_middleware(router: Router<AppState>, state: AppState) -> Router {
+    router
         .layer(from_fn(auth::guard_pages))
         .layer(from_fn(malformed_calls_are_client_errors))
         .layer(from_fn_with_state(state.clone(), auth::check_origin))
@@ -58,19 +50,19 @@ pub fn app(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// Serves `state`'s app on `listener` until `shutdown` resolves, then ends
-/// the event streams and lets in-flight requests finish.
+/// Serves `app` on `listener` until `shutdown` resolves, then ends
+/// `hub`'s event streams and lets in-flight requests finish.
 ///
 /// The router is made into a service once: serving a `Router` directly
 /// rebuilds its whole route table for every connection, which cost ~110 KB
 /// per connection and dominated the memory of 10,000 SSE watchers.
 pub async fn serve(
     listener: tokio::net::TcpListener,
-    state: AppState,
+    app: Router,
+    hub: std::sync::Arc<crate::server::agent::hub::Hub>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     use axum::serve::ListenerExt;
-    let hub = state.hub.clone();
     // Events are small and must leave at once: no Nagle delay behind an
     // unacknowledged earlier frame.
     let listener = listener.tap_io(|tcp| {
@@ -78,7 +70,7 @@ pub async fn serve(
             tracing::debug!(error = %e, "TCP_NODELAY not set");
         }
     });
-    axum::serve(listener, app(state).into_make_service())
+    axum::serve(listener, app.into_make_service())
         .with_graceful_shutdown(async move {
             shutdown.await;
             hub.close_all();

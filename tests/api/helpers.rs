@@ -1,7 +1,9 @@
-//! `spawn_app`: the real router on a random port with a fresh database.
+//! `spawn_app`: the real application, started through the same
+//! `Application::build` as `main`, on a random port with a fresh database.
 
 use reqwest::{redirect::Policy, Client, Response};
-use switchboard::server::{config::Config, db, seed, AppState};
+use switchboard::server::{config::Config, AppState};
+use switchboard::startup::Application;
 use tempfile::TempDir;
 
 pub const TEACHER: (&str, &str) = ("teacher@example.com", "teacher-test-pass");
@@ -19,7 +21,7 @@ pub struct TestApp {
 }
 
 /// Serves the app on 127.0.0.1:0 over a new database seeded with the demo
-/// accounts (with known passwords).
+/// accounts (with known passwords) and no demo lessons.
 pub async fn spawn_app() -> TestApp {
     let dir = std::sync::Arc::new(tempfile::tempdir().expect("temp dir"));
     serve(dir).await
@@ -28,33 +30,20 @@ pub async fn spawn_app() -> TestApp {
 async fn serve(dir: std::sync::Arc<TempDir>) -> TestApp {
     let url = format!("sqlite://{}/switchboard.db", dir.path().display());
     let config = Config::from_lookup(|key| match key {
+        "PORT" => Some("0".into()),
         "DATABASE_URL" => Some(url.clone()),
         "SWITCHBOARD_TEACHER_PASSWORD" => Some(TEACHER.1.into()),
         "SWITCHBOARD_ADMIN_PASSWORD" => Some(ADMIN.1.into()),
+        "SWITCHBOARD_DEMO_LESSONS" => Some("0".into()),
         _ => None,
     })
     .expect("config");
-    let pool = db::connect(&config.database_url).await.expect("database");
-    let state = AppState::new(pool, config);
-    seed::seed_demo_accounts(&state).await.expect("seed");
-    switchboard::server::bindings::seed_catalogue(&state.db)
-        .await
-        .expect("catalogue");
-    switchboard::server::bindings::seed_bindings(&state.db, None)
-        .await
-        .expect("bindings");
-    state.reload_rules().await.expect("rules");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let address = format!("http://{}", listener.local_addr().unwrap());
+    let app = Application::build(config).await.expect("application");
+    let address = format!("http://{}", app.address());
+    let state = app.state().clone();
     let stop = std::sync::Arc::new(tokio::sync::Notify::new());
     let signal = stop.clone();
-    let server = tokio::spawn(switchboard::server::serve(
-        listener,
-        state.clone(),
-        async move { signal.notified().await },
-    ));
+    let server = tokio::spawn(app.run_until_stopped(async move { signal.notified().await }));
     TestApp {
         address,
         state,

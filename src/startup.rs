@@ -1,0 +1,135 @@
+//! The one start-up path: configuration → database (with migrations) →
+//! demo data → rules → router → listener, then serving until shutdown.
+//!
+//! `main` and the HTTP tests (`tests/api`) both start the app through
+//! [`Application::build`], so a test runs exactly what production runs: the
+//! same seeding, the same rules, the same middleware.
+//!
+//! This is the composition root, the only module that sees every layer: it
+//! mounts the UI's pages (`crate::app`) next to the server's own routes,
+//! which keeps `server` free of imports from the layers above it.
+
+use crate::app::{shell, App};
+use crate::server::config::Config;
+use crate::server::seed::SeededAccounts;
+use crate::server::{agent, bindings, db, router, seed, store, tokens, AppState, ServerError};
+use axum::Router;
+use leptos::prelude::provide_context;
+use leptos_axum::{file_and_error_handler_with_context, generate_route_list, LeptosRoutes};
+use std::future::Future;
+use std::net::SocketAddr;
+use std::time::Duration;
+use tokio::net::TcpListener;
+
+/// How often sessions idle past `SESSION_IDLE_MINUTES` are ended.
+const SWEEP_EVERY: Duration = Duration::from_secs(30);
+
+/// A started application: database ready, demo data seeded, rules loaded and
+/// the listener bound (so its address is known before it serves).
+pub struct Application {
+    state: AppState,
+    listener: TcpListener,
+    seeded: Option<SeededAccounts>,
+}
+
+impl Application {
+    /// Opens (and migrates) the database, seeds a new one, loads the rules in
+    /// force and binds `config.addr` (port 0 picks a free port).
+    pub async fn build(config: Config) -> Result<Self, ServerError> {
+        let pool = db::connect(&config.database_url).await?;
+        let state = AppState::new(pool, config);
+        let seeded = seed_new_database(&state).await?;
+        state.reload_rules().await?;
+        agent::sessions::expire_idle(&state).await?;
+        let purged = store::auth_sessions::purge_expired(&state.db).await?;
+        tracing::debug!(purged, "expired sign-in sessions removed");
+        // The BPE table takes a moment to load: do it before the first
+        // preview asks, off the async threads.
+        tokio::task::spawn_blocking(tokens::warm_up);
+        let addr = state.config.addr;
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|e| ServerError::Config(format!("cannot listen on {addr}: {e}")))?;
+        Ok(Self {
+            state,
+            listener,
+            seeded,
+        })
+    }
+
+    /// The address it listens on.
+    pub fn address(&self) -> SocketAddr {
+        self.listener.local_addr().unwrap_or(self.state.config.addr)
+    }
+
+    /// The shared state (tests reach the database through it).
+    pub fn state(&self) -> &AppState {
+        &self.state
+    }
+
+    /// The demo accounts created by this start, if the database was new, for
+    /// printing once; `None` the second time it is asked.
+    pub fn take_seeded_accounts(&mut self) -> Option<SeededAccounts> {
+        self.seeded.take()
+    }
+
+    /// Serves until `shutdown` resolves, ending idle sessions every
+    /// [`SWEEP_EVERY`] meanwhile; then ends the event streams and lets
+    /// in-flight requests finish.
+    pub async fn run_until_stopped(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        let sweeper = tokio::spawn(sweep_idle_sessions(self.state.clone()));
+        let hub = self.state.hub.clone();
+        let served = router::serve(self.listener, app(self.state), hub, shutdown).await;
+        sweeper.abort();
+        served
+    }
+}
+
+/// Gives a new database its catalogue, first bindings (the configured file
+/// or the demo default), demo accounts and, unless switched off, the demo
+/// lessons. Returns the accounts it created; does nothing on a database that
+/// already has them.
+async fn seed_new_database(state: &AppState) -> Result<Option<SeededAccounts>, ServerError> {
+    bindings::seed_catalogue(&state.db).await?;
+    bindings::seed_bindings(&state.db, state.config.bindings_file.as_deref()).await?;
+    let accounts = seed::seed_demo_accounts(state).await?;
+    if accounts.is_some() && state.config.demo_lessons {
+        seed::seed_demo_lessons(state).await?;
+    }
+    Ok(accounts)
+}
+
+/// The whole application: the server's routes and the UI's pages and server
+/// functions, inside the middleware every request passes through.
+pub fn app(state: AppState) -> Router {
+    let page_state = state.clone();
+    let fallback_state = state.clone();
+    let shell_options = state.leptos_options.clone();
+    let pages = Router::new()
+        .leptos_routes_with_context(
+            &state,
+            generate_route_list(App),
+            move || provide_context(page_state.clone()),
+            move || shell(shell_options.clone()),
+        )
+        .fallback(file_and_error_handler_with_context::<AppState, _>(
+            move || provide_context(fallback_state.clone()),
+            shell,
+        ));
+    router::with_middleware(router::routes().merge(pages), state)
+}
+
+/// Ends sessions idle past their limit every period (`build` did the first
+/// sweep); a failed sweep is logged and retried next period.
+async fn sweep_idle_sessions(state: AppState) {
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + SWEEP_EVERY, SWEEP_EVERY);
+    loop {
+        tick.tick().await;
+        if let Err(e) = agent::sessions::expire_idle(&state).await {
+            tracing::error!(error = %e, "expiring idle sessions failed");
+        }
+    }
+}
