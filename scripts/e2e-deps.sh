@@ -10,15 +10,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 E2E=${E2E:-end2end}
-if [ -z "${SUDO+set}" ]; then
-  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi
-fi
-read -ra sudo <<<"$SUDO"
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 
 if [ ! -x /usr/bin/chromium ]; then
   echo "Installing Debian chromium"
-  "${sudo[@]}" apt-get update -q
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium
+  apt_install chromium
 fi
 
 stamp=$E2E/node_modules/.package-lock.json

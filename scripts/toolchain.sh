@@ -11,10 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CARGO=${CARGO:-cargo}
-if [ -z "${SUDO+set}" ]; then
-  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi
-fi
-read -ra sudo <<<"$SUDO"
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 read -ra cargo <<<"$CARGO"
 
 apt_packages=(rustc-web cargo-web rust-web-src lld-22)
@@ -26,9 +24,7 @@ for p in "${apt_packages[@]}"; do
 done
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "Installing Debian packages: ${missing[*]}"
-  "${sudo[@]}" apt-get update -q
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
-    apt-get install -y -q "${missing[@]}"
+  apt_install "${missing[@]}"
 fi
 
 wbg_version=$(awk '/^name = "wasm-bindgen"$/ {
