@@ -2,12 +2,12 @@
 //! hydrated client so both agree on every URL.
 
 use crate::api::auth::{current_user, Login, Logout};
+use crate::ui::auth::{Auth, UnsavedChanges};
 use crate::ui::bindings::BindingsPage;
 use crate::ui::home::HomePage;
 use crate::ui::layout::{Layout, NotFound};
 use crate::ui::lessons::{LessonEditorPage, LessonsPage};
 use crate::ui::login::LoginPage;
-use crate::ui::session::{Session, UnsavedChanges};
 use crate::ui::sessions::{SessionPage, SessionsPage};
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Title};
@@ -46,7 +46,7 @@ pub fn App() -> impl IntoView {
         move || (login.version().get(), logout.version().get()),
         |_| current_user(),
     );
-    provide_context(Session {
+    provide_context(Auth {
         user,
         login,
         logout,

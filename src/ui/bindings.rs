@@ -15,8 +15,8 @@ use crate::domain::catalogue::{CatalogueTool, ToolId, Workflow, WorkflowId, WORK
 use crate::domain::time::format_utc;
 use crate::domain::user::Role;
 use crate::error::ApiError;
+use crate::ui::auth::{RequireRole, UnsavedChanges};
 use crate::ui::current;
-use crate::ui::session::{RequireRole, UnsavedChanges};
 use leptos::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 

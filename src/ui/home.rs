@@ -4,15 +4,15 @@ use crate::api::auth::list_accounts;
 use crate::api::keys::{list_api_keys, CreateApiKey, RevokeApiKey};
 use crate::domain::time::format_utc;
 use crate::domain::user::Role;
+use crate::ui::auth::use_auth;
 use crate::ui::current;
-use crate::ui::session::use_session;
 use leptos::prelude::*;
 
 /// Greets the user and links to each area they can use.
 #[component]
 pub fn HomePage() -> impl IntoView {
-    let session = use_session();
-    let user = move || session.user.get().and_then(|r| r.ok()).flatten();
+    let auth = use_auth();
+    let user = move || auth.user.get().and_then(|r| r.ok()).flatten();
     view! {
         <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
             {move || {

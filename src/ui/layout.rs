@@ -1,7 +1,7 @@
 //! The frame around every signed-in page: header, navigation, sign-out.
 
 use crate::domain::user::Role;
-use crate::ui::session::{confirm_leave, set_page_status, use_session};
+use crate::ui::auth::{confirm_leave, set_page_status, use_auth};
 use leptos::prelude::*;
 use leptos_router::components::{Outlet, A};
 
@@ -9,8 +9,8 @@ use leptos_router::components::{Outlet, A};
 /// signed-in user with their role, and sign-out.
 #[component]
 pub fn Layout() -> impl IntoView {
-    let session = use_session();
-    let user = move || session.user.get().and_then(|r| r.ok()).flatten();
+    let auth = use_auth();
+    let user = move || auth.user.get().and_then(|r| r.ok()).flatten();
     view! {
         <header class="topbar">
             <a class="brand" href="/" on:click=move |ev| confirm_leave(&ev)>
@@ -52,7 +52,7 @@ pub fn Layout() -> impl IntoView {
                                 }
                             })
                     }}
-                    <ActionForm action=session.logout>
+                    <ActionForm action=auth.logout>
                         <button type="submit" class="button ghost small">
                             "Sign out"
                         </button>

@@ -1,6 +1,6 @@
 //! The sign-in page.
 
-use crate::ui::session::use_session;
+use crate::ui::auth::use_auth;
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
@@ -9,12 +9,12 @@ use leptos_router::hooks::use_query_map;
 /// errors show in place and the password can be revealed.
 #[component]
 pub fn LoginPage() -> impl IntoView {
-    let session = use_session();
+    let auth = use_auth();
     let query = use_query_map();
     let next = move || query.read().get("next").unwrap_or_default();
     let (reveal, set_reveal) = signal(false);
-    let pending = session.login.pending();
-    let error = move || session.login.value().get().and_then(Result::err);
+    let pending = auth.login.pending();
+    let error = move || auth.login.value().get().and_then(Result::err);
     view! {
         <main class="auth-page">
             <section class="auth-card">
@@ -25,7 +25,7 @@ pub fn LoginPage() -> impl IntoView {
                 <p class="tagline">
                     "Which tools your agents may use, where, and what they are told."
                 </p>
-                <ActionForm action=session.login>
+                <ActionForm action=auth.login>
                     <input type="hidden" name="next" value=next />
                     <div class="field">
                         <label for="email">"E-mail"</label>

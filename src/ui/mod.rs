@@ -1,11 +1,11 @@
 //! Pages and components, rendered on the server and hydrated in the browser.
 
+pub mod auth;
 pub mod bindings;
 pub mod home;
 pub mod layout;
 pub mod lessons;
 pub mod login;
-pub mod session;
 pub mod sessions;
 
 use leptos::prelude::Get;

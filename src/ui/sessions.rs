@@ -12,8 +12,8 @@ use crate::domain::agent_session::{
 use crate::domain::catalogue::CatalogueTool;
 use crate::domain::time::format_utc;
 use crate::domain::user::Role;
+use crate::ui::auth::{use_auth, RequireRole};
 use crate::ui::current;
-use crate::ui::session::{use_session, RequireRole};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 use std::collections::BTreeSet;
@@ -86,11 +86,10 @@ fn SessionList(
     sessions: Resource<Result<Vec<SessionSummary>, crate::error::ApiError>>,
     changes: RwSignal<u32>,
 ) -> impl IntoView {
-    let session = use_session();
+    let auth = use_auth();
     let is_admin = move || {
         // Untracked: the role guard re-renders this list when the user changes.
-        session
-            .user
+        auth.user
             .get_untracked()
             .and_then(|r| r.ok())
             .flatten()

@@ -17,9 +17,9 @@ use crate::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
 use crate::domain::time::format_utc;
 use crate::domain::user::Role;
 use crate::error::ApiError;
+use crate::ui::auth::RequireRole;
 use crate::ui::current;
 use crate::ui::lessons::tool_panel::ToolPanel;
-use crate::ui::session::RequireRole;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 

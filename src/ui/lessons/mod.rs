@@ -9,8 +9,8 @@ use crate::domain::lesson::record::LessonSummary;
 use crate::domain::lesson::tools::TUTOR_TOOLS;
 use crate::domain::time::format_utc;
 use crate::domain::user::Role;
+use crate::ui::auth::{use_auth, RequireRole};
 use crate::ui::current;
-use crate::ui::session::{use_session, RequireRole};
 use leptos::prelude::*;
 
 pub use editor::LessonEditorPage;
@@ -27,12 +27,11 @@ pub fn LessonsPage() -> impl IntoView {
 
 #[component]
 fn LessonList() -> impl IntoView {
-    let session = use_session();
+    let auth = use_auth();
     // Untracked: the role guard around this list re-renders it when the user
     // changes; tracking here too would re-run this closure after it is gone.
     let is_admin = move || {
-        session
-            .user
+        auth.user
             .get_untracked()
             .and_then(|r| r.ok())
             .flatten()

@@ -1,4 +1,5 @@
-//! Who is signed in, shared by every component through context.
+//! Who is signed in, shared by every component through context. ("Auth",
+//! not "session": sessions are the agent sessions of `ui::sessions`.)
 
 use crate::api::auth::{Login, Logout};
 use crate::domain::user::{Role, UserView};
@@ -8,7 +9,7 @@ use leptos::prelude::*;
 /// The signed-in user and the actions that change it. Provided once by `App`
 /// so the header, guards and pages never fetch the user separately.
 #[derive(Clone, Copy)]
-pub struct Session {
+pub struct Auth {
     /// The current user, refetched whenever `login` or `logout` completes.
     pub user: Resource<Result<Option<UserView>, ApiError>>,
     /// Signs in.
@@ -35,9 +36,9 @@ pub fn confirm_leave(ev: &leptos::ev::MouseEvent) {
     }
 }
 
-/// The session from context; `App` always provides it.
-pub fn use_session() -> Session {
-    expect_context::<Session>()
+/// The sign-in state from context; `App` always provides it.
+pub fn use_auth() -> Auth {
+    expect_context::<Auth>()
 }
 
 /// Sets the HTTP status of a server-rendered page (no-op in the browser), so
@@ -58,12 +59,12 @@ pub fn set_page_status(code: u16) {
 /// explanation (and a 403 status when rendered on the server).
 #[component]
 pub fn RequireRole(role: Role, children: ChildrenFn) -> impl IntoView {
-    let session = use_session();
+    let auth = use_auth();
     let children = StoredValue::new(children);
     view! {
         <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
             {move || {
-                session
+                auth
                     .user
                     .get()
                     .map(|result| match result {
