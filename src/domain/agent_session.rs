@@ -175,6 +175,32 @@ pub struct CallResponse {
     pub call_id: i64,
 }
 
+/// Checks the visualiser always lists, set or not, so a watcher sees from
+/// the start what a session still has to pass.
+pub const KNOWN_CHECKS: [&str; 2] = [IDENTITY_VERIFIED, ACCOUNT_FOUND];
+
+/// The checks to list for `state`: the known ones first, then any other the
+/// session has set, in name order.
+pub fn check_names(state: &WorkflowState) -> Vec<String> {
+    let mut names: Vec<String> = KNOWN_CHECKS.iter().map(|s| s.to_string()).collect();
+    for k in state.checks.keys() {
+        if !names.contains(k) {
+            names.push(k.clone());
+        }
+    }
+    names
+}
+
+/// The checks whose value `checks` sets anew or differently from `old`: the
+/// ones the visualiser makes pulse.
+pub fn changed_checks(old: &WorkflowState, checks: &BTreeMap<String, bool>) -> Vec<String> {
+    checks
+        .iter()
+        .filter(|(k, v)| old.checks.get(*k) != Some(v))
+        .map(|(k, _)| k.clone())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,5 +244,31 @@ mod tests {
             reason: "idle timeout".into(),
         };
         assert_eq!(serde_json::to_value(&e).unwrap()["type"], "ended");
+    }
+
+    #[test]
+    fn known_checks_are_listed_first_then_the_ones_set() {
+        let mut state = WorkflowState::start("idv");
+        assert_eq!(check_names(&state), [IDENTITY_VERIFIED, ACCOUNT_FOUND]);
+        state.checks.insert("a_custom_check".into(), true);
+        state.checks.insert(ACCOUNT_FOUND.into(), false);
+        assert_eq!(
+            check_names(&state),
+            [IDENTITY_VERIFIED, ACCOUNT_FOUND, "a_custom_check"]
+        );
+    }
+
+    #[test]
+    fn only_checks_set_anew_or_flipped_count_as_changed() {
+        let mut old = WorkflowState::start("idv");
+        old.checks.insert(IDENTITY_VERIFIED.into(), false);
+        old.checks.insert(ACCOUNT_FOUND.into(), true);
+        let now = BTreeMap::from([
+            (IDENTITY_VERIFIED.to_owned(), true),
+            (ACCOUNT_FOUND.to_owned(), true),
+            ("fresh".to_owned(), false),
+        ]);
+        assert_eq!(changed_checks(&old, &now), ["fresh", IDENTITY_VERIFIED]);
+        assert!(changed_checks(&old, &old.checks).is_empty());
     }
 }

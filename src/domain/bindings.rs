@@ -5,7 +5,7 @@
 //! break an agent; `Availability` precomputes the answer to "may tool T be
 //! called in workflow W" so enforcement is a hash lookup.
 
-use crate::domain::catalogue::WORKFLOW_SWITCH_TOOL;
+use crate::domain::catalogue::{Workflow, WORKFLOW_SWITCH_TOOL};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -316,6 +316,48 @@ pub struct BindingsVersion {
     pub meta: VersionMeta,
 }
 
+/// The scope of the matrix's first row, whose tools every workflow gets.
+pub const GLOBAL_SCOPE: &str = "global";
+
+/// One row of the bindings matrix: Global, then each workflow.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatrixRow {
+    /// `global` or the workflow id, as the bindings document names it.
+    pub scope: String,
+    /// The row heading.
+    pub name: String,
+    /// The heading's tooltip.
+    pub description: String,
+}
+
+/// The matrix's rows for `workflows`: Global first, so what it implies is
+/// read before the workflows it applies to.
+pub fn matrix_rows(workflows: &[Workflow]) -> Vec<MatrixRow> {
+    let mut rows = vec![MatrixRow {
+        scope: GLOBAL_SCOPE.to_owned(),
+        name: "Global".to_owned(),
+        description: "Available in every workflow".to_owned(),
+    }];
+    rows.extend(workflows.iter().map(|w| MatrixRow {
+        scope: w.id.to_string(),
+        name: w.name.clone(),
+        description: w.description.clone(),
+    }));
+    rows
+}
+
+/// What the admin is told after a save: the new version, then each note the
+/// server made while normalising (one sentence each).
+pub fn saved_message(version: i64, notes: &[String]) -> String {
+    let mut text = format!("Saved as version {version}.");
+    for note in notes {
+        text.push(' ');
+        text.push_str(note);
+        text.push('.');
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -458,6 +500,26 @@ mod tests {
         assert!(BindingsDiff::between(&old, &old).is_empty());
         assert!(
             new.has("disputes", "check_balance") && !new.has("banking-master", "check_balance")
+        );
+    }
+
+    #[test]
+    fn the_matrix_lists_global_before_every_workflow() {
+        let workflows = demo_workflows();
+        let rows = matrix_rows(&workflows);
+        assert_eq!(rows.len(), workflows.len() + 1);
+        assert_eq!(rows[0].scope, GLOBAL_SCOPE);
+        assert_eq!(rows[0].name, "Global");
+        assert_eq!(rows[1].scope, workflows[0].id.as_str());
+        assert_eq!(rows[1].description, workflows[0].description);
+    }
+
+    #[test]
+    fn a_save_message_names_the_version_and_each_note() {
+        assert_eq!(saved_message(7, &[]), "Saved as version 7.");
+        assert_eq!(
+            saved_message(8, &["start_workflow kept global".into(), "x".into()]),
+            "Saved as version 8. start_workflow kept global. x."
         );
     }
 }

@@ -9,6 +9,7 @@ use crate::domain::error::FieldError;
 use crate::domain::lesson::tools::TUTOR_TOOLS;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// The tool that switches an agent's workflow; it must stay global or an
@@ -361,6 +362,117 @@ pub fn demo_workflows() -> Vec<Workflow> {
     .collect()
 }
 
+/// Tools grouped by category, groups in the order their first tool appears
+/// in the catalogue: the matrix's column groups.
+pub fn by_category(tools: &[CatalogueTool]) -> Vec<(String, Vec<CatalogueTool>)> {
+    let mut groups: Vec<(String, Vec<CatalogueTool>)> = Vec::new();
+    for tool in tools {
+        match groups.iter_mut().find(|(c, _)| *c == tool.category) {
+            Some((_, list)) => list.push(tool.clone()),
+            None => groups.push((tool.category.clone(), vec![tool.clone()])),
+        }
+    }
+    groups
+}
+
+/// The name people see for workflow `id`; the id itself for a workflow the
+/// list does not know (one removed since, say), so something always shows.
+pub fn workflow_name(workflows: &[Workflow], id: &str) -> String {
+    workflows
+        .iter()
+        .find(|w| w.id.as_str() == id)
+        .map_or_else(|| id.to_owned(), |w| w.name.clone())
+}
+
+/// A catalogue editor form as typed: field name → text. The editor keeps
+/// text, not typed values, so a half-typed id or schema stays on screen.
+pub type FormFields = BTreeMap<&'static str, String>;
+
+/// Why a form was refused: field name → rule, one per field; `form` is for
+/// problems with no field of their own.
+pub type FormProblems = BTreeMap<String, String>;
+
+/// The tool editor's fields for editing `tool` (the schema pretty-printed).
+pub fn tool_fields(tool: &CatalogueTool) -> FormFields {
+    BTreeMap::from([
+        ("id", tool.id.to_string()),
+        ("name", tool.name.clone()),
+        ("description", tool.description.clone()),
+        ("category", tool.category.clone()),
+        (
+            "parameters",
+            serde_json::to_string_pretty(&tool.parameters).unwrap_or_default(),
+        ),
+    ])
+}
+
+/// The tool the editor's fields describe, or every problem to show next to
+/// its field. Blank parameters mean "no arguments" (an empty object
+/// schema); the field rules are only checked once id and schema parse.
+pub fn tool_from_fields(fields: &FormFields) -> Result<CatalogueTool, FormProblems> {
+    let get = |k: &str| fields.get(k).cloned().unwrap_or_default();
+    let mut problems = FormProblems::new();
+    let id = ToolId::parse(get("id").trim())
+        .map_err(|e| problems.insert("id".to_owned(), e.rule))
+        .ok();
+    let raw = get("parameters");
+    let parameters = if raw.trim().is_empty() {
+        Some(json!({"type": "object", "properties": {}}))
+    } else {
+        serde_json::from_str(&raw)
+            .map_err(|e| problems.insert("parameters".to_owned(), format!("is not JSON: {e}")))
+            .ok()
+    };
+    if let (Some(id), Some(parameters)) = (id, parameters) {
+        let tool = CatalogueTool {
+            id,
+            name: get("name"),
+            description: get("description"),
+            category: get("category"),
+            parameters,
+        };
+        for p in tool.problems() {
+            problems.entry(p.field).or_insert(p.rule);
+        }
+        if problems.is_empty() {
+            return Ok(tool);
+        }
+    }
+    Err(problems)
+}
+
+/// The workflow editor's fields for editing `workflow`.
+pub fn workflow_fields(workflow: &Workflow) -> FormFields {
+    BTreeMap::from([
+        ("id", workflow.id.to_string()),
+        ("name", workflow.name.clone()),
+        ("description", workflow.description.clone()),
+    ])
+}
+
+/// The workflow the editor's fields describe, or every problem to show
+/// next to its field.
+pub fn workflow_from_fields(fields: &FormFields) -> Result<Workflow, FormProblems> {
+    let get = |k: &str| fields.get(k).cloned().unwrap_or_default();
+    let mut problems = FormProblems::new();
+    if let Ok(id) =
+        WorkflowId::parse(get("id").trim()).map_err(|e| problems.insert("id".to_owned(), e.rule))
+    {
+        let workflow = Workflow {
+            id,
+            name: get("name"),
+            description: get("description"),
+        };
+        for p in workflow.problems() {
+            problems.entry(p.field).or_insert(p.rule);
+        }
+        if problems.is_empty() {
+            return Ok(workflow);
+        }
+    }
+    Err(problems)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -407,5 +519,84 @@ mod tests {
         t.name = String::new();
         let fields: Vec<String> = t.problems().into_iter().map(|p| p.field).collect();
         assert_eq!(fields, ["name", "parameters"]);
+    }
+
+    #[test]
+    fn tools_group_by_category_in_order_of_first_appearance() {
+        let mut tools = demo_catalogue();
+        tools.truncate(4);
+        tools[0].category = "b".into();
+        tools[1].category = "a".into();
+        tools[2].category = "b".into();
+        tools[3].category = "c".into();
+        let groups = by_category(&tools);
+        let shape: Vec<(&str, Vec<&str>)> = groups
+            .iter()
+            .map(|(c, list)| (c.as_str(), list.iter().map(|t| t.id.as_str()).collect()))
+            .collect();
+        assert_eq!(
+            shape,
+            [
+                ("b", vec![tools[0].id.as_str(), tools[2].id.as_str()]),
+                ("a", vec![tools[1].id.as_str()]),
+                ("c", vec![tools[3].id.as_str()]),
+            ]
+        );
+        assert!(by_category(&[]).is_empty());
+    }
+
+    #[test]
+    fn an_unknown_workflow_is_named_by_its_id() {
+        let workflows = demo_workflows();
+        assert_eq!(
+            workflow_name(&workflows, workflows[0].id.as_str()),
+            workflows[0].name
+        );
+        assert_eq!(workflow_name(&workflows, "gone"), "gone");
+    }
+
+    #[test]
+    fn a_tool_survives_the_editor_fields_unchanged() {
+        for tool in demo_catalogue() {
+            assert_eq!(tool_from_fields(&tool_fields(&tool)), Ok(tool));
+        }
+        for workflow in demo_workflows() {
+            assert_eq!(
+                workflow_from_fields(&workflow_fields(&workflow)),
+                Ok(workflow)
+            );
+        }
+    }
+
+    #[test]
+    fn blank_parameters_mean_a_tool_without_arguments() {
+        let mut fields = tool_fields(&demo_catalogue()[0]);
+        fields.insert("parameters", "  ".into());
+        let tool = tool_from_fields(&fields).unwrap();
+        assert_eq!(tool.parameters, json!({"type": "object", "properties": {}}));
+    }
+
+    #[test]
+    fn a_bad_id_and_schema_are_reported_before_the_field_rules() {
+        let fields = FormFields::from([("id", "no spaces".into()), ("parameters", "{".into())]);
+        let problems = tool_from_fields(&fields).unwrap_err();
+        assert_eq!(problems.keys().collect::<Vec<_>>(), ["id", "parameters"]);
+        assert!(problems["parameters"].starts_with("is not JSON: "));
+
+        let fields = FormFields::from([("id", "fine".into())]);
+        let problems = tool_from_fields(&fields).unwrap_err();
+        assert_eq!(
+            problems.keys().collect::<Vec<_>>(),
+            ["category", "description", "name"]
+        );
+    }
+
+    #[test]
+    fn a_workflow_needs_a_slug_and_a_name() {
+        let problems =
+            workflow_from_fields(&FormFields::from([("id", "Bad Id".into())])).unwrap_err();
+        assert_eq!(problems.keys().collect::<Vec<_>>(), ["id"]);
+        let problems = workflow_from_fields(&FormFields::from([("id", "ok".into())])).unwrap_err();
+        assert_eq!(problems.keys().collect::<Vec<_>>(), ["name"]);
     }
 }

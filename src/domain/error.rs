@@ -26,3 +26,56 @@ impl FieldError {
         }
     }
 }
+
+/// The rule broken by `field` exactly, or (with `prefix`) by anything under
+/// it (`tasks[2]` covers `tasks[2].text`), for showing one message next to
+/// the field in a form; the first such problem wins.
+pub fn problem_for(problems: &[FieldError], field: &str, prefix: bool) -> Option<String> {
+    problems
+        .iter()
+        .find(|p| {
+            p.field == field
+                || (prefix
+                    && p.field.starts_with(field)
+                    && p.field[field.len()..].starts_with(['.', '[']))
+        })
+        .map(|p| p.rule.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problems() -> Vec<FieldError> {
+        vec![
+            FieldError::new("title", "must not be empty"),
+            FieldError::new("tasks[1].text", "is too long"),
+            FieldError::new("tasks[10]", "is a duplicate"),
+            FieldError::new("title", "second title rule"),
+        ]
+    }
+
+    #[test]
+    fn a_field_gets_its_first_own_problem() {
+        assert_eq!(
+            problem_for(&problems(), "title", false).as_deref(),
+            Some("must not be empty")
+        );
+        assert_eq!(problem_for(&problems(), "level", false), None);
+    }
+
+    #[test]
+    fn a_prefix_covers_only_what_lies_under_the_field() {
+        assert_eq!(
+            problem_for(&problems(), "tasks[1]", true).as_deref(),
+            Some("is too long")
+        );
+        assert_eq!(problem_for(&problems(), "tasks[1]", false), None);
+        // `tasks[10]` is not under `tasks[1]`.
+        assert_eq!(problem_for(&problems(), "tasks[", true), None);
+        assert_eq!(
+            problem_for(&problems(), "tasks", true).as_deref(),
+            Some("is too long")
+        );
+    }
+}

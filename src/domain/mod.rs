@@ -9,6 +9,7 @@ pub mod agent_session;
 pub mod api_key;
 pub mod bindings;
 pub mod catalogue;
+pub mod console_form;
 pub mod declaration;
 pub mod error;
 pub mod lesson;

@@ -6,6 +6,7 @@
 //! templates — and `prompt::build` assembles them at run time.
 
 pub mod config;
+pub mod edit;
 pub mod optimise;
 pub mod prompt;
 pub mod record;
