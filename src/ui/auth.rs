@@ -4,6 +4,7 @@
 use crate::api::auth::{Login, Logout};
 use crate::domain::user::{Role, UserView};
 use crate::error::ApiError;
+use crate::ui::components::Loaded;
 use leptos::prelude::*;
 
 /// The signed-in user and the actions that change it. Provided once by `App`
@@ -62,38 +63,28 @@ pub fn RequireRole(role: Role, children: ChildrenFn) -> impl IntoView {
     let auth = use_auth();
     let children = StoredValue::new(children);
     view! {
-        <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
-            {move || {
-                auth
-                    .user
-                    .get()
-                    .map(|result| match result {
-                        Ok(Some(user)) if user.role.satisfies(role) => {
-                            children.read_value()().into_any()
-                        }
-                        Ok(Some(_)) => {
-                            set_page_status(403);
-                            view! {
-                                <section class="panel notice" data-testid="forbidden">
-                                    <h1>"Not available to your account"</h1>
-                                    <p>
-                                        "This area needs the " <strong>{role.to_string()}</strong>
-                                        " role. Ask an administrator if you need access."
-                                    </p>
-                                </section>
-                            }
-                                .into_any()
-                        }
-                        Ok(None) => {
-                            set_page_status(401);
-                            view! {
-                                <p>"Please " <a href="/login">"sign in"</a> " to continue."</p>
-                            }
-                                .into_any()
-                        }
-                        Err(err) => view! { <p class="error">{err.to_string()}</p> }.into_any(),
-                    })
+        <Loaded resource=auth.user loading="Loading…" let:user>
+            {match user {
+                Some(user) if user.role.satisfies(role) => children.read_value()().into_any(),
+                Some(_) => {
+                    set_page_status(403);
+                    view! {
+                        <section class="panel notice" data-testid="forbidden">
+                            <h1>"Not available to your account"</h1>
+                            <p>
+                                "This area needs the " <strong>{role.to_string()}</strong>
+                                " role. Ask an administrator if you need access."
+                            </p>
+                        </section>
+                    }
+                        .into_any()
+                }
+                None => {
+                    set_page_status(401);
+                    view! { <p>"Please " <a href="/login">"sign in"</a> " to continue."</p> }
+                        .into_any()
+                }
             }}
-        </Transition>
+        </Loaded>
     }
 }

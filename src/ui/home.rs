@@ -2,61 +2,61 @@
 
 use crate::api::auth::list_accounts;
 use crate::api::keys::{list_api_keys, CreateApiKey, RevokeApiKey};
+use crate::domain::api_key::ApiKeyView;
 use crate::domain::time::format_utc;
 use crate::domain::user::Role;
 use crate::ui::auth::use_auth;
+use crate::ui::components::{CreateForm, Loaded};
 use crate::ui::current;
 use leptos::prelude::*;
+
+/// Longest API key name the server accepts.
+const MAX_KEY_NAME_CHARS: usize = 80;
 
 /// Greets the user and links to each area they can use.
 #[component]
 pub fn HomePage() -> impl IntoView {
     let auth = use_auth();
-    let user = move || auth.user.get().and_then(|r| r.ok()).flatten();
     view! {
-        <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
-            {move || {
-                user()
-                    .map(|u| {
-                        let is_admin = u.role == Role::Admin;
-                        view! {
-                            <section class="hero">
-                                <h1 data-testid="welcome">{format!("Welcome, {}", u.display_name)}</h1>
-                                <p class="muted">
-                                    {format!("Signed in as {} · {}", u.email, u.role)}
+        <Loaded resource=auth.user loading="Loading…" let:user>
+            {user
+                .map(|u| {
+                    let is_admin = u.role == Role::Admin;
+                    view! {
+                        <section class="hero">
+                            <h1 data-testid="welcome">{format!("Welcome, {}", u.display_name)}</h1>
+                            <p class="muted">{format!("Signed in as {} · {}", u.email, u.role)}</p>
+                        </section>
+                        <section class="cards">
+                            <a class="card" href="/lessons">
+                                <h2>"Lessons"</h2>
+                                <p>
+                                    "Choose the tools each lesson uses, when they fire, and see the exact prompt and token cost the tutor gets."
                                 </p>
-                            </section>
-                            <section class="cards">
-                                <a class="card" href="/lessons">
-                                    <h2>"Lessons"</h2>
-                                    <p>
-                                        "Choose the tools each lesson uses, when they fire, and see the exact prompt and token cost the tutor gets."
-                                    </p>
-                                </a>
-                                {is_admin
-                                    .then(|| {
-                                        view! {
-                                            <a class="card" href="/bindings">
-                                                <h2>"Tool bindings"</h2>
-                                                <p>
-                                                    "Decide which tools are global and which belong to each workflow."
-                                                </p>
-                                            </a>
-                                        }
-                                    })}
-                                <a class="card" href="/sessions">
-                                    <h2>"Live sessions"</h2>
-                                    <p>
-                                        "Watch agent sessions move through workflows, checks and tool calls as they happen."
-                                    </p>
-                                </a>
-                            </section>
-                            {is_admin.then(|| view! { <AccountsPanel /> })}
-                            {is_admin.then(|| view! { <ApiKeysPanel /> })}
-                        }
-                    })
-            }}
-        </Transition>
+                            </a>
+                            {is_admin
+                                .then(|| {
+                                    view! {
+                                        <a class="card" href="/bindings">
+                                            <h2>"Tool bindings"</h2>
+                                            <p>
+                                                "Decide which tools are global and which belong to each workflow."
+                                            </p>
+                                        </a>
+                                    }
+                                })}
+                            <a class="card" href="/sessions">
+                                <h2>"Live sessions"</h2>
+                                <p>
+                                    "Watch agent sessions move through workflows, checks and tool calls as they happen."
+                                </p>
+                            </a>
+                        </section>
+                        {is_admin.then(|| view! { <AccountsPanel /> })}
+                        {is_admin.then(|| view! { <ApiKeysPanel /> })}
+                    }
+                })}
+        </Loaded>
     }
 }
 
@@ -67,44 +67,28 @@ fn AccountsPanel() -> impl IntoView {
     view! {
         <section class="panel">
             <h2>"Accounts"</h2>
-            <Transition fallback=|| view! { <p class="muted">"Loading accounts…"</p> }>
-                {move || {
-                    current(&accounts)
-                        .map(|result| match result {
-                            Ok(list) => {
-                                view! {
-                                    <table class="table" data-testid="accounts">
-                                        <thead>
-                                            <tr>
-                                                <th>"Name"</th>
-                                                <th>"E-mail"</th>
-                                                <th>"Role"</th>
-                                                <th>"Open sign-ins"</th>
-                                            </tr>
-                                        </thead>
-                                        <tbody>
-                                            {list
-                                                .into_iter()
-                                                .map(|a| {
-                                                    view! {
-                                                        <tr>
-                                                            <td>{a.user.display_name}</td>
-                                                            <td>{a.user.email.to_string()}</td>
-                                                            <td>{a.user.role.to_string()}</td>
-                                                            <td>{a.open_sessions}</td>
-                                                        </tr>
-                                                    }
-                                                })
-                                                .collect_view()}
-                                        </tbody>
-                                    </table>
-                                }
-                                    .into_any()
-                            }
-                            Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
-                        })
-                }}
-            </Transition>
+            <Loaded resource=accounts loading="Loading accounts…" let:list>
+                <table class="table" data-testid="accounts">
+                    <thead>
+                        <tr>
+                            <th>"Name"</th>
+                            <th>"E-mail"</th>
+                            <th>"Role"</th>
+                            <th>"Open sign-ins"</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        <For each=move || list.clone() key=|a| a.user.id let:a>
+                            <tr>
+                                <td>{a.user.display_name}</td>
+                                <td>{a.user.email.to_string()}</td>
+                                <td>{a.user.role.to_string()}</td>
+                                <td>{a.open_sessions}</td>
+                            </tr>
+                        </For>
+                    </tbody>
+                </table>
+            </Loaded>
         </section>
     }
 }
@@ -125,19 +109,14 @@ fn ApiKeysPanel() -> impl IntoView {
         <section class="panel" data-testid="api-keys">
             <div class="split">
                 <h2>"API keys for agent backends"</h2>
-                <ActionForm action=create attr:class="inline-form">
-                    <input
-                        type="text"
-                        name="name"
-                        placeholder="What it is for, e.g. Gemini Live tutor"
-                        aria-label="Key name"
-                        required
-                        maxlength="80"
-                    />
-                    <button type="submit" class="button primary">
-                        "Create key"
-                    </button>
-                </ActionForm>
+                <CreateForm
+                    action=create
+                    name="name"
+                    label="Key name"
+                    placeholder="What it is for, e.g. Gemini Live tutor"
+                    maxlength=MAX_KEY_NAME_CHARS
+                    button="Create key"
+                />
             </div>
             {move || {
                 current(&create_result)
@@ -161,67 +140,61 @@ fn ApiKeysPanel() -> impl IntoView {
                 "Backends send it as " <code>"Authorization: Bearer <key>"</code>
                 ", e.g. to GET /api/lessons/{id}/prompt?format=gemini."
             </p>
-            <Transition fallback=|| view! { <p class="muted">"Loading keys…"</p> }>
-                {move || {
-                    current(&keys)
-                        .map(|result| match result {
-                            Ok(list) if list.is_empty() => {
-                                view! { <p class="muted">"No keys yet."</p> }.into_any()
-                            }
-                            Ok(list) => {
-                                view! {
-                                    <table class="table">
-                                        <thead>
-                                            <tr>
-                                                <th>"Name"</th>
-                                                <th>"Key"</th>
-                                                <th>"Created"</th>
-                                                <th></th>
-                                            </tr>
-                                        </thead>
-                                        <tbody>
-                                            {list
-                                                .into_iter()
-                                                .map(|k| {
-                                                    let id = k.id;
-                                                    view! {
-                                                        <tr>
-                                                            <td>{k.name}</td>
-                                                            <td>
-                                                                <code>{format!("{}…", k.prefix)}</code>
-                                                            </td>
-                                                            <td class="muted">{format_utc(k.created_at)}</td>
-                                                            <td class="actions">
-                                                                {if k.revoked {
-                                                                    view! { <span class="badge warn">"revoked"</span> }.into_any()
-                                                                } else {
-                                                                    view! {
-                                                                        <button
-                                                                            type="button"
-                                                                            class="button ghost small danger"
-                                                                            on:click=move |_| {
-                                                                                revoke.dispatch(RevokeApiKey { id });
-                                                                            }
-                                                                        >
-                                                                            "Revoke"
-                                                                        </button>
-                                                                    }
-                                                                        .into_any()
-                                                                }}
-                                                            </td>
-                                                        </tr>
-                                                    }
-                                                })
-                                                .collect_view()}
-                                        </tbody>
-                                    </table>
-                                }
-                                    .into_any()
-                            }
-                            Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
-                        })
-                }}
-            </Transition>
+            <Loaded
+                resource=keys
+                loading="Loading keys…"
+                empty=|| view! { <p class="muted">"No keys yet."</p> }
+                let:list
+            >
+                <table class="table">
+                    <thead>
+                        <tr>
+                            <th>"Name"</th>
+                            <th>"Key"</th>
+                            <th>"Created"</th>
+                            <th></th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        <For each=move || list.clone() key=|k| k.id let:key>
+                            <KeyRow key revoke />
+                        </For>
+                    </tbody>
+                </table>
+            </Loaded>
         </section>
+    }
+}
+
+/// One key: name, prefix, when, and Revoke while it is still valid.
+#[component]
+fn KeyRow(key: ApiKeyView, revoke: ServerAction<RevokeApiKey>) -> impl IntoView {
+    let id = key.id;
+    view! {
+        <tr>
+            <td>{key.name}</td>
+            <td>
+                <code>{format!("{}…", key.prefix)}</code>
+            </td>
+            <td class="muted">{format_utc(key.created_at)}</td>
+            <td class="actions">
+                {if key.revoked {
+                    view! { <span class="badge warn">"revoked"</span> }.into_any()
+                } else {
+                    view! {
+                        <button
+                            type="button"
+                            class="button ghost small danger"
+                            on:click=move |_| {
+                                revoke.dispatch(RevokeApiKey { id });
+                            }
+                        >
+                            "Revoke"
+                        </button>
+                    }
+                        .into_any()
+                }}
+            </td>
+        </tr>
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod auth;
 pub mod bindings;
+pub mod components;
 pub mod home;
 pub mod layout;
 pub mod lessons;
