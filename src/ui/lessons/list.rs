@@ -1,0 +1,175 @@
+//! `/lessons`: the lessons the user may edit, a form to start one, and
+//! delete with a confirmation in place.
+
+use crate::api::lessons::{list_lessons, CreateLesson, DeleteLesson};
+use crate::domain::lesson::record::LessonSummary;
+use crate::domain::lesson::tools::TUTOR_TOOLS;
+use crate::domain::lesson::MAX_TITLE_CHARS;
+use crate::domain::time::format_utc;
+use crate::domain::user::Role;
+use crate::ui::auth::{use_auth, RequireRole};
+use crate::ui::components::{CreateForm, Loaded};
+use crate::ui::current;
+use leptos::prelude::*;
+
+/// The page: teachers and admins.
+#[component]
+pub fn LessonsPage() -> impl IntoView {
+    view! {
+        <RequireRole role=Role::Teacher>
+            <LessonList />
+        </RequireRole>
+    }
+}
+
+/// The heading with the create form, then the table (with a Teacher column
+/// for admins, who see everyone's lessons).
+#[component]
+fn LessonList() -> impl IntoView {
+    let auth = use_auth();
+    // Untracked: the role guard around this list re-renders it when the user
+    // changes; tracking here too would re-run this closure after it is gone.
+    let is_admin = move || {
+        auth.user
+            .get_untracked()
+            .and_then(|r| r.ok())
+            .flatten()
+            .is_some_and(|u| u.role == Role::Admin)
+    };
+    let create = ServerAction::<CreateLesson>::new();
+    let delete = ServerAction::<DeleteLesson>::new();
+    // Handles taken once, read with `try_get`/`current`: the closures below
+    // can run once more after the page is gone (see `current`).
+    let (created, deleted) = (create.version(), delete.version());
+    let (create_result, delete_result) = (create.value(), delete.value());
+    let lessons = Resource::new(
+        move || (created.try_get(), deleted.try_get()),
+        |_| list_lessons(),
+    );
+    let confirming = RwSignal::new(None::<i64>);
+    let create_error = move || current(&create_result).and_then(Result::err);
+    let delete_error = move || current(&delete_result).and_then(Result::err);
+    view! {
+        <section class="page-head split">
+            <div>
+                <h1>"Lessons"</h1>
+                <p class="muted">
+                    "Each lesson keeps its conversation prompt, its tool configuration and the system's trigger templates apart; the tutor's prompt is assembled from them at run time."
+                </p>
+            </div>
+            <CreateForm
+                action=create
+                name="title"
+                label="New lesson title"
+                maxlength=MAX_TITLE_CHARS
+                button="New lesson"
+            />
+        </section>
+        {move || create_error().map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })}
+        {move || delete_error().map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })}
+        <Loaded
+            resource=lessons
+            loading="Loading lessons…"
+            empty=|| {
+                view! {
+                    <section class="panel empty">
+                        <p>"No lessons yet. Give your first one a title above."</p>
+                    </section>
+                }
+            }
+            let:list
+        >
+            {
+                let admin = is_admin();
+                view! {
+                    <section class="panel">
+                        <table class="table" data-testid="lesson-list">
+                            <thead>
+                                <tr>
+                                    <th>"Lesson"</th>
+                                    {admin.then(|| view! { <th>"Teacher"</th> })}
+                                    <th>"Level"</th>
+                                    <th>"Tasks"</th>
+                                    <th>"Tools"</th>
+                                    <th>"Changed"</th>
+                                    <th></th>
+                                </tr>
+                            </thead>
+                            <tbody>
+                                <For each=move || list.clone() key=|l| (l.id, l.version) let:lesson>
+                                    <LessonRow lesson admin confirming delete />
+                                </For>
+                            </tbody>
+                        </table>
+                    </section>
+                }
+            }
+        </Loaded>
+    }
+}
+
+/// One lesson: title (with a review badge), owner for admins, level, counts,
+/// when it changed, and Delete, which asks in place before deleting.
+#[component]
+fn LessonRow(
+    lesson: LessonSummary,
+    admin: bool,
+    confirming: RwSignal<Option<i64>>,
+    delete: ServerAction<DeleteLesson>,
+) -> impl IntoView {
+    let id = lesson.id;
+    let version = lesson.version;
+    let title = lesson.title.clone();
+    view! {
+        <tr data-lesson=id>
+            <td>
+                <a href=format!("/lessons/{id}") class="strong">
+                    {lesson.title.clone()}
+                </a>
+                {lesson.review.then(|| view! { <span class="badge">"review"</span> })}
+            </td>
+            {admin.then(|| view! { <td>{lesson.owner_name.clone()}</td> })}
+            <td>{lesson.level.map(|l| l.to_string()).unwrap_or_else(|| "—".into())}</td>
+            <td>{lesson.task_count}</td>
+            <td>{format!("{}/{}", lesson.tools_enabled, TUTOR_TOOLS.len())}</td>
+            <td class="muted">{format_utc(lesson.updated_at)}</td>
+            <td class="actions">
+                <Show
+                    when=move || confirming.get() == Some(id)
+                    fallback=move || {
+                        view! {
+                            <button
+                                type="button"
+                                class="button ghost small danger"
+                                on:click=move |_| confirming.set(Some(id))
+                            >
+                                "Delete"
+                            </button>
+                        }
+                    }
+                >
+                    <span class="confirm" role="alertdialog">
+                        {format!("Delete “{title}”? ")}
+                        <button
+                            type="button"
+                            class="button small danger-solid"
+                            on:click=move |_| {
+                                delete.dispatch(DeleteLesson { id, version });
+                                confirming.set(None);
+                            }
+                        >
+                            "Yes, delete"
+                        </button>
+                        <button
+                            type="button"
+                            class="button ghost small"
+                            on:click=move |_| confirming.set(None)
+                        >
+                            "Cancel"
+                        </button>
+                    </span>
+                </Show>
+            </td>
+        </tr>
+    }
+}
