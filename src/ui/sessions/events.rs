@@ -1,0 +1,87 @@
+//! The live feed behind the sessions pages: the browser's `EventSource`
+//! subscription and the connection state shown to the watcher.
+
+use leptos::prelude::*;
+
+/// Connection state of an event stream, shown to the watcher (the class
+/// `link-{state}` and, on the visualiser, `data-state`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+// Only the browser ever sees the stream open or drop.
+#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+pub enum Link {
+    /// Not open yet (and on the server, always).
+    Connecting,
+    /// Open: changes arrive as they happen.
+    Live,
+    /// Dropped; the browser is retrying and will catch up on reconnect.
+    Reconnecting,
+}
+
+impl Link {
+    /// The words shown for the state.
+    pub fn label(self) -> &'static str {
+        match self {
+            Link::Connecting => "connecting…",
+            Link::Live => "live",
+            Link::Reconnecting => "reconnecting…",
+        }
+    }
+
+    /// The lower-case state name, as used in class names and `data-state`.
+    pub fn name(self) -> String {
+        format!("{self:?}").to_lowercase()
+    }
+}
+
+/// Subscribes to `url` with the browser's `EventSource` (which reconnects by
+/// itself and sends `Last-Event-ID`), for as long as the calling component
+/// lives. Does nothing on the server.
+pub fn subscribe(url: String, on_message: impl Fn(String) + 'static, link: RwSignal<Link>) {
+    #[cfg(feature = "hydrate")]
+    {
+        use wasm_bindgen::closure::Closure;
+        use wasm_bindgen::JsCast;
+        let Ok(source) = web_sys::EventSource::new(&url) else {
+            link.set(Link::Reconnecting);
+            return;
+        };
+        let message =
+            Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
+                if let Some(text) = ev.data().as_string() {
+                    on_message(text);
+                }
+            });
+        let open = Closure::<dyn Fn()>::new(move || link.set(Link::Live));
+        let error = Closure::<dyn Fn()>::new(move || link.set(Link::Reconnecting));
+        source.set_onmessage(Some(message.as_ref().unchecked_ref()));
+        source.set_onopen(Some(open.as_ref().unchecked_ref()));
+        source.set_onerror(Some(error.as_ref().unchecked_ref()));
+        let held = send_wrapper::SendWrapper::new((source, message, open, error));
+        on_cleanup(move || held.0.close());
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (url, on_message, link);
+}
+
+/// The connection badge: `link link-{state}` with the state's words; with
+/// `state`, also the state as `data-state` for scripts.
+#[component]
+pub fn LinkBadge(
+    /// The stream's state.
+    link: RwSignal<Link>,
+    /// The badge's `data-testid`.
+    testid: &'static str,
+    /// Adds `data-state`.
+    #[prop(optional)]
+    state: bool,
+) -> impl IntoView {
+    view! {
+        <span
+            class=move || format!("link link-{}", link.get().name())
+            data-testid=testid
+            data-state=move || state.then(|| link.get().name())
+        >
+            {move || link.get().label()}
+        </span>
+    }
+}

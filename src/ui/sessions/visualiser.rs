@@ -1,0 +1,207 @@
+//! `/sessions/{id}`: one session as it happens — workflow, step, checks,
+//! the tools it has now and every tool call — kept current by the session's
+//! event stream.
+
+use crate::api::sessions::{session_page, SessionPageData};
+use crate::domain::agent_session::{
+    changed_checks, check_names, CallOutcome, SessionEvent, ToolCallRecord, WorkflowState,
+};
+use crate::domain::catalogue::workflow_name;
+use crate::domain::time::format_utc;
+use crate::domain::user::Role;
+use crate::ui::auth::RequireRole;
+use crate::ui::components::{Loaded, MaybeEmpty};
+use crate::ui::sessions::console::Console;
+use crate::ui::sessions::events::{subscribe, Link, LinkBadge};
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+use std::collections::BTreeSet;
+
+impl MaybeEmpty for SessionPageData {}
+
+/// `/sessions/{id}`: the visualiser.
+#[component]
+pub fn SessionPage() -> impl IntoView {
+    let params = use_params_map();
+    let id = move || params.read().get("id").unwrap_or_default();
+    let page = Resource::new(id, session_page);
+    view! {
+        <RequireRole role=Role::Teacher>
+            <Loaded
+                resource=page
+                loading="Loading session…"
+                back=("/sessions", "Back to sessions")
+                let:data
+            >
+                <Visualiser data />
+            </Loaded>
+        </RequireRole>
+    }
+}
+
+/// One session: workflow, step, connection and whether it ended; its checks
+/// (pulsing when they change), the tools it has now, the console for
+/// admins, and the timeline of tool calls, newest first. The page's data is
+/// the snapshot; events keep it current from then on.
+#[component]
+fn Visualiser(data: SessionPageData) -> impl IntoView {
+    let id = data.snapshot.session_id.clone();
+    let ws = RwSignal::new(data.snapshot.state.clone());
+    let tools = RwSignal::new(data.snapshot.tools.clone());
+    let calls = RwSignal::new(data.snapshot.calls.clone());
+    let ended = RwSignal::new(data.snapshot.ended);
+    let pulsing = RwSignal::new(BTreeSet::<String>::new());
+    let link = RwSignal::new(Link::Connecting);
+    let workflows = StoredValue::new(data.workflows.clone());
+
+    let apply = move |event: SessionEvent| match event {
+        SessionEvent::Snapshot(s) => {
+            ws.set(s.state);
+            tools.set(s.tools);
+            calls.set(s.calls);
+            ended.set(s.ended);
+        }
+        SessionEvent::WorkflowUpdate(u) => {
+            let changed = ws.with_untracked(|old| changed_checks(old, &u.checks));
+            ws.set(WorkflowState {
+                current_workflow: u.workflow_id,
+                current_step: u.active_step,
+                checks: u.checks,
+            });
+            if !changed.is_empty() {
+                pulsing.update(|p| p.extend(changed.iter().cloned()));
+                #[cfg(feature = "hydrate")]
+                gloo_timers::callback::Timeout::new(1500, move || {
+                    pulsing.update(|p| {
+                        for c in &changed {
+                            p.remove(c);
+                        }
+                    })
+                })
+                .forget();
+            }
+        }
+        SessionEvent::ToolCall(record) => calls.update(|list| {
+            if !list.iter().any(|c| c.id == record.id) {
+                list.push(record);
+            }
+        }),
+        SessionEvent::ToolsChanged { tools: now } => tools.set(now),
+        SessionEvent::Ended { .. } => ended.set(true),
+    };
+    subscribe(
+        format!("/api/sessions/{id}/events"),
+        move |text| {
+            if let Ok(event) = serde_json::from_str::<SessionEvent>(&text) {
+                apply(event);
+            }
+        },
+        link,
+    );
+
+    let workflow =
+        move || ws.with(|w| workflows.with_value(|list| workflow_name(list, &w.current_workflow)));
+    let console_tools = data.console_tools.clone();
+    let session_id = id.clone();
+    view! {
+        <section class="page-head split">
+            <div>
+                <a href="/sessions" class="muted small">
+                    "← Sessions"
+                </a>
+                <h1>
+                    "Session " <code>{id.clone()}</code>
+                </h1>
+            </div>
+            <div class="session-badges">
+                <span class="workflow-badge" data-testid="workflow-badge">
+                    {workflow}
+                </span>
+                <span class="step" data-testid="step">
+                    {move || ws.with(|w| w.current_step.clone())}
+                </span>
+                {move || ended.get().then(|| view! { <span class="badge warn" data-testid="ended">"ended"</span> })}
+                <LinkBadge link testid="connection" state=true />
+            </div>
+        </section>
+        <div class="visualiser">
+            <div class="vis-side">
+                <section class="panel">
+                    <h2>"Checks"</h2>
+                    <ul class="checks" data-testid="checks">
+                        {move || {
+                            ws.with(check_names)
+                                .into_iter()
+                                .map(|name| {
+                                    let value = ws.with(|w| w.checks.get(&name).copied());
+                                    let (class, mark) = match value {
+                                        Some(true) => ("check-true", "✅"),
+                                        Some(false) => ("check-false", "✕"),
+                                        None => ("check-unknown", "•"),
+                                    };
+                                    let pulse = pulsing.with(|p| p.contains(&name));
+                                    view! {
+                                        <li class=class class:pulse=pulse data-check=name.clone()>
+                                            <span class="mark">{mark}</span>
+                                            <span>{name.clone()}</span>
+                                        </li>
+                                    }
+                                })
+                                .collect_view()
+                        }}
+                    </ul>
+                </section>
+                <section class="panel">
+                    <h2>"Tools available now"</h2>
+                    <div class="tool-chips" data-testid="available-tools">
+                        {move || {
+                            tools.get().into_iter().map(|t| view! { <span class="chip static">{t}</span> }).collect_view()
+                        }}
+                    </div>
+                </section>
+                {(!console_tools.is_empty()).then(|| view! { <Console session_id=session_id.clone() tools=console_tools.clone() /> })}
+            </div>
+            <section class="panel timeline-panel">
+                <h2>"Tool calls"</h2>
+                <ol class="timeline" data-testid="timeline">
+                    // Calls never change once made: new ones are added at the
+                    // top and the rest stay as they are.
+                    <For each=move || calls.get().into_iter().rev() key=|call| call.id let:call>
+                        <CallRow call />
+                    </For>
+                </ol>
+            </section>
+        </div>
+    }
+    .into_any()
+}
+
+/// One tool call: tool, allowed or refused, where and how long, the
+/// arguments, and the result or the reason for the refusal.
+#[component]
+fn CallRow(call: ToolCallRecord) -> impl IntoView {
+    let allowed = call.outcome == CallOutcome::Allowed;
+    let detail = if allowed {
+        call.result
+            .as_ref()
+            .map(|r| r.to_string())
+            .unwrap_or_default()
+    } else {
+        call.reason.clone().unwrap_or_default()
+    };
+    view! {
+        <li class=if allowed { "call allowed" } else { "call refused" } data-call=call.id>
+            <div class="call-head">
+                <code class="call-tool">{call.tool.clone()}</code>
+                <span class=if allowed { "badge ok" } else { "badge bad" }>
+                    {if allowed { "allowed" } else { "refused" }}
+                </span>
+                <span class="muted small">
+                    {format!("in {} · {} µs · {}", call.workflow, call.duration_us, format_utc(call.at_ms / 1000))}
+                </span>
+            </div>
+            <div class="call-args muted small">{format!("arguments: {}", call.arguments)}</div>
+            <div class=if allowed { "call-detail" } else { "call-detail reason" }>{detail}</div>
+        </li>
+    }
+}
