@@ -1,0 +1,227 @@
+//! The bindings matrix: save bar, the grid of checkboxes (tools in columns
+//! grouped by category, Global then each workflow in rows), the tools each
+//! workflow ends up with, and the panels under it.
+//!
+//! Cells are built once and each reads only its own per-cell signals (see
+//! [`Grid`]), so a click updates a few attributes instead of re-rendering a
+//! 30 × 100 table.
+
+use crate::api::bindings::{MatrixData, SaveBindings};
+use crate::domain::bindings::{
+    matrix_rows, saved_message, BindingsDiff, MatrixRow, ToolBindings, VersionMeta, GLOBAL_SCOPE,
+};
+use crate::domain::catalogue::{by_category, Workflow, WORKFLOW_SWITCH_TOOL};
+use crate::ui::auth::UnsavedChanges;
+use crate::ui::bindings::catalogue::CatalogueEditor;
+use crate::ui::bindings::file_exchange::FileExchange;
+use crate::ui::bindings::grid::{cell, CellSignals, Grid};
+use crate::ui::bindings::history::History;
+use crate::ui::bindings::Fetched;
+use crate::ui::components::{SaveMessage, SaveStatus};
+use crate::ui::current;
+use leptos::prelude::*;
+
+/// The loaded matrix: owns the saved and the edited document, the version
+/// and the save, and asks before unsaved changes are left behind.
+#[component]
+pub fn Matrix(
+    data: MatrixData,
+    history: Fetched<Vec<VersionMeta>>,
+    reload: RwSignal<u32>,
+    saves: RwSignal<u32>,
+) -> impl IntoView {
+    let saved = RwSignal::new(data.current.bindings.clone());
+    let edited = RwSignal::new(data.current.bindings.clone());
+    let version = RwSignal::new(data.current.meta.version);
+    let diff = Memo::new(move |_| saved.with(|s| edited.with(|e| BindingsDiff::between(s, e))));
+    let dirty = move || !diff.with(BindingsDiff::is_empty);
+    let groups = StoredValue::new(by_category(&data.tools));
+    let rows = StoredValue::new(matrix_rows(&data.workflows));
+    let tools = StoredValue::new(data.tools.clone());
+    let workflows = StoredValue::new(data.workflows.clone());
+
+    let save = ServerAction::<SaveBindings>::new();
+    let (save_result, saving) = (save.value(), save.pending());
+    let message: SaveMessage = RwSignal::new(None);
+    Effect::new(move |_| {
+        if let Some(result) = current(&save_result) {
+            match result {
+                Ok(outcome) => {
+                    version.set(outcome.version);
+                    saves.update(|n| *n += 1);
+                    let stored = edited.get_untracked();
+                    saved.set(stored);
+                    message.set(Some(Ok(saved_message(outcome.version, &outcome.notes))));
+                }
+                Err(e) => message.set(Some(Err(e))),
+            }
+        }
+    });
+
+    // Leaving with unsaved changes asks first.
+    #[cfg(feature = "hydrate")]
+    {
+        let handle = window_event_listener(leptos::ev::beforeunload, move |ev| {
+            if !diff.with_untracked(BindingsDiff::is_empty) {
+                ev.prevent_default();
+                ev.set_return_value("You have unsaved binding changes.");
+            }
+        });
+        on_cleanup(move || handle.remove());
+    }
+
+    // In-app links ask too (see `confirm_leave`).
+    if let Some(unsaved) = use_context::<UnsavedChanges>() {
+        Effect::new(move |_| unsaved.0.set(dirty()));
+        on_cleanup(move || unsaved.0.set(false));
+    }
+
+    let tool_ids: Vec<String> = data.tools.iter().map(|t| t.id.to_string()).collect();
+    let scope_ids: Vec<String> = rows.with_value(|r| r.iter().map(|r| r.scope.clone()).collect());
+    let own = Grid::new(&data.current.bindings, &scope_ids, &tool_ids);
+    let was = Grid::new(&data.current.bindings, &scope_ids, &tool_ids);
+    own.follow(edited);
+    was.follow(saved);
+    let columns = move || groups.get_value().into_iter().flat_map(|(_, list)| list);
+
+    view! {
+        <section class="panel matrix-panel">
+            <div class="split save-bar-wrap">
+                <div class="muted small" data-testid="bindings-version">
+                    {move || format!("Version {}", version.get())}
+                </div>
+                <div class="save-bar">
+                    <span class="badge" class:warn=dirty data-testid="change-summary">
+                        {move || if dirty() { diff.with(BindingsDiff::counts) } else { "No unsaved changes".into() }}
+                    </span>
+                    <button
+                        type="button"
+                        class="button"
+                        disabled=move || !dirty()
+                        on:click=move |_| {
+                            edited.set(saved.get_untracked());
+                            message.set(None);
+                        }
+                    >
+                        "Discard"
+                    </button>
+                    <button
+                        type="button"
+                        class="button primary"
+                        data-testid="save-bindings"
+                        disabled=move || saving.try_get().unwrap_or(true) || !dirty()
+                        on:click=move |_| {
+                            message.set(None);
+                            save.dispatch(SaveBindings {
+                                version: version.get_untracked(),
+                                bindings: edited.get_untracked(),
+                            });
+                        }
+                    >
+                        {move || if saving.try_get().unwrap_or(false) { "Saving…" } else { "Save" }}
+                    </button>
+                </div>
+            </div>
+            <SaveStatus message testid="bindings-status" reload="/bindings" />
+            <div class="matrix-scroll">
+                <table class="matrix" data-testid="matrix">
+                    <thead>
+                        <tr>
+                            <th rowspan="2" class="corner">"Workflow"</th>
+                            {groups
+                                .get_value()
+                                .into_iter()
+                                .map(|(category, list)| {
+                                    view! { <th colspan=list.len().to_string() class="category">{category}</th> }
+                                })
+                                .collect_view()}
+                        </tr>
+                        <tr>
+                            {columns()
+                                .map(|t| {
+                                    view! {
+                                        <th class="tool-col" title=t.description.clone()>
+                                            <span>{t.id.to_string()}</span>
+                                        </th>
+                                    }
+                                })
+                                .collect_view()}
+                        </tr>
+                    </thead>
+                    <tbody>
+                        {rows
+                            .get_value()
+                            .into_iter()
+                            .map(|MatrixRow { scope, name, description }| {
+                                let is_global = scope == GLOBAL_SCOPE;
+                                view! {
+                                    <tr class:global-row=is_global data-scope=scope.clone()>
+                                        <th class="row-head" title=description>
+                                            {name}
+                                        </th>
+                                        {columns()
+                                            .map(|t| {
+                                                let tool = t.id.to_string();
+                                                let implied = (!is_global).then(|| own.at(GLOBAL_SCOPE, &tool));
+                                                let signals = CellSignals {
+                                                    own: own.at(&scope, &tool),
+                                                    was: was.at(&scope, &tool),
+                                                    implied,
+                                                };
+                                                cell(scope.clone(), tool, signals, edited)
+                                            })
+                                            .collect_view()}
+                                    </tr>
+                                }
+                            })
+                            .collect_view()}
+                    </tbody>
+                </table>
+            </div>
+            <p class="muted small">
+                "A tool checked in Global shows as implied (dimmed) in every workflow. "
+                <code>{WORKFLOW_SWITCH_TOOL}</code>
+                " cannot leave Global: without it an agent could never leave a workflow."
+            </p>
+        </section>
+        <ResultingTools workflows=workflows.get_value() edited />
+        <div class="two-col">
+            <History history version saved edited reload />
+            <FileExchange edited />
+        </div>
+        <CatalogueEditor tools=tools.get_value() workflows=workflows.get_value() reload />
+    }
+    .into_any()
+}
+
+/// What each workflow's agent gets from the edited document (Global's tools
+/// plus its own), updated as cells are clicked, before saving.
+#[component]
+fn ResultingTools(workflows: Vec<Workflow>, edited: RwSignal<ToolBindings>) -> impl IntoView {
+    let workflows = StoredValue::new(workflows);
+    view! {
+        <section class="panel">
+            <h2>"What each workflow's agent gets"</h2>
+            <dl class="resulting" data-testid="resulting-tools">
+                {move || {
+                    workflows
+                        .get_value()
+                        .into_iter()
+                        .map(|w| {
+                            let id = w.id.to_string();
+                            let list = edited.with(|b| b.available_in(&id));
+                            view! {
+                                <div data-workflow=id.clone()>
+                                    <dt>{w.name.clone()}</dt>
+                                    <dd>
+                                        {list.into_iter().map(|t| view! { <span class="chip static">{t}</span> }).collect_view()}
+                                    </dd>
+                                </div>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </dl>
+        </section>
+    }
+}

@@ -1,0 +1,63 @@
+//! `/bindings`: the admin's matrix of which tools are global and which belong
+//! to each workflow (`matrix`, cells in `grid`), with unsaved-change
+//! tracking, history and restore (`history`), the JSON file to download and
+//! load (`file_exchange`), the resulting tool list per workflow, and
+//! catalogue management (`catalogue`).
+
+pub mod catalogue;
+pub mod file_exchange;
+pub mod grid;
+pub mod history;
+pub mod matrix;
+
+use crate::api::bindings::{bindings_history, bindings_matrix, MatrixData};
+use crate::domain::bindings::VersionMeta;
+use crate::domain::user::Role;
+use crate::error::ApiError;
+use crate::ui::auth::RequireRole;
+use crate::ui::bindings::matrix::Matrix;
+use crate::ui::components::{Loaded, MaybeEmpty};
+use leptos::prelude::*;
+
+impl MaybeEmpty for MatrixData {}
+
+/// Data the bindings page loads from the server.
+pub type Fetched<T> = Resource<Result<T, ApiError>>;
+
+/// The page: admins only. Resources are created here, outside the role
+/// guard's reactive children, so server rendering and hydration create them
+/// in the same order. `reload` refetches everything (after a restore or a
+/// catalogue change); `saves` only the history.
+#[component]
+pub fn BindingsPage() -> impl IntoView {
+    let reload = RwSignal::new(0u32);
+    let saves = RwSignal::new(0u32);
+    let matrix = Resource::new(move || reload.get(), |_| bindings_matrix());
+    let history = Resource::new(move || (reload.get(), saves.get()), |_| bindings_history());
+    view! {
+        <RequireRole role=Role::Admin>
+            <BindingsArea matrix history reload saves />
+        </RequireRole>
+    }
+}
+
+/// The heading, then the matrix and everything under it once loaded.
+#[component]
+fn BindingsArea(
+    matrix: Fetched<MatrixData>,
+    history: Fetched<Vec<VersionMeta>>,
+    reload: RwSignal<u32>,
+    saves: RwSignal<u32>,
+) -> impl IntoView {
+    view! {
+        <section class="page-head">
+            <h1>"Tool bindings"</h1>
+            <p class="muted">
+                "Global tools are available in every workflow; the rest only in the workflows they are bound to. An agent in Disputes never gets the Mortgage Calculator unless you bind it there."
+            </p>
+        </section>
+        <Loaded resource=matrix loading="Loading bindings…" let:data>
+            <Matrix data history reload saves />
+        </Loaded>
+    }
+}
