@@ -201,6 +201,21 @@ pub fn changed_checks(old: &WorkflowState, checks: &BTreeMap<String, bool>) -> V
         .collect()
 }
 
+impl ToolCallRecord {
+    /// The line under a call in the timeline: the tool's result when it was
+    /// allowed, the reason when it was refused (empty if there is none).
+    pub fn detail(&self) -> String {
+        match self.outcome {
+            CallOutcome::Allowed => self
+                .result
+                .as_ref()
+                .map(|r| r.to_string())
+                .unwrap_or_default(),
+            CallOutcome::Refused => self.reason.clone().unwrap_or_default(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,5 +285,26 @@ mod tests {
         ]);
         assert_eq!(changed_checks(&old, &now), ["fresh", IDENTITY_VERIFIED]);
         assert!(changed_checks(&old, &old.checks).is_empty());
+    }
+
+    #[test]
+    fn a_call_detail_is_the_result_if_allowed_and_the_reason_if_refused() {
+        let mut call = ToolCallRecord {
+            id: 1,
+            at_ms: 0,
+            tool: "check_balance".into(),
+            arguments: json!({}),
+            outcome: CallOutcome::Allowed,
+            result: Some(json!({"balance": 1})),
+            reason: None,
+            workflow: "idv".into(),
+            duration_us: 3,
+        };
+        assert_eq!(call.detail(), r#"{"balance":1}"#);
+        call.outcome = CallOutcome::Refused;
+        call.reason = Some("not available".into());
+        assert_eq!(call.detail(), "not available");
+        call.reason = None;
+        assert_eq!(call.detail(), "");
     }
 }

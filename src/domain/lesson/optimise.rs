@@ -233,6 +233,16 @@ fn replace_words(text: &str, from: &str, to: &str) -> String {
     out
 }
 
+/// The optimisation a preview choice stands for: `off` shows the prompt as
+/// written (`None`), `aggressive` squeezes hardest, anything else is normal.
+pub fn optimise_choice(raw: &str) -> Option<OptimiseMode> {
+    match raw {
+        "off" => None,
+        "aggressive" => Some(OptimiseMode::Aggressive),
+        _ => Some(OptimiseMode::Normal),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -341,5 +351,16 @@ mod tests {
             let once = optimise(&text, OptimiseMode::Aggressive);
             prop_assert_eq!(normal(&once), once.clone());
         }
+    }
+
+    #[test]
+    fn the_preview_choices_map_to_optimise_modes() {
+        assert_eq!(optimise_choice("off"), None);
+        assert_eq!(
+            optimise_choice("aggressive"),
+            Some(OptimiseMode::Aggressive)
+        );
+        assert_eq!(optimise_choice("normal"), Some(OptimiseMode::Normal));
+        assert_eq!(optimise_choice(""), Some(OptimiseMode::Normal));
     }
 }

@@ -209,6 +209,16 @@ impl TutorTool {
     }
 }
 
+impl ToolCategory {
+    /// Lower-case name, shown as a badge and used in its `cat-…` class.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolCategory::Core => "core",
+            ToolCategory::Review => "review",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,5 +295,11 @@ mod tests {
             );
         }
         assert_eq!(tutor_tool("nope"), None);
+    }
+
+    #[test]
+    fn tool_categories_have_lower_case_names() {
+        assert_eq!(ToolCategory::Core.as_str(), "core");
+        assert_eq!(ToolCategory::Review.as_str(), "review");
     }
 }

@@ -4,7 +4,7 @@
 //! pause in typing.
 
 use crate::domain::declaration::{export, DeclarationFormat};
-use crate::domain::lesson::optimise::OptimiseMode;
+use crate::domain::lesson::optimise::{optimise_choice, OptimiseMode};
 use crate::domain::lesson::prompt::BuiltPrompt;
 use crate::domain::lesson::tools::{tutor_tool, TUTOR_TOOLS};
 use leptos::prelude::*;
@@ -53,14 +53,7 @@ pub fn Preview(
                     aria-label="Optimisation"
                     data-testid="optimise-mode"
                     on:change=move |ev| {
-                        optimise
-                            .set(
-                                match event_target_value(&ev).as_str() {
-                                    "off" => None,
-                                    "aggressive" => Some(OptimiseMode::Aggressive),
-                                    _ => Some(OptimiseMode::Normal),
-                                },
-                            )
+                        optimise.set(optimise_choice(&event_target_value(&ev)))
                     }
                 >
                     <option value="normal">"Optimised"</option>

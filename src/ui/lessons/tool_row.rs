@@ -7,7 +7,7 @@ use crate::domain::lesson::config::{ToolConfig, MAX_INSTRUCTION_CHARS};
 use crate::domain::lesson::edit::{
     config_of, edit_tool, min_turns, minutes_remaining, tool_problem,
 };
-use crate::domain::lesson::tools::{ToolCategory, TutorTool};
+use crate::domain::lesson::tools::TutorTool;
 use crate::domain::lesson::trigger::{TriggerCondition, TriggerKind, MINUTE_MARKS};
 use crate::domain::lesson::LessonDraft;
 use crate::ui::components::FieldProblem;
@@ -40,10 +40,7 @@ pub fn ToolRow(
     let config = Memo::new(move |_| draft.with(|d| config_of(&d.tool_configuration, id)));
     let kind = Memo::new(move |_| config.with(|c| c.trigger_condition.kind()));
     let errors = move || draft.with(|d| problems.with(|p| tool_problem(d, p, id)));
-    let category = match tool.category {
-        ToolCategory::Core => "core",
-        ToolCategory::Review => "review",
-    };
+    let category = tool.category.as_str();
     let initial_kind = kind.get_untracked();
     view! {
         <div

@@ -181,14 +181,7 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
 #[component]
 fn CallRow(call: ToolCallRecord) -> impl IntoView {
     let allowed = call.outcome == CallOutcome::Allowed;
-    let detail = if allowed {
-        call.result
-            .as_ref()
-            .map(|r| r.to_string())
-            .unwrap_or_default()
-    } else {
-        call.reason.clone().unwrap_or_default()
-    };
+    let detail = call.detail();
     view! {
         <li class=if allowed { "call allowed" } else { "call refused" } data-call=call.id>
             <div class="call-head">
