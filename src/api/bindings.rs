@@ -1,6 +1,6 @@
 //! The admin's tool-binding matrix, its history, and catalogue management.
 
-use crate::domain::bindings::{BindingsVersion, ToolBindings, VersionMeta};
+use crate::domain::bindings::{BindingsVersion, SaveOutcome, ToolBindings, VersionMeta};
 use crate::domain::catalogue::{CatalogueTool, Workflow};
 use crate::error::ApiError;
 use leptos::prelude::*;
@@ -17,16 +17,6 @@ pub struct MatrixData {
     pub tools: Vec<CatalogueTool>,
     /// Rows (after Global).
     pub workflows: Vec<Workflow>,
-}
-
-/// The outcome of a save.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SaveOutcome {
-    /// The new version.
-    pub version: i64,
-    /// Redundancies removed while normalising.
-    pub notes: Vec<String>,
 }
 
 /// The current bindings with the catalogue and workflows (admins only).
@@ -57,20 +47,15 @@ pub async fn save_bindings(version: i64, bindings: ToolBindings) -> Result<SaveO
     ctx::finish(async {
         let state = ctx::state()?;
         let admin = ctx::require(Role::Admin)?;
-        let saved = bindings::save_document(
-            &state.db,
+        bindings::save_in_force(
+            &state,
             version,
             &bindings,
             Some(admin.0.id),
             &admin.0.display_name,
             None,
         )
-        .await?;
-        state.rules_changed().await?;
-        Ok(SaveOutcome {
-            version: saved.version,
-            notes: saved.notes,
-        })
+        .await
     })
     .await
 }
@@ -111,20 +96,15 @@ pub async fn restore_bindings(restore: i64, current: i64) -> Result<SaveOutcome,
         let state = ctx::state()?;
         let admin = ctx::require(Role::Admin)?;
         let old = store::bindings::version(&state.db, restore).await?;
-        let saved = bindings::save_document(
-            &state.db,
+        bindings::save_in_force(
+            &state,
             current,
             &old.bindings,
             Some(admin.0.id),
             &admin.0.display_name,
             Some(&format!("Restored version {restore}")),
         )
-        .await?;
-        state.rules_changed().await?;
-        Ok(SaveOutcome {
-            version: saved.version,
-            notes: saved.notes,
-        })
+        .await
     })
     .await
 }

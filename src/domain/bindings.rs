@@ -358,6 +358,16 @@ pub fn saved_message(version: i64, notes: &[String]) -> String {
     text
 }
 
+/// The outcome of a save.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SaveOutcome {
+    /// The new version.
+    pub version: i64,
+    /// Redundancies removed while normalising.
+    pub notes: Vec<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

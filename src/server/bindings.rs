@@ -4,20 +4,12 @@
 //! The browser and the JSON API both save through here, so a document is
 //! validated exactly the same way whichever door it comes in by.
 
-use crate::domain::bindings::{BindingsDiff, ToolBindings};
+use crate::domain::bindings::{BindingsDiff, SaveOutcome, ToolBindings};
 use crate::domain::catalogue::CatalogueTool;
 use crate::error::ApiError;
 use crate::server::store::bindings as store;
-use crate::server::ServerError;
+use crate::server::{AppState, ServerError};
 use sqlx::SqlitePool;
-
-/// A successful save.
-pub struct Saved {
-    /// The new version.
-    pub version: i64,
-    /// What normalisation removed.
-    pub notes: Vec<String>,
-}
 
 /// Validates `document` against the stored catalogue and workflows,
 /// normalises it and stores it as the version after `expected`.
@@ -28,7 +20,7 @@ pub async fn save_document(
     author_id: Option<i64>,
     author_name: &str,
     summary_prefix: Option<&str>,
-) -> Result<Saved, ServerError> {
+) -> Result<SaveOutcome, ServerError> {
     let (tools, workflows) = store::known_ids(db).await?;
     let normalised = document.validate(&tools, &workflows).map_err(|problems| {
         let rule = problems
@@ -56,10 +48,34 @@ pub async fn save_document(
         author_name,
     )
     .await?;
-    Ok(Saved {
+    Ok(SaveOutcome {
         version,
         notes: normalised.notes,
     })
+}
+
+/// Saves like [`save_document`], then puts the new rules in force at once
+/// and tells every open session whose tools changed. Both doors (the matrix
+/// page and `PUT /api/bindings`) save through here.
+pub async fn save_in_force(
+    state: &AppState,
+    expected: i64,
+    document: &ToolBindings,
+    author_id: Option<i64>,
+    author_name: &str,
+    summary_prefix: Option<&str>,
+) -> Result<SaveOutcome, ServerError> {
+    let saved = save_document(
+        &state.db,
+        expected,
+        document,
+        author_id,
+        author_name,
+        summary_prefix,
+    )
+    .await?;
+    state.rules_changed().await?;
+    Ok(saved)
 }
 
 /// Checks a catalogue tool's fields and that its parameters are a valid JSON

@@ -72,8 +72,8 @@ async fn replace(
         ))
         .into());
     }
-    let saved = bindings::save_document(
-        &state.db,
+    let saved = bindings::save_in_force(
+        &state,
         expected,
         &document,
         None,
@@ -87,7 +87,6 @@ async fn replace(
         }
         other => other,
     })?;
-    state.rules_changed().await?;
     Ok((
         [(header::ETAG, etag(saved.version))],
         Json(serde_json::json!({ "version": saved.version, "notes": saved.notes })),
