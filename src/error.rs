@@ -30,6 +30,19 @@ pub enum ApiError {
         /// The role that would have been allowed.
         needed: String,
     },
+    /// The request could not be read: malformed JSON, a missing JSON
+    /// content type, or a path that does not exist.
+    #[error("{0}")]
+    BadRequest(String),
+    /// The body, or one field in it, is larger than its limit; nothing was
+    /// recorded.
+    #[error("{field} is too large: the limit is {limit}.")]
+    TooLarge {
+        /// `body`, or the field that is too large.
+        field: String,
+        /// The limit, in words ("64 KiB").
+        limit: String,
+    },
     /// A field broke a rule; shown next to that field.
     #[error("{0}")]
     Invalid(FieldError),
@@ -74,7 +87,8 @@ impl ApiError {
             Self::PreconditionFailed(_) => 412,
             Self::PreconditionRequired => 428,
             Self::Invalid(_) => 422,
-            Self::Transport(_) => 400,
+            Self::Transport(_) | Self::BadRequest(_) => 400,
+            Self::TooLarge { .. } => 413,
             Self::Internal => 500,
         }
     }
@@ -83,6 +97,7 @@ impl ApiError {
     pub fn field(&self) -> Option<&str> {
         match self {
             Self::Invalid(err) => Some(&err.field),
+            Self::TooLarge { field, .. } => Some(field),
             _ => None,
         }
     }

@@ -7,6 +7,7 @@
 use crate::domain::declaration::FunctionDeclaration;
 use crate::domain::error::FieldError;
 use crate::domain::lesson::tools::TUTOR_TOOLS;
+use crate::domain::limits::excerpt;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -35,7 +36,10 @@ impl ToolId {
         } else {
             Err(FieldError::new(
                 "id",
-                format!("tool id \"{raw}\" must be 1-64 characters of a-z, A-Z, 0-9, _ or -"),
+                format!(
+                    "tool id \"{}\" must be 1-64 characters of a-z, A-Z, 0-9, _ or -",
+                    excerpt(raw)
+                ),
             ))
         }
     }
@@ -84,7 +88,10 @@ impl WorkflowId {
         } else {
             Err(FieldError::new(
                 "id",
-                format!("workflow id \"{raw}\" must be a slug of 1-64 characters: a-z, 0-9 and -"),
+                format!(
+                    "workflow id \"{}\" must be a slug of 1-64 characters: a-z, 0-9 and -",
+                    excerpt(raw)
+                ),
             ))
         }
     }

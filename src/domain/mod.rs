@@ -13,5 +13,6 @@ pub mod console_form;
 pub mod declaration;
 pub mod error;
 pub mod lesson;
+pub mod limits;
 pub mod time;
 pub mod user;

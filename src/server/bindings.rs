@@ -6,7 +6,9 @@
 
 use crate::domain::bindings::{BindingsDiff, SaveOutcome, ToolBindings};
 use crate::domain::catalogue::CatalogueTool;
+use crate::domain::limits::{bytes_in_words, TOOL_SCHEMA_MAX_BYTES};
 use crate::error::ApiError;
+use crate::server::agent::rules::compile_schema;
 use crate::server::store::bindings as store;
 use crate::server::{AppState, ServerError};
 use sqlx::SqlitePool;
@@ -78,13 +80,28 @@ pub async fn save_in_force(
     Ok(saved)
 }
 
-/// Checks a catalogue tool's fields and that its parameters are a valid JSON
-/// Schema (compiled with the jsonschema crate).
-pub fn check_tool(tool: &CatalogueTool) -> Result<(), ApiError> {
+/// Checks a catalogue tool's fields, that its parameters are at most
+/// [`TOOL_SCHEMA_MAX_BYTES`] and a valid JSON Schema (compiled on a blocking
+/// thread, as the rules will compile it).
+pub async fn check_tool(tool: &CatalogueTool) -> Result<(), ServerError> {
     if let Some(problem) = tool.problems().into_iter().next() {
-        return Err(ApiError::Invalid(problem));
+        return Err(ApiError::Invalid(problem).into());
     }
-    jsonschema::validator_for(&tool.parameters)
+    let size = tool.parameters.to_string().len();
+    if size > TOOL_SCHEMA_MAX_BYTES {
+        return Err(ApiError::invalid(
+            "parameters",
+            format!(
+                "must be at most {} of JSON Schema (this one is {})",
+                bytes_in_words(TOOL_SCHEMA_MAX_BYTES),
+                bytes_in_words(size)
+            ),
+        )
+        .into());
+    }
+    let schema = tool.parameters.clone();
+    tokio::task::spawn_blocking(move || compile_schema(&schema))
+        .await?
         .map_err(|e| ApiError::invalid("parameters", format!("is not a valid JSON Schema: {e}")))?;
     Ok(())
 }

@@ -6,5 +6,6 @@ mod bindings;
 mod health;
 mod helpers;
 mod lessons;
+mod limits;
 mod pages;
 mod sessions;

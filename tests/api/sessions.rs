@@ -2,12 +2,12 @@ use crate::helpers::{spawn_app, TestApp, ADMIN};
 use serde_json::{json, Value};
 use std::time::Duration;
 
-struct Session {
-    id: String,
-    token: String,
+pub struct Session {
+    pub id: String,
+    pub token: String,
 }
 
-async fn open(app: &TestApp, key: &str, workflow: &str) -> Session {
+pub async fn open(app: &TestApp, key: &str, workflow: &str) -> Session {
     let res = app
         .client
         .post(app.url("/api/sessions"))
@@ -24,7 +24,7 @@ async fn open(app: &TestApp, key: &str, workflow: &str) -> Session {
     }
 }
 
-async fn call(app: &TestApp, s: &Session, name: &str, arguments: Value) -> (u16, Value) {
+pub async fn call(app: &TestApp, s: &Session, name: &str, arguments: Value) -> (u16, Value) {
     let res = app
         .client
         .post(app.url(&format!("/api/sessions/{}/tool-calls", s.id)))

@@ -7,6 +7,7 @@
 //! (e.g. wrong date of birth); `Err` is a server failure.
 
 use crate::domain::agent_session::{WorkflowState, ACCOUNT_FOUND, IDENTITY_VERIFIED};
+use crate::domain::limits::excerpt;
 use crate::server::db::now;
 use crate::server::store::bank_accounts;
 use crate::server::{AppState, ServerError};
@@ -49,7 +50,7 @@ pub async fn run(
             let target = arg(arguments, "workflowId");
             let rules = state.rules();
             if !rules.has_workflow(target) {
-                return Ok(Err(format!("there is no workflow `{target}`")));
+                return Ok(Err(format!("there is no workflow `{}`", excerpt(target))));
             }
             ws.current_workflow = target.to_owned();
             ws.current_step = "started".into();
@@ -123,7 +124,7 @@ pub async fn run(
                 amount_pence: amount,
             }) = bank_accounts::transaction(db, id).await?
             else {
-                return Ok(Err(format!("there is no transaction `{id}`")));
+                return Ok(Err(format!("there is no transaction `{}`", excerpt(id))));
             };
             if verified.as_deref() != Some(account.as_str()) {
                 return Ok(Err(format!(

@@ -7,6 +7,7 @@
 use crate::domain::bindings::{Availability, ToolBindings};
 use crate::domain::catalogue::CatalogueTool;
 use crate::domain::declaration::FunctionDeclaration;
+use crate::domain::limits::excerpt;
 use crate::server::store::bindings as store;
 use crate::server::ServerError;
 use serde_json::Value;
@@ -33,7 +34,8 @@ impl Rules {
         }
     }
 
-    /// Loads the current bindings, catalogue and workflows.
+    /// Loads the current bindings, catalogue and workflows, compiling the
+    /// schemas on a blocking thread (once per change, off the request path).
     pub async fn load(db: &SqlitePool) -> Result<Self, ServerError> {
         let bindings = store::current(db)
             .await?
@@ -45,7 +47,7 @@ impl Rules {
             .into_iter()
             .map(|w| w.id.to_string())
             .collect();
-        Ok(Self::new(bindings, tools, workflows))
+        Ok(tokio::task::spawn_blocking(move || Self::new(bindings, tools, workflows)).await?)
     }
 
     /// Indexes the given bindings, tools (compiling their schemas) and workflows.
@@ -57,7 +59,7 @@ impl Rules {
         let tools = tools
             .into_iter()
             .map(|t| {
-                let validator = jsonschema::validator_for(&t.parameters).ok();
+                let validator = compile_schema(&t.parameters).ok();
                 (t.id.to_string(), (t, validator))
             })
             .collect();
@@ -109,10 +111,11 @@ impl Rules {
             .map(|e| {
                 let path = e.instance_path().to_string();
                 let field = path.trim_start_matches('/').replace('/', ".");
+                let problem = excerpt(&e.to_string());
                 if field.is_empty() {
-                    format!("arguments: {e}")
+                    format!("arguments: {problem}")
                 } else {
-                    format!("field `{field}`: {e}")
+                    format!("field `{}`: {problem}", excerpt(&field))
                 }
             })
             .collect();
@@ -122,6 +125,17 @@ impl Rules {
             Err(problems.join("; "))
         }
     }
+}
+
+/// Compiles a tool's JSON Schema. Patterns use the `regex` engine (linear
+/// time, no backtracking), and jsonschema's default features are off, so a
+/// schema can never make the server fetch a `$ref` over the network or from
+/// a file. Slow for large schemas: call it off the async threads.
+pub fn compile_schema(schema: &Value) -> Result<jsonschema::Validator, String> {
+    jsonschema::options()
+        .with_pattern_options(jsonschema::PatternOptions::regex())
+        .build(schema)
+        .map_err(|e| excerpt(&e.to_string()))
 }
 
 #[cfg(test)]

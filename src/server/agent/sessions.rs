@@ -6,6 +6,10 @@ use crate::domain::agent_session::{
     CallOutcome, CallResponse, SessionEvent, SessionSnapshot, SessionSummary, ToolCallRecord,
     WorkflowState, IDENTITY_VERIFIED, NEEDS_IDENTITY,
 };
+use crate::domain::catalogue::ToolId;
+use crate::domain::limits::{
+    bytes_in_words, excerpt, TOOL_ARGUMENTS_MAX_BYTES, TOOL_NAME_MAX_CHARS,
+};
 use crate::error::ApiError;
 use crate::server::agent::rules::Rules;
 use crate::server::auth::{random_token, token_hash};
@@ -51,9 +55,11 @@ pub async fn open(
     api_key: Option<i64>,
 ) -> Result<(String, String), ServerError> {
     if !state.rules().has_workflow(workflow) {
-        return Err(
-            ApiError::invalid("workflowId", format!("unknown workflow \"{workflow}\"")).into(),
-        );
+        return Err(ApiError::invalid(
+            "workflowId",
+            format!("unknown workflow \"{}\"", excerpt(workflow)),
+        )
+        .into());
     }
     let id = format!("s{}", &random_token()[..15]).to_lowercase();
     let token = format!("st_{}", random_token());
@@ -180,6 +186,29 @@ fn refusal(state: &AppState, ws: &WorkflowState, tool: &str, arguments: &Value) 
     None
 }
 
+/// Refuses, before any lookup and without recording anything, a tool name
+/// that is not a catalogue id (422 naming `name`) and arguments over
+/// [`TOOL_ARGUMENTS_MAX_BYTES`] (413 naming `arguments`).
+fn check_call_size(tool: &str, arguments: &Value) -> Result<(), ApiError> {
+    if tool.chars().count() > TOOL_NAME_MAX_CHARS {
+        return Err(ApiError::invalid(
+            "name",
+            format!(
+                "must be at most {TOOL_NAME_MAX_CHARS} characters (got \"{}\")",
+                excerpt(tool)
+            ),
+        ));
+    }
+    ToolId::parse(tool).map_err(|e| ApiError::invalid("name", e.rule))?;
+    if arguments.to_string().len() > TOOL_ARGUMENTS_MAX_BYTES {
+        return Err(ApiError::TooLarge {
+            field: "arguments".into(),
+            limit: bytes_in_words(TOOL_ARGUMENTS_MAX_BYTES),
+        });
+    }
+    Ok(())
+}
+
 /// Checks and, if allowed, runs one tool call; records it and pushes the
 /// changes. Calls on one session are serialised, so state never races.
 pub async fn call(
@@ -188,6 +217,7 @@ pub async fn call(
     tool: &str,
     arguments: Value,
 ) -> Result<CallResponse, ServerError> {
+    check_call_size(tool, &arguments)?;
     let lock = state.session_lock(&row.id);
     let _guard = lock.lock().await;
     let started = Instant::now();

@@ -3,11 +3,12 @@
 //! newer one.
 
 use crate::domain::bindings::ToolBindings;
+use crate::domain::limits::BINDINGS_BODY_MAX_BYTES;
 use crate::error::ApiError;
-use crate::server::rest::ApiKey;
+use crate::server::rest::{json_body, ApiKey};
 use crate::server::{bindings, store, AppState, ServerError};
 use axum::extract::rejection::JsonRejection;
-use axum::extract::State;
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -15,7 +16,12 @@ use axum::{Json, Router};
 
 /// Bindings routes.
 pub fn router() -> Router<AppState> {
-    Router::new().route("/api/bindings", get(read).put(replace))
+    Router::new().route(
+        "/api/bindings",
+        get(read)
+            .put(replace)
+            .layer(DefaultBodyLimit::max(BINDINGS_BODY_MAX_BYTES)),
+    )
 }
 
 fn etag(version: i64) -> HeaderValue {
@@ -61,7 +67,7 @@ async fn replace(
     body: Result<Json<ToolBindings>, JsonRejection>,
 ) -> Result<Response, ServerError> {
     let wanted = if_match(&headers)?;
-    let Json(document) = body.map_err(|e| ApiError::invalid("body", e.body_text()))?;
+    let document = json_body(body, BINDINGS_BODY_MAX_BYTES)?;
     let current = store::bindings::current(&state.db)
         .await?
         .map_or(0, |c| c.meta.version);

@@ -1,22 +1,52 @@
 //! The JSON API for agent backends (`/api/…`), authenticated with API keys
-//! rather than browser sessions. One router per area, merged here.
+//! rather than browser sessions. One router per area, merged here, with the
+//! body limit and the JSON 404 every area shares.
 
 pub mod bindings;
 pub mod lessons;
 pub mod sessions;
 
+use crate::domain::limits::{bytes_in_words, excerpt, API_BODY_MAX_BYTES};
 use crate::error::ApiError;
 use crate::server::{store, AppState, ServerError};
-use axum::extract::FromRequestParts;
-use axum::http::{header, request::Parts};
-use axum::Router;
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{DefaultBodyLimit, FromRequestParts};
+use axum::http::{header, request::Parts, StatusCode, Uri};
+use axum::routing::any;
+use axum::{Json, Router};
 
-/// Every JSON API route.
+/// Every JSON API route; bodies are capped at [`API_BODY_MAX_BYTES`] unless
+/// a route says otherwise (bindings), and an unknown `/api/…` path gets a
+/// JSON 404 rather than the app's HTML page.
 pub fn router() -> Router<AppState> {
     Router::new()
         .merge(lessons::router())
         .merge(bindings::router())
         .merge(sessions::router())
+        .route("/api/{*path}", any(unknown_path))
+        .layer(DefaultBodyLimit::max(API_BODY_MAX_BYTES))
+}
+
+async fn unknown_path(uri: Uri) -> ServerError {
+    ApiError::NotFound(format!("The API path {}", excerpt(uri.path()))).into()
+}
+
+/// A JSON request body, or the error that says what is wrong with it: 413
+/// over `limit` bytes, 400 when it is not JSON (or not sent as JSON), 422
+/// when it is JSON of the wrong shape (naming the field serde names).
+pub fn json_body<T>(body: Result<Json<T>, JsonRejection>, limit: usize) -> Result<T, ServerError> {
+    match body {
+        Ok(Json(value)) => Ok(value),
+        Err(JsonRejection::JsonDataError(e)) => {
+            Err(ApiError::invalid("body", excerpt(&e.body_text())).into())
+        }
+        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => Err(ApiError::TooLarge {
+            field: "body".into(),
+            limit: bytes_in_words(limit),
+        }
+        .into()),
+        Err(e) => Err(ApiError::BadRequest(excerpt(&e.body_text())).into()),
+    }
 }
 
 /// A request carrying a live API key in `Authorization: Bearer …`.

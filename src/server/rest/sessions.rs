@@ -7,11 +7,12 @@
 
 use crate::domain::agent_session::SessionEvent;
 use crate::domain::declaration::{export, DeclarationFormat};
+use crate::domain::limits::API_BODY_MAX_BYTES;
 use crate::error::ApiError;
 use crate::server::agent::hub::Frame;
 use crate::server::agent::sessions;
 use crate::server::auth::AuthUser;
-use crate::server::rest::ApiKey;
+use crate::server::rest::{json_body, ApiKey};
 use crate::server::{AppState, ServerError};
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::JsonRejection;
@@ -60,10 +61,6 @@ fn token<'a>(headers: &'a HeaderMap, query: &'a SessionQuery) -> Option<&'a str>
         .filter(|t| !t.is_empty())
 }
 
-fn invalid(field: &str, rule: impl Into<String>) -> ServerError {
-    ApiError::invalid(field, rule).into()
-}
-
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct OpenRequest {
@@ -75,7 +72,7 @@ async fn open(
     State(state): State<AppState>,
     body: Result<Json<OpenRequest>, JsonRejection>,
 ) -> Result<Response, ServerError> {
-    let Json(body) = body.map_err(|e| invalid("body", e.body_text()))?;
+    let body = json_body(body, API_BODY_MAX_BYTES)?;
     let (id, token) = sessions::open(&state, &body.workflow_id, Some(key.id)).await?;
     Ok((
         StatusCode::CREATED,
@@ -130,9 +127,9 @@ async fn call(
     body: Result<Json<CallRequest>, JsonRejection>,
 ) -> Result<Response, ServerError> {
     let row = sessions::authorize(&state, &id, token(&headers, &query)).await?;
-    let Json(body) = body.map_err(|e| invalid("body", e.body_text()))?;
+    let body = json_body(body, API_BODY_MAX_BYTES)?;
     if body.name.trim().is_empty() {
-        return Err(invalid("name", "is required"));
+        return Err(ApiError::invalid("name", "is required").into());
     }
     let arguments = if body.arguments.is_null() {
         json!({})
