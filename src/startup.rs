@@ -21,7 +21,8 @@ use std::net::SocketAddr;
 use std::time::Duration;
 use tokio::net::TcpListener;
 
-/// How often sessions idle past `SESSION_IDLE_MINUTES` are ended.
+/// How often sessions idle past `SESSION_IDLE_MINUTES` are ended and
+/// expired sign-ins deleted.
 const SWEEP_EVERY: Duration = Duration::from_secs(30);
 
 /// A started application: database ready, demo data seeded, rules loaded and
@@ -73,14 +74,14 @@ impl Application {
         self.seeded.take()
     }
 
-    /// Serves until `shutdown` resolves, ending idle sessions every
-    /// [`SWEEP_EVERY`] meanwhile; then ends the event streams and lets
+    /// Serves until `shutdown` resolves, sweeping idle sessions and expired
+    /// sign-ins every [`SWEEP_EVERY`] meanwhile; then ends the event streams and lets
     /// in-flight requests finish.
     pub async fn run_until_stopped(
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        let sweeper = tokio::spawn(sweep_idle_sessions(self.state.clone()));
+        let sweeper = tokio::spawn(sweep(self.state.clone()));
         let hub = self.state.hub.clone();
         let served = router::serve(self.listener, app(self.state), hub, shutdown).await;
         sweeper.abort();
@@ -122,14 +123,18 @@ pub fn app(state: AppState) -> Router {
     router::with_middleware(router::routes().merge(pages), state)
 }
 
-/// Ends sessions idle past their limit every period (`build` did the first
-/// sweep); a failed sweep is logged and retried next period.
-async fn sweep_idle_sessions(state: AppState) {
+/// Every period (`build` did the first sweep): ends sessions idle past
+/// their limit and deletes expired sign-ins. A failed sweep is logged and
+/// retried next period.
+async fn sweep(state: AppState) {
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + SWEEP_EVERY, SWEEP_EVERY);
     loop {
         tick.tick().await;
         if let Err(e) = agent::sessions::expire_idle(&state).await {
             tracing::error!(error = %e, "expiring idle sessions failed");
+        }
+        if let Err(e) = store::auth_sessions::purge_expired(&state.db).await {
+            tracing::error!(error = %e, "purging expired sign-ins failed");
         }
     }
 }

@@ -91,6 +91,10 @@ pub struct ToolCallRecord {
     pub duration_us: i64,
     /// Workflow the call was made in.
     pub workflow: String,
+    /// Set when `arguments` or `result` were cut to an excerpt to keep a
+    /// snapshot small; the full call is in `GET /api/sessions/{id}/calls`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
 }
 
 /// The data of a `workflow_update` event.
@@ -202,6 +206,29 @@ pub fn changed_checks(old: &WorkflowState, checks: &BTreeMap<String, bool>) -> V
 }
 
 impl ToolCallRecord {
+    /// The call with `arguments` and `result` each at most `max_bytes` of
+    /// JSON: a larger one becomes a string excerpt of its JSON (cut on a
+    /// character boundary, `…` appended) and the call is flagged
+    /// `truncated`.
+    pub fn bounded(mut self, max_bytes: usize) -> Self {
+        fn cut(value: &mut Value, max_bytes: usize) -> bool {
+            let json = value.to_string();
+            if json.len() <= max_bytes {
+                return false;
+            }
+            let mut end = max_bytes;
+            while !json.is_char_boundary(end) {
+                end -= 1;
+            }
+            *value = Value::String(format!("{}…", &json[..end]));
+            true
+        }
+        let args_cut = cut(&mut self.arguments, max_bytes);
+        let result_cut = self.result.as_mut().is_some_and(|r| cut(r, max_bytes));
+        self.truncated |= args_cut || result_cut;
+        self
+    }
+
     /// The line under a call in the timeline: the tool's result when it was
     /// allowed, the reason when it was refused (empty if there is none).
     pub fn detail(&self) -> String {
@@ -290,6 +317,7 @@ mod tests {
     #[test]
     fn a_call_detail_is_the_result_if_allowed_and_the_reason_if_refused() {
         let mut call = ToolCallRecord {
+            truncated: false,
             id: 1,
             at_ms: 0,
             tool: "check_balance".into(),
@@ -306,5 +334,32 @@ mod tests {
         assert_eq!(call.detail(), "not available");
         call.reason = None;
         assert_eq!(call.detail(), "");
+    }
+
+    #[test]
+    fn a_large_call_is_cut_to_an_excerpt_and_flagged() {
+        let call = ToolCallRecord {
+            id: 1,
+            at_ms: 0,
+            tool: "t".into(),
+            arguments: serde_json::json!({"text": "é".repeat(5_000)}),
+            outcome: CallOutcome::Allowed,
+            result: Some(serde_json::json!({"ok": true})),
+            reason: None,
+            duration_us: 1,
+            workflow: "w".into(),
+            truncated: false,
+        };
+        let small = call.clone().bounded(100_000);
+        assert_eq!(small, call);
+        let cut = call.bounded(1_000);
+        assert!(cut.truncated);
+        let text = cut.arguments.as_str().unwrap();
+        assert!(text.len() <= 1_000 + '…'.len_utf8() && text.ends_with('…'));
+        assert_eq!(cut.result, Some(serde_json::json!({"ok": true})));
+        assert_eq!(
+            serde_json::to_value(&cut).unwrap()["truncated"],
+            serde_json::json!(true)
+        );
     }
 }

@@ -73,6 +73,14 @@ impl AppState {
             .remove(session);
     }
 
+    /// How many sessions hold a call lock (ended ones never do).
+    pub fn session_locks(&self) -> usize {
+        self.session_locks
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .len()
+    }
+
     /// The lock that serialises tool calls on one session.
     pub fn session_lock(&self, session: &str) -> Arc<tokio::sync::Mutex<()>> {
         self.session_locks

@@ -3,6 +3,7 @@
 
 mod auth;
 mod bindings;
+mod freed;
 mod health;
 mod helpers;
 mod lessons;

@@ -217,7 +217,7 @@ async fn a_session_token_cannot_touch_another_session() {
 
 /// Reads SSE events (id, parsed data) from a streaming response until
 /// `count` arrived or two seconds passed.
-async fn read_events(res: reqwest::Response, count: usize) -> Vec<(u64, Value)> {
+pub async fn read_events(res: reqwest::Response, count: usize) -> Vec<(u64, Value)> {
     let mut out = Vec::new();
     let mut buffer = String::new();
     let mut res = res;
@@ -247,7 +247,7 @@ async fn read_events(res: reqwest::Response, count: usize) -> Vec<(u64, Value)> 
     out
 }
 
-async fn subscribe(app: &TestApp, s: &Session, last: Option<u64>) -> reqwest::Response {
+pub async fn subscribe(app: &TestApp, s: &Session, last: Option<u64>) -> reqwest::Response {
     let mut req = app
         .client
         .get(app.url(&format!("/api/sessions/{}/events?token={}", s.id, s.token)));

@@ -139,9 +139,16 @@ impl Hub {
         }
     }
 
-    /// Forgets an ended session's channel (its subscribers see the stream end).
+    /// Forgets an ended session's channel and replay ring: its subscribers
+    /// get what was already published (the `ended` event), then their
+    /// stream ends.
     pub fn close(&self, session: &str) {
         locked(&self.sessions).remove(session);
+    }
+
+    /// How many sessions have a live channel (ended ones never do).
+    pub fn live_sessions(&self) -> usize {
+        locked(&self.sessions).len()
     }
 
     /// Ends every open stream, so a graceful shutdown is not held up
@@ -212,6 +219,17 @@ mod tests {
             std::str::from_utf8(&frame.sse).unwrap(),
             "id: 1\ndata: {\"type\":\"ended\",\"data\":{\"reason\":\"1\"}}\n\n"
         );
+    }
+
+    #[tokio::test]
+    async fn closing_a_session_delivers_what_was_sent_then_ends_its_stream() {
+        let hub = Hub::default();
+        let mut sub = hub.subscribe("s", None).live;
+        hub.publish("s", &ended(1));
+        hub.close("s");
+        assert_eq!(hub.live_sessions(), 0);
+        assert_eq!(sub.recv().await.unwrap().id, 1);
+        assert!(sub.recv().await.is_err());
     }
 
     #[tokio::test]

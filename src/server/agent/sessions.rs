@@ -8,7 +8,8 @@ use crate::domain::agent_session::{
 };
 use crate::domain::catalogue::ToolId;
 use crate::domain::limits::{
-    bytes_in_words, excerpt, TOOL_ARGUMENTS_MAX_BYTES, TOOL_NAME_MAX_CHARS,
+    bytes_in_words, excerpt, CALLS_PAGE_MAX, SNAPSHOT_CALLS, SNAPSHOT_VALUE_MAX_BYTES,
+    TOOL_ARGUMENTS_MAX_BYTES, TOOL_NAME_MAX_CHARS,
 };
 use crate::error::ApiError;
 use crate::server::agent::rules::Rules;
@@ -108,7 +109,20 @@ pub async fn list(state: &AppState) -> Result<Vec<SessionSummary>, ServerError> 
         .collect()
 }
 
-/// Everything a new watcher needs.
+/// One page of a session's calls older than `before` (all of each call,
+/// unlike a snapshot's excerpts), oldest first; at most [`CALLS_PAGE_MAX`].
+pub async fn calls_page(
+    state: &AppState,
+    id: &str,
+    before: Option<i64>,
+    limit: usize,
+) -> Result<Vec<ToolCallRecord>, ServerError> {
+    tool_calls::page(&state.db, id, before, limit.clamp(1, CALLS_PAGE_MAX)).await
+}
+
+/// Everything a new watcher needs: the state, the tools now, and the last
+/// [`SNAPSHOT_CALLS`] calls with large values cut to excerpts, so a session
+/// with thousands of calls still costs a new watcher a few hundred KB.
 pub async fn snapshot(state: &AppState, id: &str) -> Result<SessionSnapshot, ServerError> {
     let row = get(state, id).await?;
     let ws = row.workflow_state()?;
@@ -116,13 +130,26 @@ pub async fn snapshot(state: &AppState, id: &str) -> Result<SessionSnapshot, Ser
         session_id: row.id.clone(),
         tools: state.rules().available(&ws.current_workflow),
         state: ws,
-        calls: tool_calls::recent(&state.db, id).await?,
+        calls: tool_calls::page(&state.db, id, None, SNAPSHOT_CALLS)
+            .await?
+            .into_iter()
+            .map(|c| c.bounded(SNAPSHOT_VALUE_MAX_BYTES))
+            .collect(),
         ended: row.ended_at.is_some(),
     })
 }
 
-/// Ends a session (idempotent) and tells watchers.
+/// Ends a session (idempotent): records it, tells watchers (`ended`), then
+/// closes its stream and frees its broadcast ring and call lock; only the
+/// database record stays. Waits for a call in progress to finish first.
 pub async fn end(state: &AppState, id: &str, reason: &str) -> Result<(), ServerError> {
+    let lock = state.session_lock(id);
+    let _guard = lock.lock().await;
+    end_locked(state, id, reason).await
+}
+
+/// [`end`] for a caller that already holds the session's call lock.
+async fn end_locked(state: &AppState, id: &str, reason: &str) -> Result<(), ServerError> {
     if rows::end(&state.db, id, reason).await? {
         state.hub.publish(
             id,
@@ -132,6 +159,8 @@ pub async fn end(state: &AppState, id: &str, reason: &str) -> Result<(), ServerE
         );
         state.hub.publish_list(&json!({"type": "ended", "id": id}));
     }
+    state.hub.close(id);
+    state.forget_session_lock(id);
     Ok(())
 }
 
@@ -224,6 +253,7 @@ pub async fn call(
     // Re-read under the lock: another call may have changed the state.
     let row = get(state, &row.id).await?;
     if row.ended_at.is_some() {
+        state.forget_session_lock(&row.id);
         return Err(ApiError::Conflict(format!("Session {} has ended.", row.id)).into());
     }
     let mut ws = row.workflow_state()?;
@@ -277,6 +307,7 @@ pub async fn call(
         reason: reason.clone(),
         duration_us,
         workflow: before.current_workflow.clone(),
+        truncated: false,
     };
     state.hub.publish(&row.id, &SessionEvent::ToolCall(record));
     if ws != before {
@@ -294,7 +325,7 @@ pub async fn call(
         );
     }
     if tool == "end_session" && outcome == CallOutcome::Allowed {
-        end(state, &row.id, "ended by agent").await?;
+        end_locked(state, &row.id, "ended by agent").await?;
     }
     Ok(CallResponse {
         allowed: outcome == CallOutcome::Allowed,

@@ -7,7 +7,7 @@
 
 use crate::domain::agent_session::SessionEvent;
 use crate::domain::declaration::{export, DeclarationFormat};
-use crate::domain::limits::API_BODY_MAX_BYTES;
+use crate::domain::limits::{API_BODY_MAX_BYTES, CALLS_PAGE_MAX};
 use crate::error::ApiError;
 use crate::server::agent::hub::Frame;
 use crate::server::agent::sessions;
@@ -38,13 +38,16 @@ pub fn router() -> Router<AppState> {
         .route("/api/sessions/{id}/tool-calls", post(call))
         .route("/api/sessions/{id}/end", post(end))
         .route("/api/sessions/{id}/events", get(events))
+        .route("/api/sessions/{id}/calls", get(calls))
 }
 
-/// `?token=` and `?format=`.
+/// `?token=`, `?format=`, and for paging calls `?before=` and `?limit=`.
 #[derive(Debug, Deserialize, Default)]
 pub struct SessionQuery {
     token: Option<String>,
     format: Option<String>,
+    before: Option<i64>,
+    limit: Option<usize>,
 }
 
 fn bearer(headers: &HeaderMap) -> Option<&str> {
@@ -150,6 +153,29 @@ async fn end(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// `GET /api/sessions/{id}/calls?before=&limit=`: the calls older than call
+/// `before` (default: the newest), oldest first, in full; `before` in the
+/// answer is what to ask for next, `null` when there is nothing older.
+async fn calls(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(query): Query<SessionQuery>,
+    user: Option<Extension<AuthUser>>,
+    headers: HeaderMap,
+) -> Result<Response, ServerError> {
+    if user.is_none() {
+        sessions::authorize(&state, &id, token(&headers, &query)).await?;
+    } else {
+        sessions::get(&state, &id).await?;
+    }
+    let limit = query.limit.unwrap_or(CALLS_PAGE_MAX);
+    let page = sessions::calls_page(&state, &id, query.before, limit).await?;
+    let next = (page.len() == limit.clamp(1, CALLS_PAGE_MAX))
+        .then(|| page.first().map(|c| c.id))
+        .flatten();
+    Ok(Json(json!({"calls": page, "before": next})).into_response())
+}
+
 /// Sent every [`KEEP_ALIVE`] so proxies and browsers keep an idle stream.
 const KEEP_ALIVE_COMMENT: &[u8] = b":\n\n";
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
@@ -166,24 +192,31 @@ struct Live {
 /// hub's pre-encoded bytes, so sending one to a watcher copies nothing.
 /// The stream ends if the watcher lags behind the channel (it reconnects
 /// with `Last-Event-ID` and gets a replay or a snapshot).
-fn event_stream(first: Vec<Bytes>, rx: broadcast::Receiver<Arc<Frame>>, after: u64) -> Response {
+///
+/// Without `rx` the response ends after `first` (an ended session).
+fn event_stream(
+    first: Vec<Bytes>,
+    rx: Option<broadcast::Receiver<Arc<Frame>>>,
+    after: u64,
+) -> Response {
     let start = tokio::time::Instant::now() + KEEP_ALIVE;
-    let live = Live {
+    let live = rx.map(|rx| Live {
         rx,
         after,
         tick: tokio::time::interval_at(start, KEEP_ALIVE),
-    };
-    let live = stream::unfold(live, |mut live| async move {
+    });
+    let live = stream::unfold(live, |live| async move {
+        let mut live = live?;
         loop {
             tokio::select! {
                 biased;
                 frame = live.rx.recv() => match frame {
                     Ok(frame) if frame.id <= live.after => continue,
-                    Ok(frame) => return Some((Ok(frame.sse.clone()), live)),
+                    Ok(frame) => return Some((Ok(frame.sse.clone()), Some(live))),
                     Err(_) => return None,
                 },
                 _ = live.tick.tick() => {
-                    return Some((Ok(Bytes::from_static(KEEP_ALIVE_COMMENT)), live));
+                    return Some((Ok(Bytes::from_static(KEEP_ALIVE_COMMENT)), Some(live)));
                 }
             }
         }
@@ -216,6 +249,16 @@ async fn events(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
     let sub = state.hub.subscribe(&id, last_seen);
+    // Read after subscribing: a session that ended before this point gets
+    // its final snapshot and a closed stream (and no channel is kept for
+    // it); one that ends after will send `ended` on the live stream.
+    if sessions::get(&state, &id).await?.ended_at.is_some() {
+        state.hub.close(&id);
+        let snapshot = sessions::snapshot(&state, &id).await?;
+        let json = serde_json::to_string(&SessionEvent::Snapshot(snapshot)).unwrap_or_default();
+        let frame = Frame::new(sub.snapshot_id, &json).sse;
+        return Ok(event_stream(vec![frame], None, 0));
+    }
     let mut first = Vec::with_capacity(sub.replay.len() + 1);
     if sub.needs_snapshot {
         let snapshot = sessions::snapshot(&state, &id).await?;
@@ -224,7 +267,7 @@ async fn events(
     }
     let last_replayed = sub.replay.last().map_or(sub.snapshot_id, |f| f.id);
     first.extend(sub.replay.iter().map(|f| f.sse.clone()));
-    Ok(event_stream(first, sub.live, last_replayed))
+    Ok(event_stream(first, Some(sub.live), last_replayed))
 }
 
 async fn list_events(
@@ -234,5 +277,9 @@ async fn list_events(
     if user.is_none() {
         return Err(ApiError::Unauthenticated.into());
     }
-    Ok(event_stream(Vec::new(), state.hub.subscribe_list(), 0))
+    Ok(event_stream(
+        Vec::new(),
+        Some(state.hub.subscribe_list()),
+        0,
+    ))
 }

@@ -68,8 +68,14 @@ pub async fn record(db: &SqlitePool, call: &NewCall<'_>) -> Result<i64, ServerEr
     Ok(call_id)
 }
 
-/// The recorded calls of a session, oldest first (at most the last 200).
-pub async fn recent(db: &SqlitePool, session_id: &str) -> Result<Vec<ToolCallRecord>, ServerError> {
+/// The newest `limit` calls of a session made before call `before` (or
+/// the newest overall), oldest first: one page of its timeline.
+pub async fn page(
+    db: &SqlitePool,
+    session_id: &str,
+    before: Option<i64>,
+    limit: usize,
+) -> Result<Vec<ToolCallRecord>, ServerError> {
     #[derive(sqlx::FromRow)]
     struct Row {
         id: i64,
@@ -84,9 +90,11 @@ pub async fn recent(db: &SqlitePool, session_id: &str) -> Result<Vec<ToolCallRec
     }
     let rows = sqlx::query_as::<_, Row>(
         "SELECT * FROM (SELECT id, at_ms, workflow, tool, arguments, outcome, result, reason, duration_us
-         FROM tool_calls WHERE session_id = ? ORDER BY id DESC LIMIT 200) ORDER BY id",
+         FROM tool_calls WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?) ORDER BY id",
     )
     .bind(session_id)
+    .bind(before.unwrap_or(i64::MAX))
+    .bind(i64::try_from(limit).unwrap_or(i64::MAX))
     .fetch_all(db)
     .await?;
     Ok(rows
@@ -105,6 +113,7 @@ pub async fn recent(db: &SqlitePool, session_id: &str) -> Result<Vec<ToolCallRec
             reason: r.reason,
             duration_us: r.duration_us,
             workflow: r.workflow,
+            truncated: false,
         })
         .collect())
 }
