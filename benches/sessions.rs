@@ -161,10 +161,15 @@ async fn spawn() -> (String, String, std::process::Child, tempfile::TempDir) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let pool = db::connect(&url).await.unwrap();
-    let key = store::api_keys::create(&pool, "bench", None)
-        .await
-        .unwrap()
-        .0;
+    let key = store::api_keys::create(
+        &pool,
+        "bench",
+        &switchboard::domain::api_key::Scope::ALL,
+        None,
+    )
+    .await
+    .unwrap()
+    .0;
     (address, key, child, dir)
 }
 

@@ -43,6 +43,12 @@ pub enum ApiError {
         /// The limit, in words ("64 KiB").
         limit: String,
     },
+    /// The API key is valid but was not given the scope this call needs.
+    #[error("This API key lacks the `{scope}` scope.")]
+    MissingScope {
+        /// The scope that would have allowed it (`bindings:write`).
+        scope: String,
+    },
     /// A field broke a rule; shown next to that field.
     #[error("{0}")]
     Invalid(FieldError),
@@ -81,7 +87,7 @@ impl ApiError {
     pub fn status(&self) -> u16 {
         match self {
             Self::Unauthenticated | Self::InvalidCredentials => 401,
-            Self::Forbidden { .. } | Self::CrossOrigin => 403,
+            Self::Forbidden { .. } | Self::CrossOrigin | Self::MissingScope { .. } => 403,
             Self::NotFound(_) => 404,
             Self::Conflict(_) => 409,
             Self::PreconditionFailed(_) => 412,

@@ -4,15 +4,22 @@ use crate::domain::api_key::{ApiKeyView, CreatedApiKey};
 use crate::error::ApiError;
 use leptos::prelude::*;
 
-/// Creates an API key (admins only).
+/// Creates an API key with `scopes` (names such as `sessions`,
+/// `bindings:write`; at least one) — admins only.
 #[server(prefix = "/rpc", endpoint = "create_api_key")]
-pub async fn create_api_key(name: String) -> Result<CreatedApiKey, ApiError> {
+pub async fn create_api_key(
+    name: String,
+    #[server(default)] scopes: Vec<String>,
+) -> Result<CreatedApiKey, ApiError> {
+    use crate::domain::api_key::Scope;
     use crate::domain::user::Role;
     use crate::server::{ctx, store};
     ctx::finish(async {
         let state = ctx::state()?;
         let admin = ctx::require(Role::Admin)?;
-        let (secret, key) = store::api_keys::create(&state.db, &name, Some(admin.0.id)).await?;
+        let scopes = Scope::parse_list(&scopes)?;
+        let (secret, key) =
+            store::api_keys::create(&state.db, &name, &scopes, Some(admin.0.id)).await?;
         Ok(CreatedApiKey { secret, key })
     })
     .await
@@ -31,15 +38,17 @@ pub async fn list_api_keys() -> Result<Vec<ApiKeyView>, ApiError> {
     .await
 }
 
-/// Revokes an API key (admins only).
+/// Revokes an API key (admins only); the sessions it opened end at once.
 #[server(prefix = "/rpc", endpoint = "revoke_api_key")]
 pub async fn revoke_api_key(id: i64) -> Result<(), ApiError> {
     use crate::domain::user::Role;
+    use crate::server::agent::sessions;
     use crate::server::{ctx, store};
     ctx::finish(async {
         let state = ctx::state()?;
         ctx::require(Role::Admin)?;
-        store::api_keys::revoke(&state.db, id).await
+        store::api_keys::revoke(&state.db, id).await?;
+        sessions::end_opened_by_key(&state, id, "API key revoked").await
     })
     .await
 }

@@ -4,7 +4,109 @@
 //! The store builds these and the admin panel shows them, so they are shared
 //! domain data rather than server-function types.
 
+use crate::domain::error::FieldError;
 use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// What an API key may do. A backend gets only the scopes it needs, so a
+/// leaked voice-agent key cannot rewrite the tool policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum Scope {
+    /// Open and drive agent sessions (`/api/sessions…`).
+    Sessions,
+    /// Read lesson prompts (`GET /api/lessons/{id}/prompt`).
+    LessonsRead,
+    /// Read the tool bindings (`GET /api/bindings`).
+    BindingsRead,
+    /// Replace the tool bindings (`PUT /api/bindings`).
+    BindingsWrite,
+}
+
+impl Scope {
+    /// Every scope, in the order the panel lists them.
+    pub const ALL: [Scope; 4] = [
+        Scope::Sessions,
+        Scope::LessonsRead,
+        Scope::BindingsRead,
+        Scope::BindingsWrite,
+    ];
+
+    /// What keys made before scopes existed were allowed: everything but
+    /// replacing the bindings.
+    pub const LEGACY: [Scope; 3] = [Scope::Sessions, Scope::LessonsRead, Scope::BindingsRead];
+
+    /// The name used in the API, the database and error messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Sessions => "sessions",
+            Scope::LessonsRead => "lessons:read",
+            Scope::BindingsRead => "bindings:read",
+            Scope::BindingsWrite => "bindings:write",
+        }
+    }
+
+    /// One line for the admin panel.
+    pub fn description(self) -> &'static str {
+        match self {
+            Scope::Sessions => "open and drive agent sessions",
+            Scope::LessonsRead => "read lesson prompts",
+            Scope::BindingsRead => "read the tool bindings",
+            Scope::BindingsWrite => "replace the tool bindings",
+        }
+    }
+
+    /// Parses a scope name.
+    pub fn parse(raw: &str) -> Result<Self, FieldError> {
+        Scope::ALL
+            .into_iter()
+            .find(|s| s.as_str() == raw)
+            .ok_or_else(|| {
+                FieldError::new(
+                    "scopes",
+                    format!(
+                        "\"{}\" is not a scope; use {}",
+                        crate::domain::limits::excerpt(raw),
+                        Scope::ALL.map(Scope::as_str).join(", ")
+                    ),
+                )
+            })
+    }
+
+    /// Parses a list of scope names: at least one, none unknown, no
+    /// repeats (sorted in panel order).
+    pub fn parse_list<S: AsRef<str>>(raw: &[S]) -> Result<Vec<Scope>, FieldError> {
+        let mut scopes = raw
+            .iter()
+            .map(|s| Scope::parse(s.as_ref().trim()))
+            .collect::<Result<Vec<_>, _>>()?;
+        scopes.sort();
+        scopes.dedup();
+        if scopes.is_empty() {
+            return Err(FieldError::new("scopes", "choose at least one scope"));
+        }
+        Ok(scopes)
+    }
+}
+
+impl fmt::Display for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl TryFrom<String> for Scope {
+    type Error = FieldError;
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        Scope::parse(&value)
+    }
+}
+
+impl From<Scope> for String {
+    fn from(scope: Scope) -> Self {
+        scope.as_str().to_owned()
+    }
+}
 
 /// A key as listed (never its secret).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -17,6 +119,11 @@ pub struct ApiKeyView {
     pub prefix: String,
     /// Unix seconds.
     pub created_at: i64,
+    /// What it may do.
+    pub scopes: Vec<Scope>,
+    /// Last authenticated request, Unix seconds (to the minute); `None`
+    /// if never used.
+    pub last_used_at: Option<i64>,
     /// Revoked keys are kept for the record.
     pub revoked: bool,
 }
@@ -28,4 +135,31 @@ pub struct CreatedApiKey {
     pub secret: String,
     /// Its listing.
     pub key: ApiKeyView,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scope_names_round_trip() {
+        for scope in Scope::ALL {
+            assert_eq!(Scope::parse(scope.as_str()), Ok(scope));
+        }
+    }
+
+    #[test]
+    fn a_scope_list_is_sorted_deduplicated_and_never_empty() {
+        assert_eq!(
+            Scope::parse_list(&["bindings:write", "sessions", "sessions"]),
+            Ok(vec![Scope::Sessions, Scope::BindingsWrite])
+        );
+        assert_eq!(Scope::parse_list::<&str>(&[]).unwrap_err().field, "scopes");
+        let err = Scope::parse_list(&["admin"]).unwrap_err();
+        assert!(
+            err.rule.contains("\"admin\" is not a scope"),
+            "{}",
+            err.rule
+        );
+    }
 }

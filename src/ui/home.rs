@@ -2,7 +2,7 @@
 
 use crate::api::auth::list_accounts;
 use crate::api::keys::{list_api_keys, CreateApiKey, RevokeApiKey};
-use crate::domain::api_key::ApiKeyView;
+use crate::domain::api_key::{ApiKeyView, Scope};
 use crate::domain::time::format_utc;
 use crate::domain::user::Role;
 use crate::ui::auth::use_auth;
@@ -116,7 +116,9 @@ fn ApiKeysPanel() -> impl IntoView {
                     placeholder="What it is for, e.g. Gemini Live tutor"
                     maxlength=MAX_KEY_NAME_CHARS
                     button="Create key"
-                />
+                >
+                    <ScopeChoices />
+                </CreateForm>
             </div>
             {move || {
                 current(&create_result)
@@ -151,7 +153,9 @@ fn ApiKeysPanel() -> impl IntoView {
                         <tr>
                             <th>"Name"</th>
                             <th>"Key"</th>
+                            <th>"Scopes"</th>
                             <th>"Created"</th>
+                            <th>"Last used"</th>
                             <th></th>
                         </tr>
                     </thead>
@@ -166,7 +170,31 @@ fn ApiKeysPanel() -> impl IntoView {
     }
 }
 
-/// One key: name, prefix, when, and Revoke while it is still valid.
+/// A checkbox per scope for a new key; sessions and lesson prompts are
+/// ticked, since that is what a voice-agent backend needs. Posted as
+/// `scopes[]`, the server function's list argument.
+#[component]
+fn ScopeChoices() -> impl IntoView {
+    view! {
+        <fieldset class="scopes" aria-label="Scopes">
+            {Scope::ALL
+                .into_iter()
+                .map(|scope| {
+                    let ticked = matches!(scope, Scope::Sessions | Scope::LessonsRead);
+                    view! {
+                        <label class="small" title=scope.description()>
+                            <input type="checkbox" name="scopes[]" value=scope.as_str() checked=ticked />
+                            {scope.as_str()}
+                        </label>
+                    }
+                })
+                .collect_view()}
+        </fieldset>
+    }
+}
+
+/// One key: name, prefix, scopes, when made and last used, and Revoke
+/// while it is still valid.
 #[component]
 fn KeyRow(key: ApiKeyView, revoke: ServerAction<RevokeApiKey>) -> impl IntoView {
     let id = key.id;
@@ -176,7 +204,13 @@ fn KeyRow(key: ApiKeyView, revoke: ServerAction<RevokeApiKey>) -> impl IntoView 
             <td>
                 <code>{format!("{}…", key.prefix)}</code>
             </td>
+            <td data-testid="key-scopes">
+                {key.scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" ")}
+            </td>
             <td class="muted">{format_utc(key.created_at)}</td>
+            <td class="muted">
+                {key.last_used_at.map_or_else(|| "never".to_owned(), format_utc)}
+            </td>
             <td class="actions">
                 {if key.revoked {
                     view! { <span class="badge warn">"revoked"</span> }.into_any()

@@ -19,7 +19,7 @@ async fn end(app: &TestApp, s: &Session) {
 }
 
 /// Waits until the response body ends; false if it is still open after 2 s.
-async fn ends(mut res: reqwest::Response) -> bool {
+pub async fn ends(mut res: reqwest::Response) -> bool {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
     loop {
         match tokio::time::timeout_at(deadline, res.chunk()).await {

@@ -2,6 +2,7 @@
 //! `Application::build` as `main`, on a random port with a fresh database.
 
 use reqwest::{redirect::Policy, Client, Response};
+use switchboard::domain::api_key::Scope;
 use switchboard::server::{config::Config, AppState};
 use switchboard::startup::Application;
 use tempfile::TempDir;
@@ -184,9 +185,15 @@ impl TestApp {
         self.rpc_json_with(client, "save_bindings", &body).await
     }
 
-    /// Creates an API key directly in the store and returns its secret.
+    /// Creates an API key with every scope directly in the store and
+    /// returns its secret.
     pub async fn api_key(&self) -> String {
-        switchboard::server::store::api_keys::create(&self.state.db, "test backend", None)
+        self.api_key_with(&Scope::ALL).await
+    }
+
+    /// Creates an API key with `scopes` and returns its secret.
+    pub async fn api_key_with(&self, scopes: &[Scope]) -> String {
+        switchboard::server::store::api_keys::create(&self.state.db, "test backend", scopes, None)
             .await
             .unwrap()
             .0

@@ -263,9 +263,14 @@ async fn the_prompt_endpoint_refuses_missing_wrong_and_revoked_keys() {
         .await
         .unwrap();
     assert_eq!(res.status(), 401);
-    let (secret, key) = switchboard::server::store::api_keys::create(&app.state.db, "old", None)
-        .await
-        .unwrap();
+    let (secret, key) = switchboard::server::store::api_keys::create(
+        &app.state.db,
+        "old",
+        &switchboard::domain::api_key::Scope::LEGACY,
+        None,
+    )
+    .await
+    .unwrap();
     switchboard::server::store::api_keys::revoke(&app.state.db, key.id)
         .await
         .unwrap();

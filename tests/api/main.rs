@@ -9,4 +9,5 @@ mod helpers;
 mod lessons;
 mod limits;
 mod pages;
+mod scopes;
 mod sessions;

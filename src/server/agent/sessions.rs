@@ -164,6 +164,18 @@ async fn end_locked(state: &AppState, id: &str, reason: &str) -> Result<(), Serv
     Ok(())
 }
 
+/// Ends every open session opened with API key `key_id` (it was revoked).
+pub async fn end_opened_by_key(
+    state: &AppState,
+    key_id: i64,
+    reason: &str,
+) -> Result<(), ServerError> {
+    for id in rows::open_for_key(&state.db, key_id).await? {
+        end(state, &id, reason).await?;
+    }
+    Ok(())
+}
+
 /// Ends sessions idle longer than the configured time.
 pub async fn expire_idle(state: &AppState) -> Result<usize, ServerError> {
     let cutoff = now() - state.config.session_idle.as_secs() as i64;

@@ -2,6 +2,7 @@
 //! and deployments, with ETag / If-Match so a stale copy never overwrites a
 //! newer one.
 
+use crate::domain::api_key::Scope;
 use crate::domain::bindings::ToolBindings;
 use crate::domain::limits::BINDINGS_BODY_MAX_BYTES;
 use crate::error::ApiError;
@@ -28,7 +29,8 @@ fn etag(version: i64) -> HeaderValue {
     HeaderValue::from_str(&format!("\"{version}\"")).unwrap_or(HeaderValue::from_static("\"0\""))
 }
 
-async fn read(_key: ApiKey, State(state): State<AppState>) -> Result<Response, ServerError> {
+async fn read(key: ApiKey, State(state): State<AppState>) -> Result<Response, ServerError> {
+    key.require(Scope::BindingsRead)?;
     let current = store::bindings::current(&state.db)
         .await?
         .ok_or_else(|| ApiError::NotFound("Tool bindings".into()))?;
@@ -39,23 +41,27 @@ async fn read(_key: ApiKey, State(state): State<AppState>) -> Result<Response, S
         .into_response())
 }
 
-/// The version an `If-Match` header names (`"3"`, `W/"3"`); `*` means "any".
-fn if_match(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
+/// The version an `If-Match` header names (`"3"`, `W/"3"`). `*` ("any
+/// version") is refused like a stale tag: a policy is only replaced by
+/// someone who read the version they replace.
+fn if_match(headers: &HeaderMap) -> Result<i64, ApiError> {
     let raw = headers
         .get(header::IF_MATCH)
         .and_then(|v| v.to_str().ok())
         .map(str::trim)
         .ok_or(ApiError::PreconditionRequired)?;
     if raw == "*" {
-        return Ok(None);
+        return Err(ApiError::PreconditionFailed(
+            "If-Match: * is not accepted: send the ETag of the version you read, so a newer one is never overwritten.".into(),
+        ));
     }
     raw.trim_start_matches("W/")
         .trim_matches('"')
         .parse::<i64>()
-        .map(Some)
         .map_err(|_| {
             ApiError::PreconditionFailed(format!(
-                "If-Match {raw} is not an ETag this server issued."
+                "If-Match {} is not an ETag this server issued.",
+                crate::domain::limits::excerpt(raw)
             ))
         })
 }
@@ -66,12 +72,12 @@ async fn replace(
     headers: HeaderMap,
     body: Result<Json<ToolBindings>, JsonRejection>,
 ) -> Result<Response, ServerError> {
-    let wanted = if_match(&headers)?;
+    key.require(Scope::BindingsWrite)?;
+    let expected = if_match(&headers)?;
     let document = json_body(body, BINDINGS_BODY_MAX_BYTES)?;
     let current = store::bindings::current(&state.db)
         .await?
         .map_or(0, |c| c.meta.version);
-    let expected = wanted.unwrap_or(current);
     if expected != current {
         return Err(ApiError::PreconditionFailed(format!(
             "The bindings are at version {current}, not {expected} — GET them again and reapply your change."
@@ -83,7 +89,7 @@ async fn replace(
         expected,
         &document,
         None,
-        &format!("API key “{}”", key.name),
+        &format!("API key “{}”", key.name()),
         None,
     )
     .await

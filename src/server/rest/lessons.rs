@@ -1,6 +1,7 @@
 //! `GET /api/lessons/{id}/prompt`: what an agent backend sends its tutor
 //! model for a lesson.
 
+use crate::domain::api_key::Scope;
 use crate::domain::declaration::{export, DeclarationFormat};
 use crate::domain::lesson::optimise::OptimiseMode;
 use crate::domain::lesson::prompt::build;
@@ -41,11 +42,12 @@ pub struct PromptResponse {
 }
 
 async fn prompt(
-    _key: ApiKey,
+    key: ApiKey,
     State(state): State<AppState>,
     Path(id): Path<i64>,
     Query(query): Query<PromptQuery>,
 ) -> Result<Json<PromptResponse>, ServerError> {
+    key.require(Scope::LessonsRead)?;
     let format = DeclarationFormat::parse(query.format.as_deref().unwrap_or("gemini"))?;
     let optimise = match query.optimise.as_deref().unwrap_or("normal") {
         "normal" => Some(OptimiseMode::Normal),

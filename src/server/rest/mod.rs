@@ -6,8 +6,10 @@ pub mod bindings;
 pub mod lessons;
 pub mod sessions;
 
+use crate::domain::api_key::Scope;
 use crate::domain::limits::{bytes_in_words, excerpt, API_BODY_MAX_BYTES};
 use crate::error::ApiError;
+use crate::server::store::api_keys::VerifiedKey;
 use crate::server::{store, AppState, ServerError};
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{DefaultBodyLimit, FromRequestParts};
@@ -51,11 +53,29 @@ pub fn json_body<T>(body: Result<Json<T>, JsonRejection>, limit: usize) -> Resul
 
 /// A request carrying a live API key in `Authorization: Bearer …`.
 #[derive(Debug, Clone)]
-pub struct ApiKey {
+pub struct ApiKey(pub VerifiedKey);
+
+impl ApiKey {
     /// The key's id, for audit.
-    pub id: i64,
+    pub fn id(&self) -> i64 {
+        self.0.id
+    }
+
     /// The key's name, recorded as the author of what it changes.
-    pub name: String,
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// Refuses (403 naming the scope) unless the key was given `scope`.
+    pub fn require(&self, scope: Scope) -> Result<(), ApiError> {
+        if self.0.scopes.contains(&scope) {
+            Ok(())
+        } else {
+            Err(ApiError::MissingScope {
+                scope: scope.to_string(),
+            })
+        }
+    }
 }
 
 impl axum::extract::OptionalFromRequestParts<AppState> for ApiKey {
@@ -90,7 +110,7 @@ impl FromRequestParts<AppState> for ApiKey {
             .filter(|s| !s.is_empty())
             .ok_or(ApiError::Unauthenticated)?;
         match store::api_keys::verify(&state.db, secret).await? {
-            Some((id, name)) => Ok(ApiKey { id, name }),
+            Some(key) => Ok(ApiKey(key)),
             None => Err(ApiError::Unauthenticated.into()),
         }
     }

@@ -6,6 +6,7 @@
 //! `EventSource` cannot set headers); signed-in users may watch any session.
 
 use crate::domain::agent_session::SessionEvent;
+use crate::domain::api_key::Scope;
 use crate::domain::declaration::{export, DeclarationFormat};
 use crate::domain::limits::{API_BODY_MAX_BYTES, CALLS_PAGE_MAX};
 use crate::error::ApiError;
@@ -75,8 +76,9 @@ async fn open(
     State(state): State<AppState>,
     body: Result<Json<OpenRequest>, JsonRejection>,
 ) -> Result<Response, ServerError> {
+    key.require(Scope::Sessions)?;
     let body = json_body(body, API_BODY_MAX_BYTES)?;
-    let (id, token) = sessions::open(&state, &body.workflow_id, Some(key.id)).await?;
+    let (id, token) = sessions::open(&state, &body.workflow_id, Some(key.id())).await?;
     Ok((
         StatusCode::CREATED,
         Json(json!({"sessionId": id, "sessionToken": token})),
@@ -89,8 +91,10 @@ async fn list(
     key: Option<ApiKey>,
     State(state): State<AppState>,
 ) -> Result<Response, ServerError> {
-    if user.is_none() && key.is_none() {
-        return Err(ApiError::Unauthenticated.into());
+    match (&user, &key) {
+        (None, None) => return Err(ApiError::Unauthenticated.into()),
+        (None, Some(key)) => key.require(Scope::Sessions)?,
+        _ => {}
     }
     Ok(Json(sessions::list(&state).await?).into_response())
 }

@@ -104,6 +104,16 @@ pub async fn open(db: &SqlitePool) -> Result<Vec<SessionRow>, ServerError> {
     )
 }
 
+/// Ids of the open sessions opened with API key `key_id`.
+pub async fn open_for_key(db: &SqlitePool, key_id: i64) -> Result<Vec<String>, ServerError> {
+    Ok(sqlx::query_scalar(
+        "SELECT id FROM agent_sessions WHERE api_key_id = ? AND ended_at IS NULL",
+    )
+    .bind(key_id)
+    .fetch_all(db)
+    .await?)
+}
+
 /// Marks the session ended now with `reason`; `false` if it had already
 /// ended (or does not exist), so ending is idempotent.
 pub async fn end(db: &SqlitePool, id: &str, reason: &str) -> Result<bool, ServerError> {

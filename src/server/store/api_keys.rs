@@ -1,32 +1,57 @@
 //! API keys for agent backends. The key is shown once at creation; only its
 //! SHA-256 is stored, plus a short prefix so people can tell keys apart.
 
-use crate::domain::api_key::ApiKeyView;
+use crate::domain::api_key::{ApiKeyView, Scope};
 use crate::error::ApiError;
 use crate::server::auth::{random_token, token_hash};
 use crate::server::db::now;
 use crate::server::ServerError;
 use sqlx::SqlitePool;
 
-/// Creates a key named `name`; returns the secret (shown once) and its view.
+/// How stale `last_used_at` may get before a request writes it again: at
+/// most one write a minute per key, not one per request.
+const LAST_USED_GRANULARITY: i64 = 60;
+
+fn scopes_column(scopes: &[Scope]) -> String {
+    scopes
+        .iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn scopes_of(column: &str) -> Vec<Scope> {
+    column
+        .split_whitespace()
+        .filter_map(|s| Scope::parse(s).ok())
+        .collect()
+}
+
+/// Creates a key named `name` with `scopes`; returns the secret (shown
+/// once) and its view.
 pub async fn create(
     db: &SqlitePool,
     name: &str,
+    scopes: &[Scope],
     created_by: Option<i64>,
 ) -> Result<(String, ApiKeyView), ServerError> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 80 {
         return Err(ApiError::invalid("name", "must be 1-80 characters").into());
     }
+    if scopes.is_empty() {
+        return Err(ApiError::invalid("scopes", "choose at least one scope").into());
+    }
     let secret = format!("sb_{}", random_token());
     let prefix = secret[..10].to_owned();
     let t = now();
-    let id = sqlx::query("INSERT INTO api_keys (name, key_hash, prefix, created_by, created_at) VALUES (?, ?, ?, ?, ?)")
+    let id = sqlx::query("INSERT INTO api_keys (name, key_hash, prefix, created_by, created_at, scopes) VALUES (?, ?, ?, ?, ?, ?)")
         .bind(name)
         .bind(token_hash(&secret))
         .bind(&prefix)
         .bind(created_by)
         .bind(t)
+        .bind(scopes_column(scopes))
         .execute(db)
         .await?
         .last_insert_rowid();
@@ -37,19 +62,50 @@ pub async fn create(
             name: name.to_owned(),
             prefix,
             created_at: t,
+            scopes: scopes.to_vec(),
+            last_used_at: None,
             revoked: false,
         },
     ))
 }
 
-/// Whether `secret` is a live (unrevoked) key; returns its id and name.
-pub async fn verify(db: &SqlitePool, secret: &str) -> Result<Option<(i64, String)>, ServerError> {
-    Ok(
-        sqlx::query_as("SELECT id, name FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL")
-            .bind(token_hash(secret))
-            .fetch_optional(db)
-            .await?,
+/// A live key as a request presents it.
+#[derive(Debug, Clone)]
+pub struct VerifiedKey {
+    /// Id, for audit and for ending its sessions.
+    pub id: i64,
+    /// Name, recorded as the author of what it changes.
+    pub name: String,
+    /// What it may do.
+    pub scopes: Vec<Scope>,
+}
+
+/// Whether `secret` is a live (unrevoked) key; notes its use (at most once
+/// a minute) and returns it.
+pub async fn verify(db: &SqlitePool, secret: &str) -> Result<Option<VerifiedKey>, ServerError> {
+    let row: Option<(i64, String, String)> = sqlx::query_as(
+        "SELECT id, name, scopes FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
     )
+    .bind(token_hash(secret))
+    .fetch_optional(db)
+    .await?;
+    let Some((id, name, scopes)) = row else {
+        return Ok(None);
+    };
+    let t = now();
+    sqlx::query(
+        "UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)",
+    )
+    .bind(t)
+    .bind(id)
+    .bind(t - LAST_USED_GRANULARITY)
+    .execute(db)
+    .await?;
+    Ok(Some(VerifiedKey {
+        id,
+        name,
+        scopes: scopes_of(&scopes),
+    }))
 }
 
 /// Every key, newest first.
@@ -61,9 +117,11 @@ pub async fn list(db: &SqlitePool) -> Result<Vec<ApiKeyView>, ServerError> {
         prefix: String,
         created_at: i64,
         revoked_at: Option<i64>,
+        scopes: String,
+        last_used_at: Option<i64>,
     }
     let rows = sqlx::query_as::<_, Row>(
-        "SELECT id, name, prefix, created_at, revoked_at FROM api_keys ORDER BY created_at DESC, id DESC",
+        "SELECT id, name, prefix, created_at, revoked_at, scopes, last_used_at FROM api_keys ORDER BY created_at DESC, id DESC",
     )
     .fetch_all(db)
     .await?;
@@ -74,6 +132,8 @@ pub async fn list(db: &SqlitePool) -> Result<Vec<ApiKeyView>, ServerError> {
             name: r.name,
             prefix: r.prefix,
             created_at: r.created_at,
+            scopes: scopes_of(&r.scopes),
+            last_used_at: r.last_used_at,
             revoked: r.revoked_at.is_some(),
         })
         .collect())

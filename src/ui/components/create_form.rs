@@ -8,7 +8,8 @@ use leptos::server_fn::{Http, ServerFn};
 use leptos::web_sys::FormData;
 use serde::de::DeserializeOwned;
 
-/// A text input and a submit button posting to `action`. It is a real form
+/// A text input (plus any `children` fields) and a submit button posting
+/// to `action`. It is a real form
 /// (`ActionForm`), so it works before hydration and without JavaScript;
 /// the input's `name` is the server function's argument.
 #[component]
@@ -26,6 +27,9 @@ pub fn CreateForm<S, P>(
     maxlength: usize,
     /// The button's text.
     button: &'static str,
+    /// More fields, between the input and the button (e.g. checkboxes).
+    #[prop(optional)]
+    children: Option<Children>,
 ) -> impl IntoView
 where
     S: DeserializeOwned + ServerFn<Protocol = Http<PostUrl, P>> + Clone + Send + Sync + 'static,
@@ -44,6 +48,7 @@ where
                 required
                 maxlength=maxlength.to_string()
             />
+            {children.map(|c| c())}
             <button type="submit" class="button primary">
                 {button}
             </button>
