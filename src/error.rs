@@ -68,6 +68,17 @@ pub enum ApiError {
     /// (cross-site request forgery defence).
     #[error("Refused: this request did not come from Switchboard's own pages.")]
     CrossOrigin,
+    /// Too many wrong passwords for this account or from this address;
+    /// sent with `Retry-After`.
+    #[error("Too many attempts — try again in {}.", minutes_text(*retry_after_secs))]
+    TooManyAttempts {
+        /// Seconds until an attempt will be considered again.
+        retry_after_secs: u64,
+    },
+    /// The server is at capacity for this kind of work (password checks);
+    /// try again shortly.
+    #[error("The server is busy; please try again in a moment.")]
+    Busy,
     /// Something failed on the server; details are in the server log.
     #[error("Something went wrong on the server. It has been logged; please try again.")]
     Internal,
@@ -95,6 +106,8 @@ impl ApiError {
             Self::Invalid(_) => 422,
             Self::Transport(_) | Self::BadRequest(_) => 400,
             Self::TooLarge { .. } => 413,
+            Self::TooManyAttempts { .. } => 429,
+            Self::Busy => 503,
             Self::Internal => 500,
         }
     }
@@ -106,6 +119,14 @@ impl ApiError {
             Self::TooLarge { field, .. } => Some(field),
             _ => None,
         }
+    }
+}
+
+/// Whole minutes, rounded up, in words: "1 minute", "15 minutes".
+fn minutes_text(secs: u64) -> String {
+    match secs.div_ceil(60).max(1) {
+        1 => "1 minute".to_owned(),
+        n => format!("{n} minutes"),
     }
 }
 
@@ -141,6 +162,25 @@ mod tests {
         assert_eq!(ApiError::invalid("email", "is required").status(), 422);
         assert_eq!(ApiError::Conflict("x".into()).status(), 409);
         assert_eq!(ApiError::Internal.status(), 500);
+    }
+
+    #[test]
+    fn throttled_sign_ins_say_how_many_minutes_to_wait() {
+        let err = ApiError::TooManyAttempts {
+            retry_after_secs: 601,
+        };
+        assert_eq!(err.status(), 429);
+        assert_eq!(
+            err.to_string(),
+            "Too many attempts — try again in 11 minutes."
+        );
+        let err = ApiError::TooManyAttempts {
+            retry_after_secs: 20,
+        };
+        assert_eq!(
+            err.to_string(),
+            "Too many attempts — try again in 1 minute."
+        );
     }
 
     #[test]

@@ -124,7 +124,7 @@ pub fn app(state: AppState) -> Router {
 }
 
 /// Every period (`build` did the first sweep): ends sessions idle past
-/// their limit and deletes expired sign-ins. A failed sweep is logged and
+/// their limit, deletes expired sign-ins and forgets old failed ones. A failed sweep is logged and
 /// retried next period.
 async fn sweep(state: AppState) {
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + SWEEP_EVERY, SWEEP_EVERY);
@@ -136,5 +136,6 @@ async fn sweep(state: AppState) {
         if let Err(e) = store::auth_sessions::purge_expired(&state.db).await {
             tracing::error!(error = %e, "purging expired sign-ins failed");
         }
+        state.login_throttle.prune(std::time::Instant::now());
     }
 }

@@ -5,6 +5,7 @@
 use crate::domain::user::{Email, Role, UserView};
 use crate::error::ApiError;
 use crate::server::store::{auth_sessions, users};
+use crate::server::throttle;
 use crate::server::{AppState, ServerError};
 use crate::RPC_PREFIX;
 use argon2::password_hash::{
@@ -71,13 +72,53 @@ fn decoy_hash() -> &'static str {
     })
 }
 
+/// Longest a sign-in waits for a hashing permit before it is told the
+/// server is busy (503).
+pub const HASH_QUEUE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Signs in from `address`: refused with `TooManyAttempts` (before any
+/// hashing) while the account or the address is throttled; a wrong password
+/// counts against both, a right one forgives both.
+pub async fn sign_in(
+    state: &AppState,
+    email: &Email,
+    password: &str,
+    address: Option<std::net::IpAddr>,
+) -> Result<UserView, ServerError> {
+    let keys = throttle::keys(email.as_str(), address);
+    let now = std::time::Instant::now();
+    if let Some(wait) = state.login_throttle.retry_after(&keys, now) {
+        return Err(ApiError::TooManyAttempts {
+            retry_after_secs: wait.as_secs().max(1),
+        }
+        .into());
+    }
+    match authenticate(state, email, password).await {
+        Ok(user) => {
+            state.login_throttle.succeeded(&keys);
+            Ok(user)
+        }
+        Err(ServerError::Api(ApiError::InvalidCredentials)) => {
+            state.login_throttle.failed(&keys, now);
+            tracing::info!(email = %email.as_str(), ?address, "wrong password");
+            Err(ApiError::InvalidCredentials.into())
+        }
+        Err(other) => Err(other),
+    }
+}
+
 /// Returns the account if `password` is right; `InvalidCredentials` for an
-/// unknown e-mail or a wrong password alike.
+/// unknown e-mail or a wrong password alike. Waits for a hashing permit
+/// (at most [`HASH_QUEUE_WAIT`], then `Busy`).
 pub async fn authenticate(
     state: &AppState,
     email: &Email,
     password: &str,
 ) -> Result<UserView, ServerError> {
+    let _permit = tokio::time::timeout(HASH_QUEUE_WAIT, state.hashing.acquire())
+        .await
+        .map_err(|_| ApiError::Busy)?
+        .map_err(|_| ApiError::Busy)?;
     let row = users::find_by_email(&state.db, email).await?;
     let stored = row.as_ref().map(|r| r.password_hash.clone());
     let password = password.to_owned();

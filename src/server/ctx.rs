@@ -33,6 +33,17 @@ pub fn require(needed: Role) -> Result<AuthUser, ServerError> {
     Ok(user)
 }
 
+/// The address the current request came from (the TCP peer; a proxy in
+/// front makes this the proxy's address).
+pub fn client_address() -> Option<std::net::IpAddr> {
+    use_context::<Parts>().and_then(|parts| {
+        parts
+            .extensions
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .map(|info| info.0.ip())
+    })
+}
+
 /// The raw sign-in token of the current request.
 pub fn session_token() -> Option<String> {
     use_context::<Parts>().and_then(|parts| auth::session_token(&parts.headers))
@@ -58,6 +69,9 @@ pub async fn finish<T>(body: impl Future<Output = Result<T, ServerError>>) -> Re
             response.set_status(
                 StatusCode::from_u16(api.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
             );
+            if let ApiError::TooManyAttempts { retry_after_secs } = &api {
+                response.insert_header(header::RETRY_AFTER, HeaderValue::from(*retry_after_secs));
+            }
         }
         api
     })

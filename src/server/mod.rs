@@ -18,6 +18,7 @@ pub mod seed;
 pub mod state;
 pub mod store;
 pub mod telemetry;
+pub mod throttle;
 pub mod tokens;
 
 pub use error::ServerError;

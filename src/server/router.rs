@@ -70,12 +70,15 @@ pub async fn serve(
             tracing::debug!(error = %e, "TCP_NODELAY not set");
         }
     });
-    axum::serve(listener, app.into_make_service())
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            hub.close_all();
-        })
-        .await
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        shutdown.await;
+        hub.close_all();
+    })
+    .await
 }
 
 /// Server functions whose arguments cannot even be decoded never reach

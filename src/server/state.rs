@@ -3,6 +3,7 @@
 use crate::server::agent::hub::Hub;
 use crate::server::agent::rules::Rules;
 use crate::server::config::Config;
+use crate::server::throttle::LoginThrottle;
 use crate::server::ServerError;
 use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
@@ -11,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::{Mutex, RwLock};
 
-/// Cheap to clone: a pool handle and two `Arc`s.
+/// Cheap to clone: a pool handle and `Arc`s.
 #[derive(Clone)]
 pub struct AppState {
     /// The SQLite pool; all persistence goes through it.
@@ -22,6 +23,12 @@ pub struct AppState {
     pub leptos_options: LeptosOptions,
     /// Server push to session watchers.
     pub hub: Arc<Hub>,
+    /// Recent failed sign-ins per account and address.
+    pub login_throttle: Arc<LoginThrottle>,
+    /// Permits for password hashing, one per core: a flood of sign-ins
+    /// queues here instead of running hundreds of hashes (each tens of MB)
+    /// at once.
+    pub hashing: Arc<tokio::sync::Semaphore>,
     rules: Arc<RwLock<Arc<Rules>>>,
     session_locks: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
@@ -41,6 +48,10 @@ impl AppState {
             config: Arc::new(config),
             leptos_options,
             hub: Arc::new(Hub::default()),
+            login_throttle: Arc::new(LoginThrottle::default()),
+            hashing: Arc::new(tokio::sync::Semaphore::new(
+                std::thread::available_parallelism().map_or(2, usize::from),
+            )),
             rules: Arc::new(RwLock::new(Arc::new(Rules::empty()))),
             session_locks: Arc::new(Mutex::new(HashMap::new())),
         }

@@ -11,3 +11,4 @@ mod limits;
 mod pages;
 mod scopes;
 mod sessions;
+mod throttle;
