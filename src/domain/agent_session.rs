@@ -32,6 +32,18 @@ pub struct WorkflowState {
     pub current_step: String,
     /// Named checks such as `identity_verified`.
     pub checks: BTreeMap<String, bool>,
+    /// Failed identity checks so far; at [`MAX_FAILED_IDENTITY_CHECKS`] the
+    /// session may not try again (a caller guessing dates of birth).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failed_identity_checks: u32,
+}
+
+/// Failed `perform_idv_check` calls a session may make before identity
+/// checks are locked for it.
+pub const MAX_FAILED_IDENTITY_CHECKS: u32 = 5;
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl WorkflowState {
@@ -41,6 +53,7 @@ impl WorkflowState {
             current_workflow: workflow.to_owned(),
             current_step: "started".into(),
             checks: BTreeMap::new(),
+            failed_identity_checks: 0,
         }
     }
 

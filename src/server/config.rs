@@ -34,6 +34,10 @@ pub struct Config {
     /// A `tool-bindings.json` that gives a new database its first bindings
     /// (`SWITCHBOARD_BINDINGS_FILE`); the demo default when unset.
     pub bindings_file: Option<String>,
+    /// Origins allowed to embed the app's pages in a frame (`EMBED_ORIGINS`,
+    /// space- or comma-separated `https://host[:port]`); none by default,
+    /// so only the app itself may frame them.
+    pub embed_origins: Vec<String>,
     /// Whether a new database gets the demo teacher's lessons
     /// (`SWITCHBOARD_DEMO_LESSONS`, default on; `0`/`false` skips them).
     pub demo_lessons: bool,
@@ -91,6 +95,27 @@ impl Config {
                 )));
             }
         }
+        let embed_origins: Vec<String> = get("EMBED_ORIGINS")
+            .unwrap_or_default()
+            .split([' ', ','])
+            .filter(|o| !o.is_empty())
+            .map(|o| o.trim_end_matches('/').to_owned())
+            .collect();
+        if let Some(bad) = embed_origins.iter().find(|o| {
+            let rest = o
+                .strip_prefix("https://")
+                .or_else(|| o.strip_prefix("http://"));
+            !rest.is_some_and(|host| {
+                !host.is_empty()
+                    && host
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b))
+            })
+        }) {
+            return Err(ServerError::Config(format!(
+                "EMBED_ORIGINS must list origins like https://lms.example, got {bad:?}"
+            )));
+        }
         let demo_lessons = match get("SWITCHBOARD_DEMO_LESSONS").as_deref() {
             None | Some("" | "1" | "true" | "yes" | "on") => true,
             Some("0" | "false" | "no" | "off") => false,
@@ -112,7 +137,20 @@ impl Config {
             admin_password: get("SWITCHBOARD_ADMIN_PASSWORD").filter(|p| !p.is_empty()),
             bindings_file: get("SWITCHBOARD_BINDINGS_FILE").filter(|f| !f.is_empty()),
             demo_lessons,
+            embed_origins,
         })
+    }
+
+    /// The `Content-Security-Policy` of every page: nothing may frame it
+    /// but the app itself and `EMBED_ORIGINS`; no plugins; forms and
+    /// `<base>` stay on the app's own origin.
+    pub fn page_security_policy(&self) -> String {
+        let mut ancestors = vec!["'self'".to_owned()];
+        ancestors.extend(self.embed_origins.iter().cloned());
+        format!(
+            "frame-ancestors {}; object-src 'none'; base-uri 'self'; form-action 'self'",
+            ancestors.join(" ")
+        )
     }
 
     /// Whether cookies must carry `Secure` (the app is served over https).
@@ -166,10 +204,25 @@ mod tests {
             ("SESSION_TTL_HOURS", "0"),
             ("PUBLIC_ORIGIN", "example.com"),
             ("SWITCHBOARD_DEMO_LESSONS", "maybe"),
+            ("EMBED_ORIGINS", "https://ok.example javascript:alert(1)"),
         ] {
             let err = config(&[(key, value)]).unwrap_err().to_string();
             assert!(err.contains(key), "{err}");
         }
+    }
+
+    #[test]
+    fn embed_origins_are_a_list_of_origins() {
+        let c = config(&[(
+            "EMBED_ORIGINS",
+            "https://lms.example/, http://localhost:8080",
+        )])
+        .unwrap();
+        assert_eq!(
+            c.embed_origins,
+            ["https://lms.example", "http://localhost:8080"]
+        );
+        assert!(config(&[]).unwrap().embed_origins.is_empty());
     }
 
     #[test]

@@ -39,6 +39,7 @@ pub fn routes() -> Router<AppState> {
 pub fn with_middleware(router: Router<AppState>, state: AppState) -> Router {
     router
         .layer(from_fn(auth::guard_pages))
+        .layer(from_fn_with_state(state.clone(), security_headers))
         .layer(from_fn(malformed_calls_are_client_errors))
         .layer(from_fn_with_state(state.clone(), auth::check_origin))
         .layer(from_fn_with_state(state.clone(), auth::resolve_user))
@@ -79,6 +80,34 @@ pub async fn serve(
         hub.close_all();
     })
     .await
+}
+
+/// Headers every response gets: no MIME sniffing, no referrer to other
+/// sites; HTML pages also get the configured `Content-Security-Policy`
+/// (who may frame them, see `EMBED_ORIGINS`).
+async fn security_headers(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    use axum::http::{header, HeaderValue};
+    let mut response = next.run(req).await;
+    let is_page = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/html"));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("same-origin"),
+    );
+    if is_page {
+        if let Ok(policy) = HeaderValue::from_str(&state.config.page_security_policy()) {
+            headers.insert(header::CONTENT_SECURITY_POLICY, policy);
+        }
+    }
+    response
 }
 
 /// Server functions whose arguments cannot even be decoded never reach

@@ -4,6 +4,7 @@
 mod auth;
 mod bindings;
 mod freed;
+mod hardening;
 mod health;
 mod helpers;
 mod lessons;

@@ -58,7 +58,7 @@ async fn tools(app: &TestApp, s: &Session) -> Vec<String> {
         .collect()
 }
 
-fn idv() -> Value {
+pub fn idv() -> Value {
     json!({"accountNumber": "12345678", "sortCode": "12-34-56", "dateOfBirth": "1985-04-12"})
 }
 

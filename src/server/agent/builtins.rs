@@ -6,7 +6,9 @@
 //! `Ok(Ok(result))` ran; `Ok(Err(reason))` refused by the tool itself
 //! (e.g. wrong date of birth); `Err` is a server failure.
 
-use crate::domain::agent_session::{WorkflowState, ACCOUNT_FOUND, IDENTITY_VERIFIED};
+use crate::domain::agent_session::{
+    WorkflowState, ACCOUNT_FOUND, IDENTITY_VERIFIED, MAX_FAILED_IDENTITY_CHECKS,
+};
 use crate::domain::limits::excerpt;
 use crate::server::db::now;
 use crate::server::store::bank_accounts;
@@ -68,6 +70,11 @@ pub async fn run(
             ))
         }
         "perform_idv_check" => {
+            if ws.failed_identity_checks >= MAX_FAILED_IDENTITY_CHECKS {
+                return Ok(Err(format!(
+                    "identity checks are locked for this session after {MAX_FAILED_IDENTITY_CHECKS} failed attempts; hand the caller to a colleague"
+                )));
+            }
             let account = arg(arguments, "accountNumber");
             let row = bank_accounts::identity_details(db, account).await?;
             let passed = row.is_some_and(|(sort, dob)| {
@@ -82,6 +89,7 @@ pub async fn run(
                 ))
             } else {
                 *verified = None;
+                ws.failed_identity_checks += 1;
                 ws.current_step = "identity_failed".into();
                 Ok(Ok(
                     json!({"verified": false, "message": "The details do not match our records."}),

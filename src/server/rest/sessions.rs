@@ -59,10 +59,16 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
         .map(str::trim)
 }
 
-fn token<'a>(headers: &'a HeaderMap, query: &'a SessionQuery) -> Option<&'a str> {
-    bearer(headers)
-        .or(query.token.as_deref())
-        .filter(|t| !t.is_empty())
+/// A session's token from `Authorization: Bearer …`, the only place the
+/// session API reads it (query strings end up in logs and histories).
+fn token(headers: &HeaderMap) -> Option<&str> {
+    bearer(headers).filter(|t| !t.is_empty())
+}
+
+/// The event stream's token: the header, or `?token=` because a browser's
+/// `EventSource` cannot set headers.
+fn stream_token<'a>(headers: &'a HeaderMap, query: &'a SessionQuery) -> Option<&'a str> {
+    token(headers).or(query.token.as_deref().filter(|t| !t.is_empty()))
 }
 
 #[derive(Debug, Deserialize)]
@@ -105,7 +111,7 @@ async fn tools(
     Query(query): Query<SessionQuery>,
     headers: HeaderMap,
 ) -> Result<Response, ServerError> {
-    let row = sessions::authorize(&state, &id, token(&headers, &query)).await?;
+    let row = sessions::authorize(&state, &id, token(&headers)).await?;
     let format = DeclarationFormat::parse(query.format.as_deref().unwrap_or("gemini"))?;
     let ws = row.workflow_state()?;
     let rules = state.rules();
@@ -129,11 +135,10 @@ struct CallRequest {
 async fn call(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(query): Query<SessionQuery>,
     headers: HeaderMap,
     body: Result<Json<CallRequest>, JsonRejection>,
 ) -> Result<Response, ServerError> {
-    let row = sessions::authorize(&state, &id, token(&headers, &query)).await?;
+    let row = sessions::authorize(&state, &id, token(&headers)).await?;
     let body = json_body(body, API_BODY_MAX_BYTES)?;
     if body.name.trim().is_empty() {
         return Err(ApiError::invalid("name", "is required").into());
@@ -149,10 +154,9 @@ async fn call(
 async fn end(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(query): Query<SessionQuery>,
     headers: HeaderMap,
 ) -> Result<StatusCode, ServerError> {
-    sessions::authorize(&state, &id, token(&headers, &query)).await?;
+    sessions::authorize(&state, &id, token(&headers)).await?;
     sessions::end(&state, &id, "ended by agent").await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -168,7 +172,7 @@ async fn calls(
     headers: HeaderMap,
 ) -> Result<Response, ServerError> {
     if user.is_none() {
-        sessions::authorize(&state, &id, token(&headers, &query)).await?;
+        sessions::authorize(&state, &id, token(&headers)).await?;
     } else {
         sessions::get(&state, &id).await?;
     }
@@ -244,7 +248,7 @@ async fn events(
     headers: HeaderMap,
 ) -> Result<Response, ServerError> {
     if user.is_none() {
-        sessions::authorize(&state, &id, token(&headers, &query)).await?;
+        sessions::authorize(&state, &id, stream_token(&headers, &query)).await?;
     } else {
         sessions::get(&state, &id).await?;
     }

@@ -63,10 +63,13 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
         }
         SessionEvent::WorkflowUpdate(u) => {
             let changed = ws.with_untracked(|old| changed_checks(old, &u.checks));
-            ws.set(WorkflowState {
-                current_workflow: u.workflow_id,
-                current_step: u.active_step,
-                checks: u.checks,
+            ws.update(|state| {
+                *state = WorkflowState {
+                    current_workflow: u.workflow_id,
+                    current_step: u.active_step,
+                    checks: u.checks,
+                    failed_identity_checks: state.failed_identity_checks,
+                }
             });
             if !changed.is_empty() {
                 pulsing.update(|p| p.extend(changed.iter().cloned()));
