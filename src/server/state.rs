@@ -47,7 +47,7 @@ impl AppState {
             db,
             config: Arc::new(config),
             leptos_options,
-            hub: Arc::new(Hub::default()),
+            hub: Arc::new(Hub::starting_at(event_id_base())),
             login_throttle: Arc::new(LoginThrottle::default()),
             hashing: Arc::new(tokio::sync::Semaphore::new(
                 std::thread::available_parallelism().map_or(2, usize::from),
@@ -101,6 +101,16 @@ impl AppState {
             .or_default()
             .clone()
     }
+}
+
+/// Where this server's event ids start: its start time in Unix
+/// milliseconds × 10⁶ (room for a million events per session before the
+/// next millisecond's start), so ids never repeat across restarts.
+fn event_id_base() -> u64 {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    ms.saturating_mul(1_000_000)
 }
 
 impl FromRef<AppState> for LeptosOptions {

@@ -36,7 +36,7 @@ async fn ending_a_session_sends_ended_then_closes_its_stream() {
     let key = app.api_key().await;
     let s = open(&app, &key, "idv").await;
     call(&app, &s, "get_server_time", json!({})).await;
-    let res = subscribe(&app, &s, Some(2)).await;
+    let res = subscribe(&app, &s, Some(app.state.hub.base() + 2)).await;
     end(&app, &s).await;
     let mut res = res;
     let mut text = String::new();
@@ -84,7 +84,7 @@ async fn watching_an_ended_session_gives_its_final_snapshot_and_ends() {
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].1["type"], "snapshot");
     assert_eq!(events[0].1["data"]["ended"], true);
-    assert!(ends(subscribe(&app, &s, Some(1)).await).await);
+    assert!(ends(subscribe(&app, &s, Some(app.state.hub.base() + 1)).await).await);
     assert_eq!(app.state.hub.live_sessions(), 0);
 }
 

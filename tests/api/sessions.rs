@@ -302,8 +302,10 @@ async fn a_reconnect_with_last_event_id_gets_exactly_the_missed_events_in_order(
         json!({"workflowId": "banking-master"}),
     )
     .await; // 5, 6, 7: tools_changed
-    let events = read_events(subscribe(&app, &s, Some(2)).await, 5).await;
-    let ids: Vec<u64> = events.iter().map(|(id, _)| *id).collect();
+            // Ids count from this server's base, so they grow across restarts.
+    let base = app.state.hub.base();
+    let events = read_events(subscribe(&app, &s, Some(base + 2)).await, 5).await;
+    let ids: Vec<u64> = events.iter().map(|(id, _)| *id - base).collect();
     assert_eq!(ids, [3, 4, 5, 6, 7]);
     let kinds: Vec<&str> = events
         .iter()
@@ -324,7 +326,7 @@ async fn a_reconnect_with_last_event_id_gets_exactly_the_missed_events_in_order(
         "manage_recent_interactions"
     );
     // Nothing more is waiting.
-    assert!(read_events(subscribe(&app, &s, Some(7)).await, 1)
+    assert!(read_events(subscribe(&app, &s, Some(base + 7)).await, 1)
         .await
         .is_empty());
 }
@@ -335,7 +337,7 @@ async fn an_admin_bindings_save_reaches_open_sessions_at_once() {
     let key = app.api_key().await;
     let s = open(&app, &key, "disputes").await;
     assert!(!tools(&app, &s).await.contains(&"check_balance".to_owned()));
-    let res = subscribe(&app, &s, Some(1)).await;
+    let res = subscribe(&app, &s, Some(app.state.hub.base() + 1)).await;
 
     let admin = app.signed_in(ADMIN).await;
     let matrix: Value = app
@@ -399,6 +401,27 @@ async fn ended_sessions_refuse_calls_and_bad_requests_name_the_field() {
 }
 
 #[tokio::test]
+async fn a_last_event_id_from_before_a_restart_gets_a_snapshot() {
+    let app = spawn_app().await;
+    let key = app.api_key().await;
+    let s = open(&app, &key, "idv").await;
+    call(&app, &s, "get_server_time", json!({})).await;
+    let old_last = app.state.hub.base() + 2;
+    let restarted = app.restart().await;
+    assert!(restarted.state.hub.base() > old_last);
+    let res = restarted
+        .client
+        .get(restarted.url(&format!("/api/sessions/{}/events?token={}", s.id, s.token)))
+        .header("Last-Event-ID", old_last.to_string())
+        .send()
+        .await
+        .unwrap();
+    let events = read_events(res, 1).await;
+    assert_eq!(events[0].1["type"], "snapshot");
+    assert!(events[0].0 > old_last);
+}
+
+#[tokio::test]
 async fn idle_sessions_expire_and_watchers_are_told() {
     let app = spawn_app().await;
     let key = app.api_key().await;
@@ -409,7 +432,7 @@ async fn idle_sessions_expire_and_watchers_are_told() {
         .execute(&app.state.db)
         .await
         .unwrap();
-    let res = subscribe(&app, &idle, Some(1)).await;
+    let res = subscribe(&app, &idle, Some(app.state.hub.base() + 1)).await;
     let expired = switchboard::server::agent::sessions::expire_idle(&app.state)
         .await
         .unwrap();

@@ -44,11 +44,11 @@ struct Channel {
 }
 
 impl Channel {
-    fn new() -> Self {
+    fn new(base: u64) -> Self {
         Self {
             tx: broadcast::channel(BUFFER).0,
             ring: VecDeque::with_capacity(REPLAY),
-            last_id: 0,
+            last_id: base,
         }
     }
 }
@@ -70,15 +70,34 @@ pub struct Hub {
     sessions: Mutex<HashMap<String, Channel>>,
     list: Mutex<broadcast::Sender<Arc<Frame>>>,
     list_ids: Mutex<u64>,
+    base: u64,
 }
 
 impl Default for Hub {
+    /// A hub whose event ids start at 1 (tests); servers use
+    /// [`Hub::starting_at`].
     fn default() -> Self {
+        Self::starting_at(0)
+    }
+}
+
+impl Hub {
+    /// A hub whose event ids (per session, and for the list) start after
+    /// `base`. A server passes its start time in milliseconds × 10⁶, so ids
+    /// keep increasing across restarts and a `Last-Event-ID` from before one
+    /// always gets a snapshot, never someone else's replay.
+    pub fn starting_at(base: u64) -> Self {
         Self {
             sessions: Mutex::new(HashMap::new()),
             list: Mutex::new(broadcast::channel(BUFFER).0),
-            list_ids: Mutex::new(0),
+            list_ids: Mutex::new(base),
+            base,
         }
+    }
+
+    /// The id events start after.
+    pub fn base(&self) -> u64 {
+        self.base
     }
 }
 
@@ -93,7 +112,7 @@ impl Hub {
         let mut sessions = locked(&self.sessions);
         let channel = sessions
             .entry(session.to_owned())
-            .or_insert_with(Channel::new);
+            .or_insert_with(|| Channel::new(self.base));
         channel.last_id += 1;
         let frame = Arc::new(Frame::new(channel.last_id, &json));
         if channel.ring.len() == REPLAY {
@@ -113,7 +132,7 @@ impl Hub {
         let mut sessions = locked(&self.sessions);
         let channel = sessions
             .entry(session.to_owned())
-            .or_insert_with(Channel::new);
+            .or_insert_with(|| Channel::new(self.base));
         let live = channel.tx.subscribe();
         let oldest = channel.ring.front().map_or(channel.last_id + 1, |f| f.id);
         match last_seen {
@@ -208,6 +227,20 @@ mod tests {
         assert_eq!(sub.snapshot_id, (REPLAY + 10) as u64);
         assert!(hub.subscribe("s", None).needs_snapshot);
         assert!(hub.subscribe("s", Some(10_000)).needs_snapshot);
+    }
+
+    #[test]
+    fn ids_from_before_a_restart_get_a_snapshot() {
+        let before = Hub::starting_at(1_000_000);
+        for n in 1..=5 {
+            before.publish("s", &ended(n));
+        }
+        let after = Hub::starting_at(2_000_000);
+        after.publish("s", &ended(1));
+        let sub = after.subscribe("s", Some(1_000_005));
+        assert!(sub.needs_snapshot);
+        assert_eq!(sub.snapshot_id, 2_000_001);
+        assert!(!after.subscribe("s", Some(2_000_000)).needs_snapshot);
     }
 
     #[test]
