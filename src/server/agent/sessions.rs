@@ -230,7 +230,7 @@ fn refusal(state: &AppState, ws: &WorkflowState, tool: &str, arguments: &Value) 
 /// Refuses, before any lookup and without recording anything, a tool name
 /// that is not a catalogue id (422 naming `name`) and arguments over
 /// [`TOOL_ARGUMENTS_MAX_BYTES`] (413 naming `arguments`).
-fn check_call_size(tool: &str, arguments: &Value) -> Result<(), ApiError> {
+pub(crate) fn check_call_size(tool: &str, arguments: &Value) -> Result<(), ApiError> {
     if tool.chars().count() > TOOL_NAME_MAX_CHARS {
         return Err(ApiError::invalid(
             "name",

@@ -3,6 +3,8 @@
 //! body limit and the JSON 404 every area shares.
 
 pub mod bindings;
+#[cfg(test)]
+mod fuzz;
 pub mod lessons;
 pub mod sessions;
 
