@@ -75,6 +75,12 @@ pub enum ApiError {
         /// Seconds until an attempt will be considered again.
         retry_after_secs: u64,
     },
+    /// Too many event streams are open for this session or account.
+    #[error("Too many open streams: the limit is {limit}.")]
+    TooManyStreams {
+        /// The cap that is full, in words.
+        limit: String,
+    },
     /// The server is at capacity for this kind of work (password checks);
     /// try again shortly.
     #[error("The server is busy; please try again in a moment.")]
@@ -106,7 +112,7 @@ impl ApiError {
             Self::Invalid(_) => 422,
             Self::Transport(_) | Self::BadRequest(_) => 400,
             Self::TooLarge { .. } => 413,
-            Self::TooManyAttempts { .. } => 429,
+            Self::TooManyAttempts { .. } | Self::TooManyStreams { .. } => 429,
             Self::Busy => 503,
             Self::Internal => 500,
         }

@@ -75,17 +75,39 @@ impl Application {
     }
 
     /// Serves until `shutdown` resolves, sweeping idle sessions and expired
-    /// sign-ins every [`SWEEP_EVERY`] meanwhile; then ends the event streams and lets
-    /// in-flight requests finish.
+    /// sign-ins every [`SWEEP_EVERY`] meanwhile; then ends the event streams
+    /// and lets in-flight requests finish, for at most
+    /// `SHUTDOWN_GRACE_SECONDS` (after that, open connections are dropped).
     pub async fn run_until_stopped(
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
         let sweeper = tokio::spawn(sweep(self.state.clone()));
         let hub = self.state.hub.clone();
-        let served = router::serve(self.listener, app(self.state), hub, shutdown).await;
+        let grace = self.state.config.shutdown_grace;
+        let (stopping, stopped) = tokio::sync::oneshot::channel::<()>();
+        let shutdown = async move {
+            shutdown.await;
+            let _ = stopping.send(());
+        };
+        let served = router::serve(self.listener, app(self.state), hub, shutdown);
+        // After the signal, open requests get `grace` to finish; then the
+        // remaining connections are dropped so a stop never hangs.
+        let deadline = async move {
+            match stopped.await {
+                Ok(()) => tokio::time::sleep(grace).await,
+                Err(_) => std::future::pending().await,
+            }
+        };
+        let result = tokio::select! {
+            result = served => result,
+            () = deadline => {
+                tracing::warn!(?grace, "shutdown grace period over; dropping open connections");
+                Ok(())
+            }
+        };
         sweeper.abort();
-        served
+        result
     }
 }
 

@@ -38,6 +38,16 @@ pub struct Config {
     /// space- or comma-separated `https://host[:port]`); none by default,
     /// so only the app itself may frame them.
     pub embed_origins: Vec<String>,
+    /// Most event streams open at once on one agent session
+    /// (`MAX_STREAMS_PER_SESSION`, default 20,000: a whole audience may
+    /// watch one call).
+    pub max_streams_per_session: usize,
+    /// Most event streams open at once for one signed-in user
+    /// (`MAX_STREAMS_PER_USER`, default 50).
+    pub max_streams_per_user: usize,
+    /// How long a graceful shutdown waits for open requests before it
+    /// drops them (`SHUTDOWN_GRACE_SECONDS`, default 10).
+    pub shutdown_grace: Duration,
     /// Whether a new database gets the demo teacher's lessons
     /// (`SWITCHBOARD_DEMO_LESSONS`, default on; `0`/`false` skips them).
     pub demo_lessons: bool,
@@ -116,6 +126,22 @@ impl Config {
                 "EMBED_ORIGINS must list origins like https://lms.example, got {bad:?}"
             )));
         }
+        let count = |key: &str, default: usize, max: usize| -> Result<usize, ServerError> {
+            match get(key) {
+                Some(raw) => raw
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| (1..=max).contains(n))
+                    .ok_or_else(|| {
+                        ServerError::Config(format!("{key} must be 1-{max}, got {raw:?}"))
+                    }),
+                None => Ok(default),
+            }
+        };
+        let max_streams_per_session = count("MAX_STREAMS_PER_SESSION", 20_000, 1_000_000)?;
+        let max_streams_per_user = count("MAX_STREAMS_PER_USER", 50, 1_000_000)?;
+        let shutdown_grace =
+            Duration::from_secs(count("SHUTDOWN_GRACE_SECONDS", 10, 3_600)? as u64);
         let demo_lessons = match get("SWITCHBOARD_DEMO_LESSONS").as_deref() {
             None | Some("" | "1" | "true" | "yes" | "on") => true,
             Some("0" | "false" | "no" | "off") => false,
@@ -138,6 +164,9 @@ impl Config {
             bindings_file: get("SWITCHBOARD_BINDINGS_FILE").filter(|f| !f.is_empty()),
             demo_lessons,
             embed_origins,
+            max_streams_per_session,
+            max_streams_per_user,
+            shutdown_grace,
         })
     }
 
@@ -204,6 +233,8 @@ mod tests {
             ("SESSION_TTL_HOURS", "0"),
             ("PUBLIC_ORIGIN", "example.com"),
             ("SWITCHBOARD_DEMO_LESSONS", "maybe"),
+            ("MAX_STREAMS_PER_USER", "0"),
+            ("SHUTDOWN_GRACE_SECONDS", "soon"),
             ("EMBED_ORIGINS", "https://ok.example javascript:alert(1)"),
         ] {
             let err = config(&[(key, value)]).unwrap_err().to_string();

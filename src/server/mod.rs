@@ -17,6 +17,7 @@ pub mod router;
 pub mod seed;
 pub mod state;
 pub mod store;
+pub mod streams;
 pub mod telemetry;
 pub mod throttle;
 pub mod tokens;

@@ -3,6 +3,7 @@
 use crate::server::agent::hub::Hub;
 use crate::server::agent::rules::Rules;
 use crate::server::config::Config;
+use crate::server::streams::StreamCounter;
 use crate::server::throttle::LoginThrottle;
 use crate::server::ServerError;
 use axum::extract::FromRef;
@@ -23,6 +24,8 @@ pub struct AppState {
     pub leptos_options: LeptosOptions,
     /// Server push to session watchers.
     pub hub: Arc<Hub>,
+    /// Open event streams per session and per user, for the caps.
+    pub streams: Arc<StreamCounter>,
     /// Recent failed sign-ins per account and address.
     pub login_throttle: Arc<LoginThrottle>,
     /// Permits for password hashing, one per core: a flood of sign-ins
@@ -49,6 +52,7 @@ impl AppState {
             leptos_options,
             hub: Arc::new(Hub::starting_at(event_id_base())),
             login_throttle: Arc::new(LoginThrottle::default()),
+            streams: Arc::new(StreamCounter::default()),
             hashing: Arc::new(tokio::sync::Semaphore::new(
                 std::thread::available_parallelism().map_or(2, usize::from),
             )),

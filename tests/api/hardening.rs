@@ -74,3 +74,47 @@ async fn pages_carry_security_headers() {
     assert_eq!(res.headers()["x-content-type-options"], "nosniff");
     assert!(res.headers().get("content-security-policy").is_none());
 }
+
+#[tokio::test]
+async fn a_signed_in_user_may_hold_only_so_many_event_streams() {
+    let app = spawn_app().await;
+    let admin = app.signed_in(crate::helpers::ADMIN).await;
+    let mut open = Vec::new();
+    for _ in 0..50 {
+        let res = admin
+            .get(app.url("/api/sessions/events"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 200);
+        open.push(res);
+    }
+    let res = admin
+        .get(app.url("/api/sessions/events"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 429);
+    let body: serde_json::Value = res.json().await.unwrap();
+    assert_eq!(
+        body["TooManyStreams"]["limit"],
+        "50 open event streams per user"
+    );
+    drop(open.pop());
+    // The freed slot is given back once the server notices the close.
+    let mut status = 0;
+    for _ in 0..50 {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        let res = admin
+            .get(app.url("/api/sessions/events"))
+            .send()
+            .await
+            .unwrap();
+        status = res.status().as_u16();
+        if status == 200 {
+            break;
+        }
+    }
+    assert_eq!(status, 200);
+    drop(open);
+}

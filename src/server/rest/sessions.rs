@@ -14,6 +14,7 @@ use crate::server::agent::hub::Frame;
 use crate::server::agent::sessions;
 use crate::server::auth::AuthUser;
 use crate::server::rest::{json_body, ApiKey};
+use crate::server::streams::StreamPermit;
 use crate::server::{AppState, ServerError};
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::JsonRejection;
@@ -193,6 +194,8 @@ struct Live {
     rx: broadcast::Receiver<Arc<Frame>>,
     after: u64,
     tick: tokio::time::Interval,
+    /// The stream's slot under the caps, freed when the stream is dropped.
+    _permit: Option<StreamPermit>,
 }
 
 /// An SSE response: `first` (snapshot and replay), then every live frame
@@ -206,12 +209,14 @@ fn event_stream(
     first: Vec<Bytes>,
     rx: Option<broadcast::Receiver<Arc<Frame>>>,
     after: u64,
+    permit: Option<StreamPermit>,
 ) -> Response {
     let start = tokio::time::Instant::now() + KEEP_ALIVE;
     let live = rx.map(|rx| Live {
         rx,
         after,
         tick: tokio::time::interval_at(start, KEEP_ALIVE),
+        _permit: permit,
     });
     let live = stream::unfold(live, |live| async move {
         let mut live = live?;
@@ -252,6 +257,9 @@ async fn events(
     } else {
         sessions::get(&state, &id).await?;
     }
+    let permit = state
+        .streams
+        .acquire(&stream_limits(&state, Some(&id), user.as_deref()))?;
     let last_seen = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
@@ -265,7 +273,7 @@ async fn events(
         let snapshot = sessions::snapshot(&state, &id).await?;
         let json = serde_json::to_string(&SessionEvent::Snapshot(snapshot)).unwrap_or_default();
         let frame = Frame::new(sub.snapshot_id, &json).sse;
-        return Ok(event_stream(vec![frame], None, 0));
+        return Ok(event_stream(vec![frame], None, 0, None));
     }
     let mut first = Vec::with_capacity(sub.replay.len() + 1);
     if sub.needs_snapshot {
@@ -275,7 +283,35 @@ async fn events(
     }
     let last_replayed = sub.replay.last().map_or(sub.snapshot_id, |f| f.id);
     first.extend(sub.replay.iter().map(|f| f.sse.clone()));
-    Ok(event_stream(first, Some(sub.live), last_replayed))
+    Ok(event_stream(
+        first,
+        Some(sub.live),
+        last_replayed,
+        Some(permit),
+    ))
+}
+
+/// The caps a new stream counts against: its session's, and the signed-in
+/// user's if there is one.
+fn stream_limits(
+    state: &AppState,
+    session: Option<&str>,
+    user: Option<&AuthUser>,
+) -> Vec<(String, usize)> {
+    let mut limits = Vec::new();
+    if let Some(id) = session {
+        limits.push((
+            format!("session:{id}"),
+            state.config.max_streams_per_session,
+        ));
+    }
+    if let Some(user) = user {
+        limits.push((
+            format!("user:{}", user.0.id),
+            state.config.max_streams_per_user,
+        ));
+    }
+    limits
 }
 
 async fn list_events(
@@ -285,9 +321,13 @@ async fn list_events(
     if user.is_none() {
         return Err(ApiError::Unauthenticated.into());
     }
+    let permit = state
+        .streams
+        .acquire(&stream_limits(&state, None, user.as_deref()))?;
     Ok(event_stream(
         Vec::new(),
         Some(state.hub.subscribe_list()),
         0,
+        Some(permit),
     ))
 }
