@@ -62,3 +62,30 @@ pub async fn list_accounts() -> Result<Vec<AccountSummary>, ApiError> {
     })
     .await
 }
+
+/// Sets an account's password (admins: their own, with the current one, or
+/// a teacher's). That account's other sign-ins end.
+#[server(prefix = "/rpc", endpoint = "set_password")]
+pub async fn set_password(
+    account_id: i64,
+    new_password: String,
+    #[server(default)] current_password: String,
+) -> Result<(), ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{auth, ctx};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        let admin = ctx::require(Role::Admin)?;
+        let token = ctx::session_token();
+        auth::set_password(
+            &state,
+            &admin.0,
+            account_id,
+            &current_password,
+            &new_password,
+            token.as_deref(),
+        )
+        .await
+    })
+    .await
+}

@@ -160,6 +160,35 @@ pub struct AccountSummary {
     pub open_sessions: i64,
 }
 
+/// Shortest password an admin may set.
+pub const PASSWORD_MIN_CHARS: usize = 10;
+/// Longest password accepted (hashing cost grows with length).
+pub const PASSWORD_MAX_CHARS: usize = 128;
+
+/// Checks a new password's length; the error names `field`.
+pub fn check_new_password(field: &str, password: &str) -> Result<(), FieldError> {
+    let n = password.chars().count();
+    if n < PASSWORD_MIN_CHARS {
+        return Err(FieldError::new(
+            field,
+            format!("must be at least {PASSWORD_MIN_CHARS} characters"),
+        ));
+    }
+    if n > PASSWORD_MAX_CHARS {
+        return Err(FieldError::new(
+            field,
+            format!("must be at most {PASSWORD_MAX_CHARS} characters"),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `actor` may set `target`'s password: admins their own and any
+/// teacher's, never another admin's; teachers nobody's here.
+pub fn may_set_password(actor: &UserView, target: &UserView) -> bool {
+    actor.role == Role::Admin && (actor.id == target.id || target.role == Role::Teacher)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,5 +267,35 @@ mod tests {
         }
         assert_eq!(safe_next_path(None), "/");
         assert_eq!(safe_next_path(Some("  ")), "/");
+    }
+
+    #[test]
+    fn new_passwords_need_ten_to_128_characters() {
+        assert_eq!(
+            check_new_password("new_password", "short")
+                .unwrap_err()
+                .field,
+            "new_password"
+        );
+        assert!(check_new_password("p", &"x".repeat(129)).is_err());
+        assert!(check_new_password("p", "a long enough one").is_ok());
+    }
+
+    #[test]
+    fn admins_set_their_own_and_teachers_passwords_only() {
+        let user = |id, role| UserView {
+            id,
+            email: Email::parse("a@b.io").unwrap(),
+            display_name: "x".into(),
+            role,
+        };
+        let admin = user(1, Role::Admin);
+        assert!(may_set_password(&admin, &admin));
+        assert!(may_set_password(&admin, &user(2, Role::Teacher)));
+        assert!(!may_set_password(&admin, &user(3, Role::Admin)));
+        assert!(!may_set_password(
+            &user(2, Role::Teacher),
+            &user(2, Role::Teacher)
+        ));
     }
 }

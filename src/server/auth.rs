@@ -139,6 +139,53 @@ pub async fn authenticate(
     }
 }
 
+/// Sets `account_id`'s password as `actor`: an admin for their own account
+/// (with their `current` password) or a teacher's. The account's other
+/// sign-ins end; the actor's own (`keep_token`) stays.
+pub async fn set_password(
+    state: &AppState,
+    actor: &UserView,
+    account_id: i64,
+    current: &str,
+    new: &str,
+    keep_token: Option<&str>,
+) -> Result<(), ServerError> {
+    let target = users::find_by_id(&state.db, account_id)
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("Account {account_id}")))?
+        .view()?;
+    if !crate::domain::user::may_set_password(actor, &target) {
+        return Err(ApiError::Forbidden {
+            needed: "admin role, for your own account or a teacher's,".into(),
+        }
+        .into());
+    }
+    crate::domain::user::check_new_password("new_password", new)?;
+    if target.id == actor.id {
+        match authenticate(state, &actor.email, current).await {
+            Ok(_) => {}
+            Err(ServerError::Api(ApiError::InvalidCredentials)) => {
+                return Err(
+                    ApiError::invalid("current_password", "is not your current password").into(),
+                );
+            }
+            Err(other) => return Err(other),
+        }
+    }
+    let hash = {
+        let _permit = tokio::time::timeout(HASH_QUEUE_WAIT, state.hashing.acquire())
+            .await
+            .map_err(|_| ApiError::Busy)?
+            .map_err(|_| ApiError::Busy)?;
+        hash_password(new.to_owned()).await?
+    };
+    users::set_password_hash(&state.db, target.id, &hash).await?;
+    let keep = keep_token.map(token_hash);
+    auth_sessions::delete_for_user(&state.db, target.id, keep.as_deref()).await?;
+    tracing::info!(actor = actor.id, account = target.id, "password changed");
+    Ok(())
+}
+
 /// A fresh random token (43 alphanumerics ≈ 256 bits).
 pub fn random_token() -> String {
     Alphanumeric.sample_string(&mut rand::rng(), 43)

@@ -1,10 +1,10 @@
 //! The start page: where to go next, and for admins who has access.
 
-use crate::api::auth::list_accounts;
 use crate::api::keys::{list_api_keys, CreateApiKey, RevokeApiKey};
 use crate::domain::api_key::{ApiKeyView, Scope};
 use crate::domain::time::format_utc;
 use crate::domain::user::Role;
+use crate::ui::accounts::AccountsPanel;
 use crate::ui::auth::use_auth;
 use crate::ui::components::{CreateForm, Loaded};
 use crate::ui::current;
@@ -57,39 +57,6 @@ pub fn HomePage() -> impl IntoView {
                     }
                 })}
         </Loaded>
-    }
-}
-
-/// Every account and its open sign-ins (admins only; the server checks too).
-#[component]
-fn AccountsPanel() -> impl IntoView {
-    let accounts = Resource::new(|| (), |_| list_accounts());
-    view! {
-        <section class="panel">
-            <h2>"Accounts"</h2>
-            <Loaded resource=accounts loading="Loading accounts…" let:list>
-                <table class="table" data-testid="accounts">
-                    <thead>
-                        <tr>
-                            <th>"Name"</th>
-                            <th>"E-mail"</th>
-                            <th>"Role"</th>
-                            <th>"Open sign-ins"</th>
-                        </tr>
-                    </thead>
-                    <tbody>
-                        <For each=move || list.clone() key=|a| a.user.id let:a>
-                            <tr>
-                                <td>{a.user.display_name}</td>
-                                <td>{a.user.email.to_string()}</td>
-                                <td>{a.user.role.to_string()}</td>
-                                <td>{a.open_sessions}</td>
-                            </tr>
-                        </For>
-                    </tbody>
-                </table>
-            </Loaded>
-        </section>
     }
 }
 

@@ -1,5 +1,6 @@
 //! Pages and components, rendered on the server and hydrated in the browser.
 
+pub mod accounts;
 pub mod auth;
 pub mod bindings;
 pub mod components;

@@ -10,6 +10,7 @@ mod helpers;
 mod lessons;
 mod limits;
 mod pages;
+mod passwords;
 mod scopes;
 mod sessions;
 mod throttle;

@@ -44,6 +44,23 @@ pub async fn delete(db: &SqlitePool, token_hash: &str) -> Result<(), ServerError
     Ok(())
 }
 
+/// Ends every sign-in of `user_id` except the one whose token hashes to
+/// `keep` (the session making the change); returns how many ended.
+pub async fn delete_for_user(
+    db: &SqlitePool,
+    user_id: i64,
+    keep: Option<&str>,
+) -> Result<u64, ServerError> {
+    Ok(
+        sqlx::query("DELETE FROM auth_sessions WHERE user_id = ? AND token_hash != ?")
+            .bind(user_id)
+            .bind(keep.unwrap_or(""))
+            .execute(db)
+            .await?
+            .rows_affected(),
+    )
+}
+
 /// Removes expired sessions so the table does not grow without bound.
 pub async fn purge_expired(db: &SqlitePool) -> Result<u64, ServerError> {
     Ok(

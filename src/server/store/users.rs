@@ -77,6 +77,26 @@ pub async fn find_by_email(db: &SqlitePool, email: &Email) -> Result<Option<User
     .await?)
 }
 
+/// The account with this id, if any.
+pub async fn find_by_id(db: &SqlitePool, id: i64) -> Result<Option<UserRow>, ServerError> {
+    Ok(sqlx::query_as::<_, UserRow>(
+        "SELECT id, email, display_name, role, password_hash FROM users WHERE id = ?",
+    )
+    .bind(id)
+    .fetch_optional(db)
+    .await?)
+}
+
+/// Replaces an account's password hash.
+pub async fn set_password_hash(db: &SqlitePool, id: i64, hash: &str) -> Result<(), ServerError> {
+    sqlx::query("UPDATE users SET password_hash = ? WHERE id = ?")
+        .bind(hash)
+        .bind(id)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
 /// How many accounts exist; zero means a fresh database that needs seeding.
 pub async fn count(db: &SqlitePool) -> Result<i64, ServerError> {
     Ok(sqlx::query_scalar("SELECT COUNT(*) FROM users")
