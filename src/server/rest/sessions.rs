@@ -162,6 +162,22 @@ async fn end(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// Who may watch a session (its events and calls): any signed-in user, or
+/// the holder of its own token. 404 for an unknown session either way.
+async fn may_watch(
+    state: &AppState,
+    id: &str,
+    signed_in: bool,
+    token: Option<&str>,
+) -> Result<(), ServerError> {
+    if signed_in {
+        sessions::get(state, id).await?;
+    } else {
+        sessions::authorize(state, id, token).await?;
+    }
+    Ok(())
+}
+
 /// `GET /api/sessions/{id}/calls?before=&limit=`: the calls older than call
 /// `before` (default: the newest), oldest first, in full; `before` in the
 /// answer is what to ask for next, `null` when there is nothing older.
@@ -172,11 +188,7 @@ async fn calls(
     user: Option<Extension<AuthUser>>,
     headers: HeaderMap,
 ) -> Result<Response, ServerError> {
-    if user.is_none() {
-        sessions::authorize(&state, &id, token(&headers)).await?;
-    } else {
-        sessions::get(&state, &id).await?;
-    }
+    may_watch(&state, &id, user.is_some(), token(&headers)).await?;
     let limit = query.limit.unwrap_or(CALLS_PAGE_MAX);
     let page = sessions::calls_page(&state, &id, query.before, limit).await?;
     let next = (page.len() == limit.clamp(1, CALLS_PAGE_MAX))
@@ -252,11 +264,7 @@ async fn events(
     user: Option<Extension<AuthUser>>,
     headers: HeaderMap,
 ) -> Result<Response, ServerError> {
-    if user.is_none() {
-        sessions::authorize(&state, &id, stream_token(&headers, &query)).await?;
-    } else {
-        sessions::get(&state, &id).await?;
-    }
+    may_watch(&state, &id, user.is_some(), stream_token(&headers, &query)).await?;
     let permit = state
         .streams
         .acquire(&stream_limits(&state, Some(&id), user.as_deref()))?;
