@@ -124,18 +124,25 @@ pub async fn calls_page(
 /// [`SNAPSHOT_CALLS`] calls with large values cut to excerpts, so a session
 /// with thousands of calls still costs a new watcher a few hundred KB.
 pub async fn snapshot(state: &AppState, id: &str) -> Result<SessionSnapshot, ServerError> {
-    let row = get(state, id).await?;
+    snapshot_of(state, get(state, id).await?).await
+}
+
+/// [`snapshot`] of a row already read.
+pub async fn snapshot_of(
+    state: &AppState,
+    row: SessionRow,
+) -> Result<SessionSnapshot, ServerError> {
     let ws = row.workflow_state()?;
     Ok(SessionSnapshot {
-        session_id: row.id.clone(),
         tools: state.rules().available(&ws.current_workflow),
         state: ws,
-        calls: tool_calls::page(&state.db, id, None, SNAPSHOT_CALLS)
+        calls: tool_calls::page(&state.db, &row.id, None, SNAPSHOT_CALLS)
             .await?
             .into_iter()
             .map(|c| c.bounded(SNAPSHOT_VALUE_MAX_BYTES))
             .collect(),
         ended: row.ended_at.is_some(),
+        session_id: row.id,
     })
 }
 

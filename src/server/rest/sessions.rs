@@ -257,6 +257,17 @@ fn event_stream(
         .into_response()
 }
 
+/// The `snapshot` event of `row`'s session, as event `id`.
+async fn snapshot_frame(
+    state: &AppState,
+    row: crate::server::store::agent_sessions::SessionRow,
+    id: u64,
+) -> Result<Bytes, ServerError> {
+    let snapshot = sessions::snapshot_of(state, row).await?;
+    let json = serde_json::to_string(&SessionEvent::Snapshot(snapshot)).unwrap_or_default();
+    Ok(Frame::new(id, &json).sse)
+}
+
 async fn events(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -276,18 +287,16 @@ async fn events(
     // Read after subscribing: a session that ended before this point gets
     // its final snapshot and a closed stream (and no channel is kept for
     // it); one that ends after will send `ended` on the live stream.
-    if sessions::get(&state, &id).await?.ended_at.is_some() {
+    // The same read gives the snapshot, when one is needed.
+    let row = sessions::get(&state, &id).await?;
+    if row.ended_at.is_some() {
         state.hub.close(&id);
-        let snapshot = sessions::snapshot(&state, &id).await?;
-        let json = serde_json::to_string(&SessionEvent::Snapshot(snapshot)).unwrap_or_default();
-        let frame = Frame::new(sub.snapshot_id, &json).sse;
+        let frame = snapshot_frame(&state, row, sub.snapshot_id).await?;
         return Ok(event_stream(vec![frame], None, 0, None));
     }
     let mut first = Vec::with_capacity(sub.replay.len() + 1);
     if sub.needs_snapshot {
-        let snapshot = sessions::snapshot(&state, &id).await?;
-        let json = serde_json::to_string(&SessionEvent::Snapshot(snapshot)).unwrap_or_default();
-        first.push(Frame::new(sub.snapshot_id, &json).sse);
+        first.push(snapshot_frame(&state, row, sub.snapshot_id).await?);
     }
     let last_replayed = sub.replay.last().map_or(sub.snapshot_id, |f| f.id);
     first.extend(sub.replay.iter().map(|f| f.sse.clone()));

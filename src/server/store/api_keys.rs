@@ -83,24 +83,24 @@ pub struct VerifiedKey {
 /// Whether `secret` is a live (unrevoked) key; notes its use (at most once
 /// a minute) and returns it.
 pub async fn verify(db: &SqlitePool, secret: &str) -> Result<Option<VerifiedKey>, ServerError> {
-    let row: Option<(i64, String, String)> = sqlx::query_as(
-        "SELECT id, name, scopes FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
+    let row: Option<(i64, String, String, Option<i64>)> = sqlx::query_as(
+        "SELECT id, name, scopes, last_used_at FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
     )
     .bind(token_hash(secret))
     .fetch_optional(db)
     .await?;
-    let Some((id, name, scopes)) = row else {
+    let Some((id, name, scopes, last_used_at)) = row else {
         return Ok(None);
     };
     let t = now();
-    sqlx::query(
-        "UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)",
-    )
-    .bind(t)
-    .bind(id)
-    .bind(t - LAST_USED_GRANULARITY)
-    .execute(db)
-    .await?;
+    // Only a stale stamp is written: most requests stay read-only.
+    if last_used_at.is_none_or(|last| last <= t - LAST_USED_GRANULARITY) {
+        sqlx::query("UPDATE api_keys SET last_used_at = ? WHERE id = ?")
+            .bind(t)
+            .bind(id)
+            .execute(db)
+            .await?;
+    }
     Ok(Some(VerifiedKey {
         id,
         name,
