@@ -15,9 +15,12 @@ use crate::server::seed::SeededAccounts;
 use crate::server::{agent, bindings, db, router, seed, store, tokens, AppState, ServerError};
 use axum::Router;
 use leptos::prelude::provide_context;
-use leptos_axum::{file_and_error_handler_with_context, generate_route_list, LeptosRoutes};
+use leptos_axum::{
+    file_and_error_handler_with_context, generate_route_list, AxumRouteListing, LeptosRoutes,
+};
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::OnceLock;
 use std::time::Duration;
 use tokio::net::TcpListener;
 
@@ -125,6 +128,18 @@ async fn seed_new_database(state: &AppState) -> Result<Option<SeededAccounts>, S
     Ok(accounts)
 }
 
+/// The page routes, listed once per process.
+///
+/// Listing runs the app with resource loading switched off through a
+/// process-wide flag in `leptos_server`; a page rendered anywhere in the
+/// process while that flag is up waits forever on its data (leptos issue
+/// #4773). Listing once, before any app serves, means no render can overlap
+/// it, even when one process starts several apps (the HTTP tests do).
+fn page_routes() -> Vec<AxumRouteListing> {
+    static ROUTES: OnceLock<Vec<AxumRouteListing>> = OnceLock::new();
+    ROUTES.get_or_init(|| generate_route_list(App)).clone()
+}
+
 /// The whole application: the server's routes and the UI's pages and server
 /// functions, inside the middleware every request passes through.
 pub fn app(state: AppState) -> Router {
@@ -134,7 +149,7 @@ pub fn app(state: AppState) -> Router {
     let pages = Router::new()
         .leptos_routes_with_context(
             &state,
-            generate_route_list(App),
+            page_routes(),
             move || provide_context(page_state.clone()),
             move || shell(shell_options.clone()),
         )
