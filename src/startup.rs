@@ -13,8 +13,9 @@ use crate::app::{shell, App};
 use crate::server::config::Config;
 use crate::server::seed::SeededAccounts;
 use crate::server::{agent, bindings, db, router, seed, store, tokens, AppState, ServerError};
+use axum::http::request::Parts;
 use axum::Router;
-use leptos::prelude::provide_context;
+use leptos::prelude::{provide_context, use_context};
 use leptos_axum::{
     file_and_error_handler_with_context, generate_route_list, AxumRouteListing, LeptosRoutes,
 };
@@ -93,7 +94,14 @@ impl Application {
             shutdown.await;
             let _ = stopping.send(());
         };
-        let served = router::serve(self.listener, app(self.state), hub, shutdown);
+        let header_read_timeout = self.state.config.header_read_timeout;
+        let served = router::serve(
+            self.listener,
+            app(self.state),
+            hub,
+            header_read_timeout,
+            shutdown,
+        );
         // After the signal, open requests get `grace` to finish; then the
         // remaining connections are dropped so a stop never hangs.
         let deadline = async move {
@@ -140,6 +148,16 @@ fn page_routes() -> Vec<AxumRouteListing> {
     ROUTES.get_or_init(|| generate_route_list(App)).clone()
 }
 
+/// What every page render gets besides Leptos' own context: the shared
+/// state, and the nonce the security policy of this response names (it
+/// replaces the one Leptos made up, so the hydration scripts carry it).
+fn page_context(state: &AppState) {
+    provide_context(state.clone());
+    if let Some(nonce) = use_context::<Parts>().and_then(|parts| router::page_nonce(&parts)) {
+        provide_context(nonce);
+    }
+}
+
 /// The whole application: the server's routes and the UI's pages and server
 /// functions, inside the middleware every request passes through.
 pub fn app(state: AppState) -> Router {
@@ -150,11 +168,11 @@ pub fn app(state: AppState) -> Router {
         .leptos_routes_with_context(
             &state,
             page_routes(),
-            move || provide_context(page_state.clone()),
+            move || page_context(&page_state),
             move || shell(shell_options.clone()),
         )
         .fallback(file_and_error_handler_with_context::<AppState, _>(
-            move || provide_context(fallback_state.clone()),
+            move || page_context(&fallback_state),
             shell,
         ));
     router::with_middleware(router::routes().merge(pages), state)

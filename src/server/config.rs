@@ -48,6 +48,11 @@ pub struct Config {
     /// How long a graceful shutdown waits for open requests before it
     /// drops them (`SHUTDOWN_GRACE_SECONDS`, default 10).
     pub shutdown_grace: Duration,
+    /// How long a client may take to send a request's headers, counted from
+    /// when the server starts waiting for them; on a kept-alive connection
+    /// that includes the idle time before its next request, so it is also
+    /// the idle timeout (`HEADER_READ_TIMEOUT_SECONDS`, default 15).
+    pub header_read_timeout: Duration,
     /// Whether a new database gets the demo teacher's lessons
     /// (`SWITCHBOARD_DEMO_LESSONS`, default on; `0`/`false` skips them).
     pub demo_lessons: bool,
@@ -142,6 +147,8 @@ impl Config {
         let max_streams_per_user = count("MAX_STREAMS_PER_USER", 50, 1_000_000)?;
         let shutdown_grace =
             Duration::from_secs(count("SHUTDOWN_GRACE_SECONDS", 10, 3_600)? as u64);
+        let header_read_timeout =
+            Duration::from_secs(count("HEADER_READ_TIMEOUT_SECONDS", 15, 600)? as u64);
         let demo_lessons = match get("SWITCHBOARD_DEMO_LESSONS").as_deref() {
             None | Some("" | "1" | "true" | "yes" | "on") => true,
             Some("0" | "false" | "no" | "off") => false,
@@ -167,17 +174,24 @@ impl Config {
             max_streams_per_session,
             max_streams_per_user,
             shutdown_grace,
+            header_read_timeout,
         })
     }
 
-    /// The `Content-Security-Policy` of every page: nothing may frame it
-    /// but the app itself and `EMBED_ORIGINS`; no plugins; forms and
-    /// `<base>` stay on the app's own origin.
-    pub fn page_security_policy(&self) -> String {
+    /// The `Content-Security-Policy` of a page whose inline scripts carry
+    /// `nonce`: scripts only from the app itself or with that nonce (the
+    /// hydration loader and the resources sent with the page), WebAssembly
+    /// compiled from the app's own bundle, everything else (styles, images,
+    /// fetches, event streams) from the app's own origin only. Nothing may
+    /// frame the page but the app itself and `EMBED_ORIGINS`; no plugins;
+    /// forms and `<base>` stay on the app's own origin.
+    pub fn page_security_policy(&self, nonce: &str) -> String {
         let mut ancestors = vec!["'self'".to_owned()];
         ancestors.extend(self.embed_origins.iter().cloned());
         format!(
-            "frame-ancestors {}; object-src 'none'; base-uri 'self'; form-action 'self'",
+            "default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; \
+             style-src 'self'; img-src 'self' data:; connect-src 'self'; \
+             frame-ancestors {}; object-src 'none'; base-uri 'self'; form-action 'self'",
             ancestors.join(" ")
         )
     }
@@ -235,6 +249,7 @@ mod tests {
             ("SWITCHBOARD_DEMO_LESSONS", "maybe"),
             ("MAX_STREAMS_PER_USER", "0"),
             ("SHUTDOWN_GRACE_SECONDS", "soon"),
+            ("HEADER_READ_TIMEOUT_SECONDS", "0"),
             ("EMBED_ORIGINS", "https://ok.example javascript:alert(1)"),
         ] {
             let err = config(&[(key, value)]).unwrap_err().to_string();

@@ -15,6 +15,7 @@ use axum::middleware::{from_fn, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
+use leptos::nonce::Nonce;
 use std::time::Duration;
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
@@ -51,8 +52,15 @@ pub fn with_middleware(router: Router<AppState>, state: AppState) -> Router {
         .with_state(state)
 }
 
-/// Serves `app` on `listener` until `shutdown` resolves, then ends
-/// `hub`'s event streams and lets in-flight requests finish.
+/// Serves `app` on `listener` until `shutdown` resolves, then stops
+/// accepting, ends `hub`'s event streams and lets in-flight requests finish
+/// (the caller bounds how long that may take).
+///
+/// This is `axum::serve`'s loop with two limits it does not expose: a
+/// client gets `header_read_timeout` to send each request's headers (so a
+/// trickled request head cannot hold a connection), and since hyper starts
+/// that clock whenever it waits for a request, a kept-alive connection left
+/// idle is closed after the same time. Streams being sent are unaffected.
 ///
 /// The router is made into a service once: serving a `Router` directly
 /// rebuilds its whole route table for every connection, which cost ~110 KB
@@ -61,32 +69,86 @@ pub async fn serve(
     listener: tokio::net::TcpListener,
     app: Router,
     hub: std::sync::Arc<crate::server::agent::hub::Hub>,
+    header_read_timeout: Duration,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    use axum::serve::ListenerExt;
-    // Events are small and must leave at once: no Nagle delay behind an
-    // unacknowledged earlier frame.
-    let listener = listener.tap_io(|tcp| {
+    use hyper::server::conn::http1;
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    use hyper_util::server::graceful::GracefulShutdown;
+    use hyper_util::service::TowerToHyperService;
+    use std::net::SocketAddr;
+    use tower::{Service, ServiceExt};
+
+    let mut make_service = app.into_make_service_with_connect_info::<SocketAddr>();
+    let mut connections = http1::Builder::new();
+    connections
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_read_timeout);
+    let graceful = GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let (tcp, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(connection) => connection,
+                Err(e) => {
+                    pause_after_accept_error(e).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        // Events are small and must leave at once: no Nagle delay behind an
+        // unacknowledged earlier frame.
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(error = %e, "TCP_NODELAY not set");
         }
-    });
-    axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
-    )
-    .with_graceful_shutdown(async move {
-        shutdown.await;
-        hub.close_all();
-    })
-    .await
+        let Ok(service) = make_service.call(peer).await;
+        let service = TowerToHyperService::new(
+            service
+                .map_request(|req: axum::http::Request<hyper::body::Incoming>| req.map(Body::new)),
+        );
+        let connection = graceful.watch(connections.serve_connection(TokioIo::new(tcp), service));
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(error = %e, %peer, "connection ended with an error");
+            }
+        });
+    }
+    drop(listener);
+    hub.close_all();
+    graceful.shutdown().await;
+    Ok(())
+}
+
+/// After a failed `accept`: per-connection failures (the peer gave up
+/// first) are retried at once; anything else, such as running out of file
+/// descriptors, is logged and retried after a second rather than spinning.
+async fn pause_after_accept_error(e: std::io::Error) {
+    use std::io::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::ConnectionRefused | ErrorKind::ConnectionAborted | ErrorKind::ConnectionReset
+    ) {
+        return;
+    }
+    tracing::error!(error = %e, "accepting a connection failed; retrying in 1 s");
+    tokio::time::sleep(Duration::from_secs(1)).await;
 }
 
 /// Headers every response gets: no MIME sniffing, no referrer to other
-/// sites; HTML pages also get the configured `Content-Security-Policy`
-/// (who may frame them, see `EMBED_ORIGINS`).
-async fn security_headers(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    use axum::http::{header, HeaderValue};
+/// sites; HTML pages also get the `Content-Security-Policy` (see
+/// [`Config::page_security_policy`](crate::server::config::Config::page_security_policy)).
+///
+/// Each `GET` carries a fresh [`Nonce`] in its extensions; the page
+/// renderer marks its inline scripts with it (see [`page_nonce`]) and the
+/// policy allows exactly that nonce, so a script injected into a page, or
+/// one from a previous response, does not run.
+async fn security_headers(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    use axum::http::{header, HeaderValue, Method};
+    let nonce = (req.method() == Method::GET).then(Nonce::new);
+    if let Some(nonce) = &nonce {
+        req.extensions_mut().insert(nonce.clone());
+    }
     let mut response = next.run(req).await;
     let is_page = response
         .headers()
@@ -103,11 +165,20 @@ async fn security_headers(State(state): State<AppState>, req: Request, next: Nex
         HeaderValue::from_static("same-origin"),
     );
     if is_page {
-        if let Ok(policy) = HeaderValue::from_str(&state.config.page_security_policy()) {
+        // A page without a nonce (not a GET) may run no inline script.
+        let nonce = nonce.map_or_else(|| "none".to_owned(), |n| n.to_string());
+        if let Ok(policy) = HeaderValue::from_str(&state.config.page_security_policy(&nonce)) {
             headers.insert(header::CONTENT_SECURITY_POLICY, policy);
         }
     }
     response
+}
+
+/// The nonce `security_headers` chose for the request being rendered, for
+/// the page renderer's context (which would otherwise make up its own that
+/// the policy does not name).
+pub fn page_nonce(parts: &axum::http::request::Parts) -> Option<Nonce> {
+    parts.extensions.get::<Nonce>().cloned()
 }
 
 /// Server functions whose arguments cannot even be decoded never reach

@@ -67,9 +67,31 @@ async fn pages_carry_security_headers() {
     let h = res.headers();
     assert_eq!(h["x-content-type-options"], "nosniff");
     assert_eq!(h["referrer-policy"], "same-origin");
-    let csp = h["content-security-policy"].to_str().unwrap();
+    let csp = h["content-security-policy"].to_str().unwrap().to_owned();
     assert!(csp.contains("frame-ancestors 'self';"), "{csp}");
     assert!(csp.contains("object-src 'none'"), "{csp}");
+    assert!(csp.contains("default-src 'self'"), "{csp}");
+    assert!(!csp.contains("unsafe-inline"), "{csp}");
+    let nonce = csp
+        .split("'nonce-")
+        .nth(1)
+        .and_then(|rest| rest.split('\'').next())
+        .expect("script-src names a nonce")
+        .to_owned();
+    assert!(nonce.len() >= 22, "128-bit nonce: {nonce}");
+    let html = res.text().await.unwrap();
+    let scripts: Vec<&str> = html.split("<script").skip(1).collect();
+    assert!(!scripts.is_empty(), "{html}");
+    for script in scripts {
+        let tag = script.split('>').next().unwrap();
+        assert!(
+            tag.contains(&format!("nonce=\"{nonce}\"")),
+            "every inline script carries this response's nonce: <script{tag}>"
+        );
+    }
+    let again = app.client.get(app.url("/login")).send().await.unwrap();
+    let csp_again = again.headers()["content-security-policy"].to_str().unwrap();
+    assert!(!csp_again.contains(&nonce), "a fresh nonce per response");
     let res = app.client.get(app.url("/healthz")).send().await.unwrap();
     assert_eq!(res.headers()["x-content-type-options"], "nosniff");
     assert!(res.headers().get("content-security-policy").is_none());

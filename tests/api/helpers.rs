@@ -17,6 +17,7 @@ pub struct TestApp {
     /// Keeps cookies, does not follow redirects (tests look at them).
     pub client: Client,
     db_dir: std::sync::Arc<TempDir>,
+    settings: std::sync::Arc<Vec<(String, String)>>,
     stop: std::sync::Arc<tokio::sync::Notify>,
     server: tokio::task::JoinHandle<std::io::Result<()>>,
 }
@@ -24,19 +25,36 @@ pub struct TestApp {
 /// Serves the app on 127.0.0.1:0 over a new database seeded with the demo
 /// accounts (with known passwords) and no demo lessons.
 pub async fn spawn_app() -> TestApp {
-    let dir = std::sync::Arc::new(tempfile::tempdir().expect("temp dir"));
-    serve(dir).await
+    spawn_app_with(&[]).await
 }
 
-async fn serve(dir: std::sync::Arc<TempDir>) -> TestApp {
+/// `spawn_app` with extra environment settings (`("HEADER_READ_TIMEOUT_SECONDS", "1")`).
+pub async fn spawn_app_with(settings: &[(&str, &str)]) -> TestApp {
+    let dir = std::sync::Arc::new(tempfile::tempdir().expect("temp dir"));
+    let settings = settings
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    serve(dir, std::sync::Arc::new(settings)).await
+}
+
+async fn serve(
+    dir: std::sync::Arc<TempDir>,
+    settings: std::sync::Arc<Vec<(String, String)>>,
+) -> TestApp {
     let url = format!("sqlite://{}/switchboard.db", dir.path().display());
-    let config = Config::from_lookup(|key| match key {
-        "PORT" => Some("0".into()),
-        "DATABASE_URL" => Some(url.clone()),
-        "SWITCHBOARD_TEACHER_PASSWORD" => Some(TEACHER.1.into()),
-        "SWITCHBOARD_ADMIN_PASSWORD" => Some(ADMIN.1.into()),
-        "SWITCHBOARD_DEMO_LESSONS" => Some("0".into()),
-        _ => None,
+    let config = Config::from_lookup(|key| {
+        if let Some((_, value)) = settings.iter().find(|(k, _)| k == key) {
+            return Some(value.clone());
+        }
+        match key {
+            "PORT" => Some("0".into()),
+            "DATABASE_URL" => Some(url.clone()),
+            "SWITCHBOARD_TEACHER_PASSWORD" => Some(TEACHER.1.into()),
+            "SWITCHBOARD_ADMIN_PASSWORD" => Some(ADMIN.1.into()),
+            "SWITCHBOARD_DEMO_LESSONS" => Some("0".into()),
+            _ => None,
+        }
     })
     .expect("config");
     let app = Application::build(config).await.expect("application");
@@ -50,6 +68,7 @@ async fn serve(dir: std::sync::Arc<TempDir>) -> TestApp {
         state,
         client: new_client(),
         db_dir: dir,
+        settings,
         stop,
         server,
     }
@@ -66,7 +85,7 @@ pub fn new_client() -> Client {
 impl TestApp {
     /// A second server over the same database file, as after a restart.
     pub async fn restart(&self) -> TestApp {
-        serve(self.db_dir.clone()).await
+        serve(self.db_dir.clone(), self.settings.clone()).await
     }
 
     /// Asks the server to shut down as on SIGTERM; resolves when it has

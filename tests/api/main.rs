@@ -3,6 +3,7 @@
 
 mod auth;
 mod bindings;
+mod connections;
 mod freed;
 mod hardening;
 mod health;
