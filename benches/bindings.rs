@@ -81,6 +81,8 @@ fn benches(c: &mut Criterion) {
                 description: "Benchmark tool.".into(),
                 category: "bench".into(),
                 parameters: serde_json::json!({"type": "object"}),
+                requires: Vec::new(),
+                effects: Vec::new(),
             };
             store(&db, &tool, true).await.unwrap();
         }

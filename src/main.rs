@@ -5,11 +5,25 @@
 use switchboard::server::{config::Config, memory, telemetry, ServerError};
 use switchboard::startup::Application;
 
-#[tokio::main]
-async fn main() {
+/// Stack of each runtime worker thread. Rendering a page walks its whole
+/// view tree recursively; tokio's 2 MiB default leaves little room in a
+/// debug build, so a larger page would abort the process rather than fail
+/// one request. Only the few worker threads get it (virtual memory, touched
+/// only as deep as rendering goes).
+const WORKER_STACK_BYTES: usize = 8 * 1024 * 1024;
+
+fn main() {
     telemetry::init();
     memory::tune_allocator();
-    if let Err(err) = run().await {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_stack_size(WORKER_STACK_BYTES)
+        .build();
+    let outcome = match runtime {
+        Ok(runtime) => runtime.block_on(run()),
+        Err(e) => Err(ServerError::Config(format!("cannot start the runtime: {e}"))),
+    };
+    if let Err(err) = outcome {
         eprintln!("switchboard: {err}");
         std::process::exit(1);
     }

@@ -118,7 +118,7 @@ pub async fn save_tool(tool: CatalogueTool, create: bool) -> Result<(), ApiError
     ctx::finish(async {
         let state = ctx::state()?;
         ctx::require(Role::Admin)?;
-        bindings::check_tool(&tool).await?;
+        bindings::check_tool(&state.db, &tool).await?;
         store::bindings::put_tool(&state.db, &tool, create).await?;
         state.rules_changed().await
     })

@@ -65,7 +65,7 @@ pub async fn new_demo_session() -> Result<String, ApiError> {
     ctx::finish(async {
         let state = ctx::state()?;
         ctx::require(Role::Admin)?;
-        let (id, _token) = sessions::open(&state, "idv", None).await?;
+        let (id, _token) = sessions::open(&state, "idv", None, true).await?;
         leptos_axum::redirect(&format!("/sessions/{id}"));
         Ok(id)
     })

@@ -13,14 +13,6 @@ pub const IDENTITY_VERIFIED: &str = "identity_verified";
 /// Check set when `lookup_account` finds the account.
 pub const ACCOUNT_FOUND: &str = "account_found";
 
-/// Tools that act on a customer's money or data and so need a verified caller.
-pub const NEEDS_IDENTITY: [&str; 4] = [
-    "check_balance",
-    "lookup_transaction",
-    "create_dispute_case",
-    "manage_recent_interactions",
-];
-
 /// Where a session is: its workflow, the step within it, and named checks
 /// (absent = not yet known).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -82,6 +74,46 @@ pub enum CallOutcome {
     Refused,
 }
 
+/// Where an allowed call's result stands. Switchboard's own tools finish at
+/// once; a tool the agent backend executes waits for the backend to report
+/// its result (`POST …/tool-calls/{callId}/result`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CallStatus {
+    /// Finished (or refused): nothing more will come.
+    #[default]
+    Done,
+    /// Allowed and handed to the backend; its result is not in yet.
+    Awaiting,
+    /// The backend reported that the tool failed.
+    Failed,
+}
+
+impl CallStatus {
+    /// Whether this is [`CallStatus::Done`] (left out of JSON, the usual case).
+    pub fn is_done(&self) -> bool {
+        *self == CallStatus::Done
+    }
+
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallStatus::Done => "done",
+            CallStatus::Awaiting => "awaiting",
+            CallStatus::Failed => "failed",
+        }
+    }
+
+    /// The status stored as `raw` (`done` for anything unknown).
+    pub fn parse(raw: &str) -> Self {
+        match raw {
+            "awaiting" => CallStatus::Awaiting,
+            "failed" => CallStatus::Failed,
+            _ => CallStatus::Done,
+        }
+    }
+}
+
 /// One tool call, allowed or refused, as recorded for the session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -104,6 +136,9 @@ pub struct ToolCallRecord {
     pub duration_us: i64,
     /// Workflow the call was made in.
     pub workflow: String,
+    /// Whether an allowed call's result is in (absent = done).
+    #[serde(default, skip_serializing_if = "CallStatus::is_done")]
+    pub status: CallStatus,
     /// Set when `arguments` or `result` were cut to an excerpt to keep a
     /// snapshot small; the full call is in `GET /api/sessions/{id}/calls`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -148,6 +183,8 @@ pub enum SessionEvent {
     WorkflowUpdate(WorkflowUpdate),
     /// A call was allowed or refused.
     ToolCall(ToolCallRecord),
+    /// The agent backend reported the result of a call it executed.
+    ToolResult(CallResult),
     /// The available tools changed (workflow switch or new bindings).
     ToolsChanged {
         /// Tools available now.
@@ -176,13 +213,31 @@ pub struct SessionSummary {
     pub ended: bool,
 }
 
+/// The data of a `tool_result` event: a backend-executed call's outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallResult {
+    /// The call it completes.
+    pub call_id: i64,
+    /// `done`, or `failed` when the backend said the tool failed.
+    pub status: CallStatus,
+    /// What the backend reported.
+    pub result: Value,
+    /// Set when `result` was cut to an excerpt for the stream.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+}
+
 /// What a tool call answers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallResponse {
-    /// Whether the call ran.
+    /// Whether the call was allowed.
     pub allowed: bool,
-    /// The tool's result when it ran.
+    /// `done` when Switchboard ran it (or refused it); `awaiting` when the
+    /// backend executes it and reports the result under `call_id`.
+    pub status: CallStatus,
+    /// The tool's result when Switchboard ran it.
     pub result: Option<Value>,
     /// Why it was refused.
     pub reason: Option<String>,
@@ -190,6 +245,48 @@ pub struct CallResponse {
     pub state: WorkflowState,
     /// The recorded call's id.
     pub call_id: i64,
+    /// Whether the tools this session may call changed since its previous
+    /// call (an admin's save, a workflow switch): re-declare them.
+    pub tools_changed: bool,
+    /// The tools available now, when they changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<String>>,
+}
+
+/// `PATCH /api/sessions/{id}/state`: a backend that tracks the
+/// conversation itself sets the step and checks.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StatePatch {
+    /// The step the session is at now.
+    #[serde(default)]
+    pub active_step: Option<String>,
+    /// Checks to set.
+    #[serde(default)]
+    pub checks: BTreeMap<String, bool>,
+}
+
+impl StatePatch {
+    /// The same change as an effect branch, so it is validated and applied
+    /// by the same code (field names as in this body).
+    pub fn change(
+        &self,
+    ) -> Result<crate::domain::effect::StateChange, crate::domain::error::FieldError> {
+        let change = crate::domain::effect::StateChange {
+            checks: self.checks.clone(),
+            step: self.active_step.clone(),
+        };
+        match change.problems("state").into_iter().next() {
+            Some(mut p) => {
+                p.field = p
+                    .field
+                    .replace("state.step", "activeStep")
+                    .replace("state.checks", "checks");
+                Err(p)
+            }
+            None => Ok(change),
+        }
+    }
 }
 
 /// Checks the visualiser always lists, set or not, so a watcher sees from
@@ -245,13 +342,26 @@ impl ToolCallRecord {
     /// The line under a call in the timeline: the tool's result when it was
     /// allowed, the reason when it was refused (empty if there is none).
     pub fn detail(&self) -> String {
-        match self.outcome {
-            CallOutcome::Allowed => self
-                .result
+        let result = || {
+            self.result
                 .as_ref()
                 .map(|r| r.to_string())
-                .unwrap_or_default(),
-            CallOutcome::Refused => self.reason.clone().unwrap_or_default(),
+                .unwrap_or_default()
+        };
+        match (self.outcome, self.status) {
+            (CallOutcome::Refused, _) => self.reason.clone().unwrap_or_default(),
+            (CallOutcome::Allowed, CallStatus::Awaiting) => "awaiting the backend's result".into(),
+            (CallOutcome::Allowed, CallStatus::Failed) => format!("failed: {}", result()),
+            (CallOutcome::Allowed, CallStatus::Done) => result(),
+        }
+    }
+
+    /// Takes in a reported result (a `tool_result` event) for this call.
+    pub fn complete(&mut self, reported: &CallResult) {
+        if reported.call_id == self.id {
+            self.status = reported.status;
+            self.result = Some(reported.result.clone());
+            self.truncated |= reported.truncated;
         }
     }
 }
@@ -340,6 +450,7 @@ mod tests {
             reason: None,
             workflow: "idv".into(),
             duration_us: 3,
+            status: CallStatus::Done,
         };
         assert_eq!(call.detail(), r#"{"balance":1}"#);
         call.outcome = CallOutcome::Refused;
@@ -347,6 +458,34 @@ mod tests {
         assert_eq!(call.detail(), "not available");
         call.reason = None;
         assert_eq!(call.detail(), "");
+        call.outcome = CallOutcome::Allowed;
+        call.status = CallStatus::Awaiting;
+        call.result = None;
+        assert_eq!(call.detail(), "awaiting the backend's result");
+        call.complete(&CallResult {
+            call_id: 1,
+            status: CallStatus::Failed,
+            result: json!({"error": "timeout"}),
+            truncated: false,
+        });
+        assert_eq!(call.detail(), r#"failed: {"error":"timeout"}"#);
+        assert_eq!(
+            serde_json::to_value(&call).unwrap()["status"],
+            "failed",
+            "a call not done says so"
+        );
+    }
+
+    #[test]
+    fn a_state_patch_is_checked_like_an_effect_naming_its_own_fields() {
+        let patch: StatePatch =
+            serde_json::from_value(json!({"activeStep": "Bad Step", "checks": {"ok": true}}))
+                .unwrap();
+        assert_eq!(patch.change().unwrap_err().field, "activeStep");
+        let patch: StatePatch =
+            serde_json::from_value(json!({"checks": {"no way": true}})).unwrap();
+        assert_eq!(patch.change().unwrap_err().field, "checks");
+        assert!(serde_json::from_value::<StatePatch>(json!({"step": "x"})).is_err());
     }
 
     #[test]
@@ -362,6 +501,7 @@ mod tests {
             duration_us: 1,
             workflow: "w".into(),
             truncated: false,
+            status: CallStatus::Done,
         };
         let small = call.clone().bounded(100_000);
         assert_eq!(small, call);

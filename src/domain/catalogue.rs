@@ -4,13 +4,15 @@
 //! Ids are parsed once (`ToolId::parse`, `WorkflowId::parse`): a value of
 //! these types is known to satisfy the model APIs' naming limits.
 
+use crate::domain::agent_session::{ACCOUNT_FOUND, IDENTITY_VERIFIED};
 use crate::domain::declaration::FunctionDeclaration;
+use crate::domain::effect::{rules_problems, Effect, StateChange};
 use crate::domain::error::FieldError;
 use crate::domain::lesson::tools::TUTOR_TOOLS;
 use crate::domain::limits::excerpt;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 /// The tool that switches an agent's workflow; it must stay global or an
@@ -135,6 +137,14 @@ pub struct CatalogueTool {
     pub category: String,
     /// JSON Schema of the arguments.
     pub parameters: Value,
+    /// Checks a session must have passed before the tool may run
+    /// (`identity_verified`); a call without them is refused naming them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requires: Vec<String>,
+    /// What the tool's result changes in the session (see
+    /// [`crate::domain::effect`]), whoever executed it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub effects: Vec<Effect>,
 }
 
 impl CatalogueTool {
@@ -168,6 +178,30 @@ impl CatalogueTool {
         }
         problems
     }
+
+    /// [`problems`](Self::problems) plus the rules on `requires` and
+    /// `effects` against the whole catalogue `others` (the tool's own
+    /// earlier version, if any, is ignored): every required check must be
+    /// one some tool's effects can set.
+    pub fn problems_in(&self, others: &[CatalogueTool]) -> Vec<FieldError> {
+        let mut problems = self.problems();
+        let known = known_checks(
+            others
+                .iter()
+                .filter(|t| t.id != self.id)
+                .chain(std::iter::once(self)),
+        );
+        problems.extend(rules_problems(&self.requires, &self.effects, &known));
+        problems
+    }
+}
+
+/// Every check some tool's effects can set: the checks a requirement may name.
+pub fn known_checks<'a>(tools: impl IntoIterator<Item = &'a CatalogueTool>) -> BTreeSet<String> {
+    tools
+        .into_iter()
+        .flat_map(|t| t.effects.iter().flat_map(|e| e.checks().cloned()))
+        .collect()
 }
 
 /// A workflow an agent session can be in.
@@ -212,6 +246,34 @@ fn tool(
         description: description.to_owned(),
         category: category.to_owned(),
         parameters,
+        requires: Vec::new(),
+        effects: Vec::new(),
+    }
+}
+
+/// An effect that always moves the session to `step`.
+fn step_effect(step: &str) -> Effect {
+    Effect {
+        then: StateChange {
+            step: Some(step.to_owned()),
+            ..StateChange::default()
+        },
+        ..Effect::default()
+    }
+}
+
+/// An effect setting `check` (and moving to `yes`/`no`) by whether the
+/// result's `pointer` is `true`.
+fn check_effect(pointer: &str, check: &str, yes: &str, no: &str) -> Effect {
+    let change = |passed: bool, step: &str| StateChange {
+        checks: BTreeMap::from([(check.to_owned(), passed)]),
+        step: Some(step.to_owned()),
+    };
+    Effect {
+        when: Some(pointer.to_owned()),
+        equals: Some(Value::Bool(true)),
+        then: change(true, yes),
+        otherwise: Some(change(false, no)),
     }
 }
 
@@ -329,12 +391,46 @@ pub fn demo_catalogue() -> Vec<CatalogueTool> {
             ),
         ),
     ];
+    for t in &mut tools {
+        let id = t.id.as_str();
+        if NEEDS_IDENTITY.contains(&id) {
+            t.requires = vec![IDENTITY_VERIFIED.to_owned()];
+        }
+        t.effects = match id {
+            "end_session" => vec![step_effect("ended")],
+            "perform_idv_check" => vec![check_effect(
+                "/verified",
+                IDENTITY_VERIFIED,
+                "identity_verified",
+                "identity_failed",
+            )],
+            "lookup_account" => vec![check_effect(
+                "/found",
+                ACCOUNT_FOUND,
+                "account_found",
+                "account_not_found",
+            )],
+            "check_balance" => vec![step_effect("balance_given")],
+            "lookup_transaction" => vec![step_effect("transaction_found")],
+            "create_dispute_case" => vec![step_effect("dispute_opened")],
+            _ => Vec::new(),
+        };
+    }
     tools.extend(TUTOR_TOOLS.iter().map(|t| {
         let decl = t.declaration();
         tool(t.id, t.name, "tutor", &decl.description, decl.parameters)
     }));
     tools
 }
+
+/// The demo's tools that act on a customer's money or data and so require
+/// a verified caller (data on each tool: its `requires`).
+const NEEDS_IDENTITY: [&str; 4] = [
+    "check_balance",
+    "lookup_transaction",
+    "create_dispute_case",
+    "manage_recent_interactions",
+];
 
 /// The demo workflows.
 pub fn demo_workflows() -> Vec<Workflow> {
@@ -410,6 +506,15 @@ pub fn tool_fields(tool: &CatalogueTool) -> FormFields {
             "parameters",
             serde_json::to_string_pretty(&tool.parameters).unwrap_or_default(),
         ),
+        ("requires", tool.requires.join(", ")),
+        (
+            "effects",
+            if tool.effects.is_empty() {
+                String::new()
+            } else {
+                serde_json::to_string_pretty(&tool.effects).unwrap_or_default()
+            },
+        ),
     ])
 }
 
@@ -430,13 +535,33 @@ pub fn tool_from_fields(fields: &FormFields) -> Result<CatalogueTool, FormProble
             .map_err(|e| problems.insert("parameters".to_owned(), format!("is not JSON: {e}")))
             .ok()
     };
-    if let (Some(id), Some(parameters)) = (id, parameters) {
+    let requires: Vec<String> = get("requires")
+        .split([',', ' ', '\n'])
+        .filter(|c| !c.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let raw_effects = get("effects");
+    let effects = if raw_effects.trim().is_empty() {
+        Some(Vec::new())
+    } else {
+        serde_json::from_str::<Vec<Effect>>(&raw_effects)
+            .map_err(|e| {
+                problems.insert(
+                    "effects".to_owned(),
+                    format!("must be a JSON list of effects: {e}"),
+                )
+            })
+            .ok()
+    };
+    if let (Some(id), Some(parameters), Some(effects)) = (id, parameters, effects) {
         let tool = CatalogueTool {
             id,
             name: get("name"),
             description: get("description"),
             category: get("category"),
             parameters,
+            requires,
+            effects,
         };
         for p in tool.problems() {
             problems.entry(p.field).or_insert(p.rule);

@@ -13,6 +13,9 @@ pub const TOOL_NAME_MAX_CHARS: usize = 64;
 /// Largest tool-call `arguments`, serialised as JSON.
 pub const TOOL_ARGUMENTS_MAX_BYTES: usize = 64 * 1024;
 
+/// Largest tool result a backend may report, serialised as JSON.
+pub const TOOL_RESULT_MAX_BYTES: usize = 64 * 1024;
+
 /// Largest request body on the JSON API (`/api/…`), except bindings.
 pub const API_BODY_MAX_BYTES: usize = 1024 * 1024;
 

@@ -11,6 +11,7 @@ pub mod bindings;
 pub mod catalogue;
 pub mod console_form;
 pub mod declaration;
+pub mod effect;
 pub mod error;
 pub mod lesson;
 pub mod limits;

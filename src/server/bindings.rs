@@ -80,11 +80,13 @@ pub async fn save_in_force(
     Ok(saved)
 }
 
-/// Checks a catalogue tool's fields, that its parameters are at most
+/// Checks a catalogue tool's fields, its requirements and effects against
+/// the rest of the catalogue, that its parameters are at most
 /// [`TOOL_SCHEMA_MAX_BYTES`] and a valid JSON Schema (compiled on a blocking
 /// thread, as the rules will compile it).
-pub async fn check_tool(tool: &CatalogueTool) -> Result<(), ServerError> {
-    if let Some(problem) = tool.problems().into_iter().next() {
+pub async fn check_tool(db: &SqlitePool, tool: &CatalogueTool) -> Result<(), ServerError> {
+    let catalogue = store::tools(db).await?;
+    if let Some(problem) = tool.problems_in(&catalogue).into_iter().next() {
         return Err(ApiError::Invalid(problem).into());
     }
     let size = tool.parameters.to_string().len();
@@ -148,4 +150,38 @@ pub async fn seed_bindings(db: &SqlitePool, file: Option<&str>) -> Result<(), Se
             other => other,
         })?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::domain::catalogue::demo_catalogue;
+    use crate::domain::effect::Effect;
+
+    /// Databases made before effects existed get the demo tools' effects
+    /// and requirements from migration 0007; they must be exactly what a
+    /// new database is seeded with.
+    #[test]
+    fn the_upgrade_migration_gives_the_demo_tools_their_seeded_rules() {
+        let sql = include_str!("../../migrations/0007_tool_effects.sql");
+        let quoted = |line: &str, n: usize| line.split('\'').nth(n).unwrap_or_default().to_owned();
+        for tool in demo_catalogue() {
+            let id = tool.id.as_str();
+            let find = |column: &str| {
+                sql.lines()
+                    .find(|l| {
+                        l.starts_with(&format!("UPDATE catalogue_tools SET {column}"))
+                            && l.contains(&format!("id = '{id}'"))
+                    })
+                    .map(|l| quoted(l, 1))
+            };
+            let effects: Vec<Effect> = find("effects")
+                .map(|json| serde_json::from_str(&json).unwrap())
+                .unwrap_or_default();
+            assert_eq!(effects, tool.effects, "effects of {id}");
+            let requires: Vec<String> = find("requires")
+                .map(|json| serde_json::from_str(&json).unwrap())
+                .unwrap_or_default();
+            assert_eq!(requires, tool.requires, "requires of {id}");
+        }
+    }
 }

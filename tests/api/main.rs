@@ -2,6 +2,7 @@
 //! port with its own throwaway SQLite database and talks to it over HTTP.
 
 mod auth;
+mod backends;
 mod bindings;
 mod connections;
 mod freed;

@@ -163,10 +163,12 @@ async fn banking_tools_refuse_until_identity_is_verified() {
     )
     .await;
     assert_eq!(body["allowed"], false);
-    assert!(body["reason"]
-        .as_str()
-        .unwrap()
-        .contains("needs a verified identity"));
+    let reason = body["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("needs check `identity_verified`")
+            && reason.contains("call `perform_idv_check` first"),
+        "{reason}"
+    );
 }
 
 #[tokio::test]

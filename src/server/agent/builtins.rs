@@ -1,14 +1,18 @@
-//! The built-in tool implementations of the banking demo, acting on the demo
-//! accounts and transactions in SQLite. Tools without a built-in
-//! implementation (the tutor tools, admin-added ones) are recorded and
-//! answered with `{"status": "recorded"}`.
+//! The tools Switchboard executes itself: the session tools (switching
+//! workflow, ending, the time) for every session, and the banking demo's,
+//! acting on the demo accounts in SQLite, for sessions that want them.
+//! Every other tool is executed by the agent backend, which reports its
+//! result.
+//!
+//! A built-in only produces a result (and keeps the verified account and
+//! the failed-check count); what that result does to the session's step
+//! and checks is the tool's catalogue `effects`, exactly as for a result a
+//! backend reports.
 //!
 //! `Ok(Ok(result))` ran; `Ok(Err(reason))` refused by the tool itself
-//! (e.g. wrong date of birth); `Err` is a server failure.
+//! (e.g. identity checks locked); `Err` is a server failure.
 
-use crate::domain::agent_session::{
-    WorkflowState, ACCOUNT_FOUND, IDENTITY_VERIFIED, MAX_FAILED_IDENTITY_CHECKS,
-};
+use crate::domain::agent_session::{WorkflowState, MAX_FAILED_IDENTITY_CHECKS};
 use crate::domain::limits::excerpt;
 use crate::server::db::now;
 use crate::server::store::bank_accounts;
@@ -33,7 +37,28 @@ fn pounds(pence: i64) -> String {
     )
 }
 
-/// Runs `tool`, changing `ws` (and the verified account) as it does.
+/// Switchboard's own tools, run for every session.
+const SESSION_TOOLS: [&str; 3] = ["get_server_time", "start_workflow", "end_session"];
+
+/// The banking demo's tools, run for sessions opened with built-ins on.
+const DEMO_TOOLS: [&str; 7] = [
+    "perform_idv_check",
+    "lookup_account",
+    "check_balance",
+    "lookup_transaction",
+    "create_dispute_case",
+    "manage_recent_interactions",
+    "mortgage_calculator",
+];
+
+/// Whether Switchboard executes `tool` for a session (`demo`: one that runs
+/// the demo's built-ins); if not, the backend does and reports the result.
+pub fn executes(tool: &str, demo: bool) -> bool {
+    SESSION_TOOLS.contains(&tool) || (demo && DEMO_TOOLS.contains(&tool))
+}
+
+/// Runs `tool` (one that [`executes`]), switching the workflow or changing
+/// the verified account and failed-check count as it does.
 pub async fn run(
     state: &AppState,
     session: &str,
@@ -52,7 +77,11 @@ pub async fn run(
             let target = arg(arguments, "workflowId");
             let rules = state.rules();
             if !rules.has_workflow(target) {
-                return Ok(Err(format!("there is no workflow `{}`", excerpt(target))));
+                return Ok(Err(format!(
+                    "there is no workflow `{}`; valid workflow ids: {}",
+                    excerpt(target),
+                    rules.workflow_ids().join(", ")
+                )));
             }
             ws.current_workflow = target.to_owned();
             ws.current_step = "started".into();
@@ -63,12 +92,9 @@ pub async fn run(
                 "message": format!("You are now in the `{target}` workflow. The tools you can use now are: {}.", tools.join(", ")),
             })))
         }
-        "end_session" => {
-            ws.current_step = "ended".into();
-            Ok(Ok(
-                json!({"status": "ended", "message": "The session is closing; say goodbye."}),
-            ))
-        }
+        "end_session" => Ok(Ok(
+            json!({"status": "ended", "message": "The session is closing; say goodbye."}),
+        )),
         "perform_idv_check" => {
             if ws.failed_identity_checks >= MAX_FAILED_IDENTITY_CHECKS {
                 return Ok(Err(format!(
@@ -80,17 +106,14 @@ pub async fn run(
             let passed = row.is_some_and(|(sort, dob)| {
                 sort == arg(arguments, "sortCode") && dob == arg(arguments, "dateOfBirth")
             });
-            ws.checks.insert(IDENTITY_VERIFIED.into(), passed);
             if passed {
                 *verified = Some(account.to_owned());
-                ws.current_step = "identity_verified".into();
                 Ok(Ok(
                     json!({"verified": true, "message": "Identity verified."}),
                 ))
             } else {
                 *verified = None;
                 ws.failed_identity_checks += 1;
-                ws.current_step = "identity_failed".into();
                 Ok(Ok(
                     json!({"verified": false, "message": "The details do not match our records."}),
                 ))
@@ -99,13 +122,6 @@ pub async fn run(
         "lookup_account" => {
             let account = arg(arguments, "accountNumber");
             let holder = bank_accounts::holder(db, account).await?;
-            ws.checks.insert(ACCOUNT_FOUND.into(), holder.is_some());
-            ws.current_step = if holder.is_some() {
-                "account_found"
-            } else {
-                "account_not_found"
-            }
-            .into();
             Ok(Ok(
                 json!({"found": holder.is_some(), "accountNumber": account}),
             ))
@@ -118,7 +134,6 @@ pub async fn run(
                 )));
             }
             let balance = bank_accounts::balance_pence(db, account).await?;
-            ws.current_step = "balance_given".into();
             Ok(Ok(
                 json!({"accountNumber": account, "balancePence": balance, "balance": pounds(balance)}),
             ))
@@ -140,7 +155,6 @@ pub async fn run(
                 )));
             }
             if tool == "lookup_transaction" {
-                ws.current_step = "transaction_found".into();
                 return Ok(Ok(
                     json!({"transactionId": id, "bookedOn": booked_on, "description": description, "amount": pounds(amount)}),
                 ));
@@ -154,7 +168,6 @@ pub async fn run(
                 arguments.get("details").and_then(Value::as_str),
             )
             .await?;
-            ws.current_step = "dispute_opened".into();
             Ok(Ok(
                 json!({"caseId": format!("DC-{case:05}"), "transactionId": id, "status": "open"}),
             ))
@@ -195,7 +208,7 @@ pub async fn run(
                 json!({"monthlyPayment": (monthly * 100.0).round() / 100.0}),
             ))
         }
-        _ => Ok(Ok(json!({"status": "recorded"}))),
+        _ => Ok(Err(format!("`{tool}` is not a built-in tool"))),
     }
 }
 

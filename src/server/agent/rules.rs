@@ -5,14 +5,14 @@
 //! tool call never waits on the database to learn what is allowed.
 
 use crate::domain::bindings::{Availability, ToolBindings};
-use crate::domain::catalogue::CatalogueTool;
+use crate::domain::catalogue::{CatalogueTool, Workflow, WORKFLOW_SWITCH_TOOL};
 use crate::domain::declaration::FunctionDeclaration;
 use crate::domain::limits::excerpt;
 use crate::server::store::bindings as store;
 use crate::server::ServerError;
-use serde_json::Value;
+use serde_json::{json, Value};
 use sqlx::SqlitePool;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// Bindings, availability index and argument validators.
 pub struct Rules {
@@ -20,7 +20,7 @@ pub struct Rules {
     pub bindings: ToolBindings,
     availability: Availability,
     tools: HashMap<String, (CatalogueTool, Option<jsonschema::Validator>)>,
-    workflows: HashSet<String>,
+    workflows: Vec<Workflow>,
 }
 
 impl Rules {
@@ -30,7 +30,7 @@ impl Rules {
             bindings: ToolBindings::default(),
             availability: Availability::default(),
             tools: HashMap::new(),
-            workflows: HashSet::new(),
+            workflows: Vec::new(),
         }
     }
 
@@ -42,23 +42,25 @@ impl Rules {
             .map(|v| v.bindings)
             .unwrap_or_default();
         let tools = store::tools(db).await?;
-        let workflows = store::workflows(db)
-            .await?
-            .into_iter()
-            .map(|w| w.id.to_string())
-            .collect();
+        let workflows = store::workflows(db).await?;
         Ok(tokio::task::spawn_blocking(move || Self::new(bindings, tools, workflows)).await?)
     }
 
-    /// Indexes the given bindings, tools (compiling their schemas) and workflows.
+    /// Indexes the given bindings, tools (compiling their schemas) and
+    /// workflows. The workflow switch's `workflowId` is narrowed to the
+    /// workflows that exist, in what the model is told and in what a call
+    /// is checked against.
     pub fn new(
         bindings: ToolBindings,
         tools: Vec<CatalogueTool>,
-        workflows: HashSet<String>,
+        workflows: Vec<Workflow>,
     ) -> Self {
         let tools = tools
             .into_iter()
-            .map(|t| {
+            .map(|mut t| {
+                if t.id.as_str() == WORKFLOW_SWITCH_TOOL {
+                    narrow_to_workflows(&mut t, &workflows);
+                }
                 let validator = compile_schema(&t.parameters).ok();
                 (t.id.to_string(), (t, validator))
             })
@@ -73,7 +75,12 @@ impl Rules {
 
     /// Whether `workflow` exists.
     pub fn has_workflow(&self, workflow: &str) -> bool {
-        self.workflows.contains(workflow)
+        self.workflows.iter().any(|w| w.id.as_str() == workflow)
+    }
+
+    /// The workflow ids, in catalogue order, for messages that list them.
+    pub fn workflow_ids(&self) -> Vec<&str> {
+        self.workflows.iter().map(|w| w.id.as_str()).collect()
     }
 
     /// The tools available in `workflow`, in stable order.
@@ -89,6 +96,19 @@ impl Rules {
     /// The catalogue entry for `tool`.
     pub fn tool(&self, tool: &str) -> Option<&CatalogueTool> {
         self.tools.get(tool).map(|(t, _)| t)
+    }
+
+    /// The tools whose effects can set `check`, in id order: what a refusal
+    /// for a missing check tells the model to call first.
+    pub fn setters_of(&self, check: &str) -> Vec<&str> {
+        let mut ids: Vec<&str> = self
+            .tools
+            .values()
+            .filter(|(t, _)| t.effects.iter().any(|e| e.checks().any(|c| c == check)))
+            .map(|(t, _)| t.id.as_str())
+            .collect();
+        ids.sort_unstable();
+        ids
     }
 
     /// Declarations of `ids` that exist in the catalogue.
@@ -127,6 +147,28 @@ impl Rules {
     }
 }
 
+/// Gives the workflow switch's `workflowId` an `enum` of the workflow ids
+/// and lists them with their names in its description, so a model picks a
+/// real one instead of guessing.
+fn narrow_to_workflows(tool: &mut CatalogueTool, workflows: &[Workflow]) {
+    let ids: Vec<&str> = workflows.iter().map(|w| w.id.as_str()).collect();
+    let names: Vec<String> = workflows
+        .iter()
+        .map(|w| format!("{} ({})", w.id, w.name))
+        .collect();
+    if let Some(property) = tool
+        .parameters
+        .pointer_mut("/properties/workflowId")
+        .and_then(Value::as_object_mut)
+    {
+        property.insert("enum".into(), json!(ids));
+        property.insert(
+            "description".into(),
+            json!(format!("Id of the workflow to enter: {}", names.join(", "))),
+        );
+    }
+}
+
 /// Compiles a tool's JSON Schema. Patterns use the `regex` engine (linear
 /// time, no backtracking), and jsonschema's default features are off, so a
 /// schema can never make the server fetch a `$ref` over the network or from
@@ -145,14 +187,7 @@ mod tests {
     use serde_json::json;
 
     fn demo() -> Rules {
-        Rules::new(
-            ToolBindings::demo(),
-            demo_catalogue(),
-            demo_workflows()
-                .into_iter()
-                .map(|w| w.id.to_string())
-                .collect(),
-        )
+        Rules::new(ToolBindings::demo(), demo_catalogue(), demo_workflows())
     }
 
     #[test]

@@ -3,19 +3,21 @@
 //! to watchers.
 
 use crate::domain::agent_session::{
-    CallOutcome, CallResponse, SessionEvent, SessionSnapshot, SessionSummary, ToolCallRecord,
-    WorkflowState, IDENTITY_VERIFIED, NEEDS_IDENTITY,
+    CallOutcome, CallResponse, CallResult, CallStatus, SessionEvent, SessionSnapshot,
+    SessionSummary, StatePatch, ToolCallRecord, WorkflowState,
 };
-use crate::domain::catalogue::ToolId;
+use crate::domain::catalogue::{ToolId, WORKFLOW_SWITCH_TOOL};
+use crate::domain::effect::{apply_effects, missing_checks};
 use crate::domain::limits::{
     bytes_in_words, excerpt, CALLS_PAGE_MAX, SNAPSHOT_CALLS, SNAPSHOT_VALUE_MAX_BYTES,
-    TOOL_ARGUMENTS_MAX_BYTES, TOOL_NAME_MAX_CHARS,
+    TOOL_ARGUMENTS_MAX_BYTES, TOOL_NAME_MAX_CHARS, TOOL_RESULT_MAX_BYTES,
 };
 use crate::error::ApiError;
+use crate::server::agent::builtins;
 use crate::server::agent::rules::Rules;
 use crate::server::auth::{random_token, token_hash};
 use crate::server::db::now;
-use crate::server::store::agent_sessions::{self as rows, SessionRow};
+use crate::server::store::agent_sessions::{self as rows, NewSession, SessionRow};
 use crate::server::store::tool_calls::{self, NewCall};
 use crate::server::{AppState, ServerError};
 use serde_json::{json, Value};
@@ -49,16 +51,23 @@ pub async fn authorize(
     Ok(row)
 }
 
-/// Opens a session in `workflow`; returns its id and token.
+/// Opens a session in `workflow`; returns its id and token. With
+/// `runs_builtins` off, Switchboard executes only the session tools and the
+/// backend executes (and reports the result of) every other allowed call.
 pub async fn open(
     state: &AppState,
     workflow: &str,
     api_key: Option<i64>,
+    runs_builtins: bool,
 ) -> Result<(String, String), ServerError> {
     if !state.rules().has_workflow(workflow) {
         return Err(ApiError::invalid(
             "workflowId",
-            format!("unknown workflow \"{}\"", excerpt(workflow)),
+            format!(
+                "unknown workflow \"{}\"; valid workflow ids: {}",
+                excerpt(workflow),
+                state.rules().workflow_ids().join(", ")
+            ),
         )
         .into());
     }
@@ -66,7 +75,19 @@ pub async fn open(
     let token = format!("st_{}", random_token());
     let ws = WorkflowState::start(workflow);
     let t = now();
-    rows::insert(&state.db, &id, &token_hash(&token), api_key, &ws, t).await?;
+    rows::insert(
+        &state.db,
+        &NewSession {
+            id: &id,
+            token_hash: &token_hash(&token),
+            api_key,
+            state: &ws,
+            runs_builtins,
+            tools_seen: &tools_now(state, &ws).join(","),
+            at: t,
+        },
+    )
+    .await?;
     state
         .hub
         .publish(&id, &SessionEvent::WorkflowUpdate(ws.update()));
@@ -74,6 +95,18 @@ pub async fn open(
         .hub
         .publish_list(&json!({"type": "opened", "session": summary_of(&id, &ws, t, t, false)}));
     Ok((id, token))
+}
+
+/// The tools a session in state `ws` may call now: the one answer that
+/// listing, enforcement, `toolsChanged` and watchers all use.
+pub fn tools_now(state: &AppState, ws: &WorkflowState) -> Vec<String> {
+    state.rules().available(&ws.current_workflow)
+}
+
+/// Records that the session's backend has been told `tools` (it fetched
+/// them), so its next call does not report them as changed.
+pub async fn tools_told(state: &AppState, id: &str, tools: &[String]) -> Result<(), ServerError> {
+    rows::set_tools_seen(&state.db, id, &tools.join(",")).await
 }
 
 fn summary_of(
@@ -134,7 +167,7 @@ pub async fn snapshot_of(
 ) -> Result<SessionSnapshot, ServerError> {
     let ws = row.workflow_state()?;
     Ok(SessionSnapshot {
-        tools: state.rules().available(&ws.current_workflow),
+        tools: tools_now(state, &ws),
         state: ws,
         calls: tool_calls::page(&state.db, &row.id, None, SNAPSHOT_CALLS)
             .await?
@@ -196,10 +229,9 @@ pub async fn expire_idle(state: &AppState) -> Result<usize, ServerError> {
 /// Re-announces the available tools of every open session whose set changed
 /// after new bindings; no session is restarted.
 pub async fn announce_tools(state: &AppState, before: &Rules) -> Result<(), ServerError> {
-    let rules = state.rules();
     for row in rows::open(&state.db).await? {
         let ws = row.workflow_state()?;
-        let now_tools = rules.available(&ws.current_workflow);
+        let now_tools = tools_now(state, &ws);
         if now_tools != before.available(&ws.current_workflow) {
             state
                 .hub
@@ -210,25 +242,43 @@ pub async fn announce_tools(state: &AppState, before: &Rules) -> Result<(), Serv
 }
 
 /// Why `tool` may not run now, if it may not: not in the catalogue, not
-/// available in the workflow, bad arguments, or identity not verified.
+/// available in the workflow, an unknown workflow to switch to, bad
+/// arguments, or a required check not passed.
 fn refusal(state: &AppState, ws: &WorkflowState, tool: &str, arguments: &Value) -> Option<String> {
     let rules = state.rules();
-    if rules.tool(tool).is_none() {
+    let Some(entry) = rules.tool(tool) else {
         return Some(format!("`{tool}` is not a tool in the catalogue"));
-    }
+    };
     if !rules.allows(&ws.current_workflow, tool) {
         return Some(format!(
             "`{tool}` is not available in workflow `{}`; available: {}",
             ws.current_workflow,
-            rules.available(&ws.current_workflow).join(", ")
+            tools_now(state, ws).join(", ")
         ));
+    }
+    if tool == WORKFLOW_SWITCH_TOOL {
+        let target = arguments.get("workflowId").and_then(Value::as_str);
+        if !target.is_some_and(|t| rules.has_workflow(t)) {
+            return Some(format!(
+                "there is no workflow `{}`; valid workflow ids: {}",
+                excerpt(target.unwrap_or_default()),
+                rules.workflow_ids().join(", ")
+            ));
+        }
     }
     if let Err(problem) = rules.check_arguments(tool, arguments) {
         return Some(format!("invalid arguments for `{tool}`: {problem}"));
     }
-    if NEEDS_IDENTITY.contains(&tool) && !ws.passed(IDENTITY_VERIFIED) {
+    let missing = missing_checks(&entry.requires, ws);
+    if let Some(check) = missing.first() {
+        let setters = rules.setters_of(check);
         return Some(format!(
-            "`{tool}` needs a verified identity; call `perform_idv_check` first"
+            "`{tool}` needs check `{check}`, which this session has not passed{}",
+            if setters.is_empty() {
+                String::new()
+            } else {
+                format!("; call `{}` first", setters.join("` or `"))
+            }
         ));
     }
     None
@@ -278,22 +328,24 @@ pub async fn call(
     let mut ws = row.workflow_state()?;
     let before = ws.clone();
     let mut verified = row.verified_account.clone();
-    let (outcome, result, reason) = match refusal(state, &ws, tool, &arguments) {
-        Some(reason) => (CallOutcome::Refused, None, Some(reason)),
-        None => match crate::server::agent::builtins::run(
-            state,
-            &row.id,
-            &mut ws,
-            &mut verified,
-            tool,
-            &arguments,
-        )
-        .await?
-        {
-            Ok(result) => (CallOutcome::Allowed, Some(result), None),
-            Err(reason) => (CallOutcome::Refused, None, Some(reason)),
-        },
+    let (outcome, result, reason, status) = match refusal(state, &ws, tool, &arguments) {
+        Some(reason) => (CallOutcome::Refused, None, Some(reason), CallStatus::Done),
+        None if builtins::executes(tool, row.runs_builtins) => {
+            match builtins::run(state, &row.id, &mut ws, &mut verified, tool, &arguments).await? {
+                Ok(result) => {
+                    if let Some(entry) = state.rules().tool(tool) {
+                        apply_effects(&entry.effects, &result, &mut ws);
+                    }
+                    (CallOutcome::Allowed, Some(result), None, CallStatus::Done)
+                }
+                Err(reason) => (CallOutcome::Refused, None, Some(reason), CallStatus::Done),
+            }
+        }
+        None => (CallOutcome::Allowed, None, None, CallStatus::Awaiting),
     };
+    let tools = tools_now(state, &ws);
+    let told = tools.join(",");
+    let tools_changed = row.tools_seen.as_deref() != Some(told.as_str());
     let duration_us = started.elapsed().as_micros() as i64;
     let at_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -312,6 +364,8 @@ pub async fn call(
             duration_us,
             state: &ws,
             verified_account: verified.as_deref(),
+            status,
+            tools_seen: &told,
         },
     )
     .await?;
@@ -327,19 +381,15 @@ pub async fn call(
         duration_us,
         workflow: before.current_workflow.clone(),
         truncated: false,
+        status,
     };
     state.hub.publish(&row.id, &SessionEvent::ToolCall(record));
-    if ws != before {
-        state
-            .hub
-            .publish(&row.id, &SessionEvent::WorkflowUpdate(ws.update()));
-        state.hub.publish_list(&json!({"type": "updated", "session": summary_of(&row.id, &ws, row.created_at, now(), false)}));
-    }
+    publish_state_change(state, &row, &before, &ws);
     if ws.current_workflow != before.current_workflow {
         state.hub.publish(
             &row.id,
             &SessionEvent::ToolsChanged {
-                tools: state.rules().available(&ws.current_workflow),
+                tools: tools.clone(),
             },
         );
     }
@@ -348,9 +398,120 @@ pub async fn call(
     }
     Ok(CallResponse {
         allowed: outcome == CallOutcome::Allowed,
+        status,
         result,
         reason,
         state: ws,
         call_id,
+        tools_changed,
+        tools: tools_changed.then_some(tools),
     })
+}
+
+/// Tells watchers (the session's and the list's) when `ws` differs from
+/// `before`.
+fn publish_state_change(
+    state: &AppState,
+    row: &SessionRow,
+    before: &WorkflowState,
+    ws: &WorkflowState,
+) {
+    if ws != before {
+        state
+            .hub
+            .publish(&row.id, &SessionEvent::WorkflowUpdate(ws.update()));
+        state.hub.publish_list(&json!({"type": "updated", "session": summary_of(&row.id, ws, row.created_at, now(), false)}));
+    }
+}
+
+/// Takes a backend's result for call `call_id`, which it executed: applies
+/// the tool's effects to the session (when `ok`), records both together and
+/// tells watchers. A result is taken once: again → 409; a refused call or
+/// one Switchboard ran has none to take → 409; another session's call or
+/// an unknown one → 404.
+pub async fn complete(
+    state: &AppState,
+    row: SessionRow,
+    call_id: i64,
+    ok: bool,
+    result: Value,
+) -> Result<(CallResult, WorkflowState), ServerError> {
+    if result.to_string().len() > TOOL_RESULT_MAX_BYTES {
+        return Err(ApiError::TooLarge {
+            field: "result".into(),
+            limit: bytes_in_words(TOOL_RESULT_MAX_BYTES),
+        }
+        .into());
+    }
+    let lock = state.session_lock(&row.id);
+    let _guard = lock.lock().await;
+    let row = get(state, &row.id).await?;
+    if row.ended_at.is_some() {
+        return Err(ApiError::Conflict(format!("Session {} has ended.", row.id)).into());
+    }
+    let call = tool_calls::find(&state.db, &row.id, call_id)
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("Call {call_id} of session {}", row.id)))?;
+    if call.outcome == CallOutcome::Refused {
+        return Err(ApiError::Conflict(format!(
+            "Call {call_id} was refused; it has no result to report."
+        ))
+        .into());
+    }
+    if call.status != CallStatus::Awaiting {
+        return Err(ApiError::Conflict(format!("Call {call_id} already has its result.")).into());
+    }
+    let before = row.workflow_state()?;
+    let mut ws = before.clone();
+    if ok {
+        if let Some(entry) = state.rules().tool(&call.tool) {
+            apply_effects(&entry.effects, &result, &mut ws);
+        }
+    }
+    let status = if ok {
+        CallStatus::Done
+    } else {
+        CallStatus::Failed
+    };
+    if !tool_calls::complete(&state.db, &row.id, call_id, status, &result, &ws).await? {
+        return Err(ApiError::Conflict(format!("Call {call_id} already has its result.")).into());
+    }
+    let reported = CallResult {
+        call_id,
+        status,
+        result,
+        truncated: false,
+    };
+    let mut event = reported.clone();
+    if event.result.to_string().len() > SNAPSHOT_VALUE_MAX_BYTES {
+        event.result = Value::String(excerpt(&event.result.to_string()));
+        event.truncated = true;
+    }
+    state.hub.publish(&row.id, &SessionEvent::ToolResult(event));
+    publish_state_change(state, &row, &before, &ws);
+    Ok((reported, ws))
+}
+
+/// A backend that tracks the conversation itself sets the session's step
+/// and checks; watchers get the same `workflow_update` as for any change.
+pub async fn patch_state(
+    state: &AppState,
+    row: SessionRow,
+    patch: &StatePatch,
+) -> Result<WorkflowState, ServerError> {
+    let change = patch.change().map_err(ApiError::Invalid)?;
+    let lock = state.session_lock(&row.id);
+    let _guard = lock.lock().await;
+    let row = get(state, &row.id).await?;
+    if row.ended_at.is_some() {
+        return Err(ApiError::Conflict(format!("Session {} has ended.", row.id)).into());
+    }
+    let before = row.workflow_state()?;
+    let mut ws = before.clone();
+    change.apply(&mut ws);
+    if ws != before {
+        rows::set_state(&state.db, &row.id, &ws).await?;
+        publish_state_change(state, &row, &before, &ws);
+    }
+    Ok(ws)
 }

@@ -5,7 +5,7 @@
 //! (`Authorization: Bearer st_…`, or `?token=` where a browser's
 //! `EventSource` cannot set headers); signed-in users may watch any session.
 
-use crate::domain::agent_session::SessionEvent;
+use crate::domain::agent_session::{SessionEvent, StatePatch};
 use crate::domain::api_key::Scope;
 use crate::domain::declaration::{export, DeclarationFormat};
 use crate::domain::limits::{API_BODY_MAX_BYTES, CALLS_PAGE_MAX};
@@ -21,7 +21,7 @@ use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{get, patch, post};
 use axum::{Extension, Json, Router};
 use futures_util::stream::{self, StreamExt};
 use serde::Deserialize;
@@ -38,6 +38,11 @@ pub fn router() -> Router<AppState> {
         .route("/api/sessions/events", get(list_events))
         .route("/api/sessions/{id}/tools", get(tools))
         .route("/api/sessions/{id}/tool-calls", post(call))
+        .route(
+            "/api/sessions/{id}/tool-calls/{call_id}/result",
+            post(report_result),
+        )
+        .route("/api/sessions/{id}/state", patch(patch_state))
         .route("/api/sessions/{id}/end", post(end))
         .route("/api/sessions/{id}/events", get(events))
         .route("/api/sessions/{id}/calls", get(calls))
@@ -73,9 +78,17 @@ fn stream_token<'a>(headers: &'a HeaderMap, query: &'a SessionQuery) -> Option<&
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct OpenRequest {
     workflow_id: String,
+    /// Whether Switchboard runs the demo's built-in tools (default yes);
+    /// `false` for a backend that executes its own and reports results.
+    #[serde(default = "yes")]
+    run_builtins: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 async fn open(
@@ -85,7 +98,8 @@ async fn open(
 ) -> Result<Response, ServerError> {
     key.require(Scope::Sessions)?;
     let body = json_body(body, API_BODY_MAX_BYTES)?;
-    let (id, token) = sessions::open(&state, &body.workflow_id, Some(key.id())).await?;
+    let (id, token) =
+        sessions::open(&state, &body.workflow_id, Some(key.id()), body.run_builtins).await?;
     Ok((
         StatusCode::CREATED,
         Json(json!({"sessionId": id, "sessionToken": token})),
@@ -115,8 +129,9 @@ async fn tools(
     let row = sessions::authorize(&state, &id, token(&headers)).await?;
     let format = DeclarationFormat::parse(query.format.as_deref().unwrap_or("gemini"))?;
     let ws = row.workflow_state()?;
+    let available = sessions::tools_now(&state, &ws);
+    sessions::tools_told(&state, &id, &available).await?;
     let rules = state.rules();
-    let available = rules.available(&ws.current_workflow);
     Ok(Json(json!({
         "workflow": ws.current_workflow,
         "available": available,
@@ -150,6 +165,46 @@ async fn call(
         body.arguments
     };
     Ok(Json(sessions::call(&state, row, &body.name, arguments).await?).into_response())
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResultReport {
+    ok: bool,
+    #[serde(default)]
+    result: Value,
+}
+
+/// `POST /api/sessions/{id}/tool-calls/{callId}/result`: the backend that
+/// executed an allowed call reports how it went.
+async fn report_result(
+    State(state): State<AppState>,
+    Path((id, call_id)): Path<(String, i64)>,
+    headers: HeaderMap,
+    body: Result<Json<ResultReport>, JsonRejection>,
+) -> Result<Response, ServerError> {
+    let row = sessions::authorize(&state, &id, token(&headers)).await?;
+    let body = json_body(body, API_BODY_MAX_BYTES)?;
+    let (reported, ws) = sessions::complete(&state, row, call_id, body.ok, body.result).await?;
+    Ok(Json(json!({
+        "callId": reported.call_id,
+        "status": reported.status,
+        "state": ws,
+    }))
+    .into_response())
+}
+
+/// `PATCH /api/sessions/{id}/state`: `{"activeStep"?, "checks"?}`.
+async fn patch_state(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Result<Json<StatePatch>, JsonRejection>,
+) -> Result<Response, ServerError> {
+    let row = sessions::authorize(&state, &id, token(&headers)).await?;
+    let body = json_body(body, API_BODY_MAX_BYTES)?;
+    let ws = sessions::patch_state(&state, row, &body).await?;
+    Ok(Json(json!({"state": ws})).into_response())
 }
 
 async fn end(

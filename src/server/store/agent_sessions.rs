@@ -27,6 +27,12 @@ pub struct SessionRow {
     pub last_activity: i64,
     /// Opened, Unix seconds.
     pub created_at: i64,
+    /// Whether Switchboard runs the built-in demo tools for this session
+    /// (otherwise the backend executes every tool but the session tools).
+    pub runs_builtins: bool,
+    /// The tools the backend was last told (comma-separated), to tell it
+    /// when they change.
+    pub tools_seen: Option<String>,
 }
 
 impl SessionRow {
@@ -38,7 +44,7 @@ impl SessionRow {
     }
 }
 
-const SELECT: &str = "SELECT id, token_hash, state, verified_account, ended_at, last_activity, created_at FROM agent_sessions";
+const SELECT: &str = "SELECT id, token_hash, state, verified_account, ended_at, last_activity, created_at, runs_builtins, tools_seen FROM agent_sessions";
 
 /// The session with this id, if any.
 pub async fn find(db: &SqlitePool, id: &str) -> Result<Option<SessionRow>, ServerError> {
@@ -63,26 +69,65 @@ pub async fn find_by_token_hash(
     )
 }
 
-/// Stores a newly opened session, active as of `at`.
-pub async fn insert(
-    db: &SqlitePool,
-    id: &str,
-    token_hash: &str,
-    api_key: Option<i64>,
-    state: &WorkflowState,
-    at: i64,
-) -> Result<(), ServerError> {
+/// A session to store.
+pub struct NewSession<'a> {
+    /// Id.
+    pub id: &'a str,
+    /// SHA-256 of its token.
+    pub token_hash: &'a str,
+    /// The API key that opened it.
+    pub api_key: Option<i64>,
+    /// Its first state.
+    pub state: &'a WorkflowState,
+    /// Whether Switchboard runs the built-in demo tools for it.
+    pub runs_builtins: bool,
+    /// The tools its backend is told at opening (comma-separated).
+    pub tools_seen: &'a str,
+    /// Opened, Unix seconds.
+    pub at: i64,
+}
+
+/// Stores a newly opened session, active as of its opening.
+pub async fn insert(db: &SqlitePool, session: &NewSession<'_>) -> Result<(), ServerError> {
     sqlx::query(
-        "INSERT INTO agent_sessions (id, token_hash, api_key_id, state, created_at, last_activity) VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO agent_sessions (id, token_hash, api_key_id, state, runs_builtins, tools_seen, created_at, last_activity)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     )
-    .bind(id)
-    .bind(token_hash)
-    .bind(api_key)
-    .bind(serde_json::to_string(state).unwrap_or_default())
-    .bind(at)
-    .bind(at)
+    .bind(session.id)
+    .bind(session.token_hash)
+    .bind(session.api_key)
+    .bind(serde_json::to_string(session.state).unwrap_or_default())
+    .bind(session.runs_builtins)
+    .bind(session.tools_seen)
+    .bind(session.at)
+    .bind(session.at)
     .execute(db)
     .await?;
+    Ok(())
+}
+
+/// Sets a session's state (a backend's `PATCH …/state`) and marks it active.
+pub async fn set_state(
+    db: &SqlitePool,
+    id: &str,
+    state: &WorkflowState,
+) -> Result<(), ServerError> {
+    sqlx::query("UPDATE agent_sessions SET state = ?, last_activity = ? WHERE id = ?")
+        .bind(serde_json::to_string(state).unwrap_or_default())
+        .bind(now())
+        .bind(id)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+/// Records which tools the session's backend has now been told.
+pub async fn set_tools_seen(db: &SqlitePool, id: &str, tools: &str) -> Result<(), ServerError> {
+    sqlx::query("UPDATE agent_sessions SET tools_seen = ? WHERE id = ?")
+        .bind(tools)
+        .bind(id)
+        .execute(db)
+        .await?;
     Ok(())
 }
 

@@ -24,20 +24,35 @@ pub async fn tool_count(db: &SqlitePool) -> Result<i64, ServerError> {
 
 /// Every catalogue tool, in catalogue order.
 pub async fn tools(db: &SqlitePool) -> Result<Vec<CatalogueTool>, ServerError> {
-    let rows: Vec<(String, String, String, String, String)> = sqlx::query_as(
-        "SELECT id, name, description, category, parameters FROM catalogue_tools ORDER BY position, id",
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        id: String,
+        name: String,
+        description: String,
+        category: String,
+        parameters: String,
+        requires: String,
+        effects: String,
+    }
+    let rows: Vec<Row> = sqlx::query_as(
+        "SELECT id, name, description, category, parameters, requires, effects
+         FROM catalogue_tools ORDER BY position, id",
     )
     .fetch_all(db)
     .await?;
     rows.into_iter()
-        .map(|(id, name, description, category, parameters)| {
+        .map(|r| {
             Ok(CatalogueTool {
-                id: ToolId::parse(&id).map_err(|e| corrupt("tool id", e))?,
-                name,
-                description,
-                category,
-                parameters: serde_json::from_str(&parameters)
+                id: ToolId::parse(&r.id).map_err(|e| corrupt("tool id", e))?,
+                name: r.name,
+                description: r.description,
+                category: r.category,
+                parameters: serde_json::from_str(&r.parameters)
                     .map_err(|e| corrupt("tool schema", e))?,
+                requires: serde_json::from_str(&r.requires)
+                    .map_err(|e| corrupt("tool requirements", e))?,
+                effects: serde_json::from_str(&r.effects)
+                    .map_err(|e| corrupt("tool effects", e))?,
             })
         })
         .collect()
@@ -78,27 +93,34 @@ pub async fn put_tool(
     create: bool,
 ) -> Result<(), ServerError> {
     let parameters = tool.parameters.to_string();
+    let requires = serde_json::to_string(&tool.requires).unwrap_or_else(|_| "[]".into());
+    let effects = serde_json::to_string(&tool.effects).unwrap_or_else(|_| "[]".into());
     let result = if create {
         sqlx::query(
-            "INSERT INTO catalogue_tools (id, name, description, category, parameters, position, updated_at)
-             VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM catalogue_tools), ?)",
+            "INSERT INTO catalogue_tools (id, name, description, category, parameters, requires, effects, position, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM catalogue_tools), ?)",
         )
         .bind(tool.id.as_str())
         .bind(tool.name.trim())
         .bind(tool.description.trim())
         .bind(tool.category.trim())
         .bind(&parameters)
+        .bind(&requires)
+        .bind(&effects)
         .bind(now())
         .execute(db)
         .await
     } else {
         sqlx::query(
-            "UPDATE catalogue_tools SET name = ?, description = ?, category = ?, parameters = ?, updated_at = ? WHERE id = ?",
+            "UPDATE catalogue_tools SET name = ?, description = ?, category = ?, parameters = ?,
+             requires = ?, effects = ?, updated_at = ? WHERE id = ?",
         )
         .bind(tool.name.trim())
         .bind(tool.description.trim())
         .bind(tool.category.trim())
         .bind(&parameters)
+        .bind(&requires)
+        .bind(&effects)
         .bind(now())
         .bind(tool.id.as_str())
         .execute(db)

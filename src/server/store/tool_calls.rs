@@ -4,7 +4,7 @@
 //! A call and the session state it leaves behind are written in one
 //! transaction, so the timeline and the session never disagree.
 
-use crate::domain::agent_session::{CallOutcome, ToolCallRecord, WorkflowState};
+use crate::domain::agent_session::{CallOutcome, CallStatus, ToolCallRecord, WorkflowState};
 use crate::server::db::now;
 use crate::server::ServerError;
 use serde_json::Value;
@@ -34,14 +34,18 @@ pub struct NewCall<'a> {
     pub state: &'a WorkflowState,
     /// The account verified after the call, if any.
     pub verified_account: Option<&'a str>,
+    /// Done, or awaiting the backend's result.
+    pub status: CallStatus,
+    /// The tools the backend is told in the call's response.
+    pub tools_seen: &'a str,
 }
 
 /// Stores `call` and the session's new state together; returns the call's id.
 pub async fn record(db: &SqlitePool, call: &NewCall<'_>) -> Result<i64, ServerError> {
     let mut tx = db.begin().await?;
     let call_id = sqlx::query(
-        "INSERT INTO tool_calls (session_id, at_ms, workflow, tool, arguments, outcome, result, reason, duration_us)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO tool_calls (session_id, at_ms, workflow, tool, arguments, outcome, result, reason, duration_us, status)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(call.session_id)
     .bind(call.at_ms)
@@ -52,14 +56,16 @@ pub async fn record(db: &SqlitePool, call: &NewCall<'_>) -> Result<i64, ServerEr
     .bind(call.result.map(Value::to_string))
     .bind(call.reason)
     .bind(call.duration_us)
+    .bind(call.status.as_str())
     .execute(&mut *tx)
     .await?
     .last_insert_rowid();
     sqlx::query(
-        "UPDATE agent_sessions SET state = ?, verified_account = ?, last_activity = ? WHERE id = ?",
+        "UPDATE agent_sessions SET state = ?, verified_account = ?, tools_seen = ?, last_activity = ? WHERE id = ?",
     )
     .bind(serde_json::to_string(call.state).unwrap_or_default())
     .bind(call.verified_account)
+    .bind(call.tools_seen)
     .bind(now())
     .bind(call.session_id)
     .execute(&mut *tx)
@@ -87,9 +93,10 @@ pub async fn page(
         result: Option<String>,
         reason: Option<String>,
         duration_us: i64,
+        status: String,
     }
     let rows = sqlx::query_as::<_, Row>(
-        "SELECT * FROM (SELECT id, at_ms, workflow, tool, arguments, outcome, result, reason, duration_us
+        "SELECT * FROM (SELECT id, at_ms, workflow, tool, arguments, outcome, result, reason, duration_us, status
          FROM tool_calls WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?) ORDER BY id",
     )
     .bind(session_id)
@@ -114,6 +121,76 @@ pub async fn page(
             duration_us: r.duration_us,
             workflow: r.workflow,
             truncated: false,
+            status: CallStatus::parse(&r.status),
         })
         .collect())
+}
+
+/// What a result report needs to know about the call it completes.
+pub struct CallToComplete {
+    /// The tool called.
+    pub tool: String,
+    /// Allowed or refused.
+    pub outcome: CallOutcome,
+    /// Whether its result is still awaited.
+    pub status: CallStatus,
+}
+
+/// Call `call_id` of session `session_id`, if it is one of that session's.
+pub async fn find(
+    db: &SqlitePool,
+    session_id: &str,
+    call_id: i64,
+) -> Result<Option<CallToComplete>, ServerError> {
+    let row: Option<(String, String, String)> = sqlx::query_as(
+        "SELECT tool, outcome, status FROM tool_calls WHERE id = ? AND session_id = ?",
+    )
+    .bind(call_id)
+    .bind(session_id)
+    .fetch_optional(db)
+    .await?;
+    Ok(row.map(|(tool, outcome, status)| CallToComplete {
+        tool,
+        outcome: if outcome == "allowed" {
+            CallOutcome::Allowed
+        } else {
+            CallOutcome::Refused
+        },
+        status: CallStatus::parse(&status),
+    }))
+}
+
+/// Stores a backend's result for an awaiting call and the session state it
+/// leaves, together; `false` (and nothing written) if the call was no
+/// longer awaiting, so a result is taken at most once.
+pub async fn complete(
+    db: &SqlitePool,
+    session_id: &str,
+    call_id: i64,
+    status: CallStatus,
+    result: &Value,
+    state: &WorkflowState,
+) -> Result<bool, ServerError> {
+    let mut tx = db.begin().await?;
+    let done = sqlx::query(
+        "UPDATE tool_calls SET status = ?, result = ?
+         WHERE id = ? AND session_id = ? AND status = 'awaiting'",
+    )
+    .bind(status.as_str())
+    .bind(result.to_string())
+    .bind(call_id)
+    .bind(session_id)
+    .execute(&mut *tx)
+    .await?;
+    if done.rows_affected() != 1 {
+        return Ok(false);
+    }
+    sqlx::query("UPDATE agent_sessions SET state = ?, last_activity = ? WHERE id = ?")
+        .bind(serde_json::to_string(state).unwrap_or_default())
+        .bind(now())
+        .bind(session_id)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(true)
 }

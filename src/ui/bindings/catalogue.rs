@@ -64,7 +64,7 @@ impl Form {
         label: &'static str,
         prefix: &'static str,
         multiline: bool,
-    ) -> impl IntoView {
+    ) -> AnyView {
         let Form {
             fields, problems, ..
         } = self;
@@ -87,6 +87,7 @@ impl Form {
                 <FieldProblem message=move || problems.with(|e| e.get(key).cloned()) />
             </div>
         }
+        .into_any()
     }
 
     /// The problem that belongs to no field, as a line of its own.
@@ -139,60 +140,77 @@ pub fn CatalogueEditor(
         Err(problems) => workflow.problems.set(problems),
     };
 
+    // Each column is its own boxed view: one nested view type for the
+    // whole editor overflowed a debug build's 2 MiB worker stack.
+    let tool_column = view! {
+        <div>
+            <h3>{move || if tool.create.get() { "Add a tool" } else { "Edit tool" }}</h3>
+            <select
+                aria-label="Edit an existing tool"
+                on:change=move |ev| {
+                    let id = event_target_value(&ev);
+                    tool.load(all_tools.with_value(|list| list.iter().find(|t| t.id.as_str() == id).map(tool_fields)));
+                }
+            >
+                <option value="">"New tool…"</option>
+                {all_tools
+                    .get_value()
+                    .into_iter()
+                    .map(|t| view! { <option value=t.id.to_string()>{format!("{} ({})", t.name, t.id)}</option> })
+                    .collect_view()}
+            </select>
+            {tool.input("id", "Id (function name)", "tool", false)}
+            {tool.input("name", "Name", "tool", false)}
+            {tool.input("description", "Description (the model reads it)", "tool", false)}
+            {tool.input("category", "Category", "tool", false)}
+            {tool.input("parameters", "Parameters (JSON Schema)", "tool", true)}
+            {tool.input("requires", "Requires checks (comma-separated)", "tool", false)}
+            {tool.input("effects", "Effects of its result (JSON list)", "tool", true)}
+            <p class="muted small">
+                "An effect: "
+                <code>{r#"{"when": "/verified", "equals": true, "then": {"checks": {"identity_verified": true}, "step": "identity_verified"}, "otherwise": {"checks": {"identity_verified": false}}}"#}</code>
+                ". Without "<code>"when"</code>" it always applies "<code>"then"</code>"."
+            </p>
+            {tool.form_problem()}
+            <button type="button" class="button primary" on:click=submit_tool>
+                "Save tool"
+            </button>
+        </div>
+    }
+    .into_any();
+    let workflow_column = view! {
+        <div>
+            <h3>{move || if workflow.create.get() { "Add a workflow" } else { "Edit workflow" }}</h3>
+            <select
+                aria-label="Edit an existing workflow"
+                on:change=move |ev| {
+                    let id = event_target_value(&ev);
+                    workflow.load(all_workflows.with_value(|list| list.iter().find(|w| w.id.as_str() == id).map(workflow_fields)));
+                }
+            >
+                <option value="">"New workflow…"</option>
+                {all_workflows
+                    .get_value()
+                    .into_iter()
+                    .map(|w| view! { <option value=w.id.to_string()>{w.name.clone()}</option> })
+                    .collect_view()}
+            </select>
+            {workflow.input("id", "Id (slug)", "workflow", false)}
+            {workflow.input("name", "Name", "workflow", false)}
+            {workflow.input("description", "Description", "workflow", true)}
+            {workflow.form_problem()}
+            <button type="button" class="button primary" on:click=submit_workflow>
+                "Save workflow"
+            </button>
+        </div>
+    }
+    .into_any();
     view! {
         <section class="panel" data-testid="catalogue">
             <h2>"Catalogue"</h2>
             <div class="two-col">
-                <div>
-                    <h3>{move || if tool.create.get() { "Add a tool" } else { "Edit tool" }}</h3>
-                    <select
-                        aria-label="Edit an existing tool"
-                        on:change=move |ev| {
-                            let id = event_target_value(&ev);
-                            tool.load(all_tools.with_value(|list| list.iter().find(|t| t.id.as_str() == id).map(tool_fields)));
-                        }
-                    >
-                        <option value="">"New tool…"</option>
-                        {all_tools
-                            .get_value()
-                            .into_iter()
-                            .map(|t| view! { <option value=t.id.to_string()>{format!("{} ({})", t.name, t.id)}</option> })
-                            .collect_view()}
-                    </select>
-                    {tool.input("id", "Id (function name)", "tool", false)}
-                    {tool.input("name", "Name", "tool", false)}
-                    {tool.input("description", "Description (the model reads it)", "tool", false)}
-                    {tool.input("category", "Category", "tool", false)}
-                    {tool.input("parameters", "Parameters (JSON Schema)", "tool", true)}
-                    {tool.form_problem()}
-                    <button type="button" class="button primary" on:click=submit_tool>
-                        "Save tool"
-                    </button>
-                </div>
-                <div>
-                    <h3>{move || if workflow.create.get() { "Add a workflow" } else { "Edit workflow" }}</h3>
-                    <select
-                        aria-label="Edit an existing workflow"
-                        on:change=move |ev| {
-                            let id = event_target_value(&ev);
-                            workflow.load(all_workflows.with_value(|list| list.iter().find(|w| w.id.as_str() == id).map(workflow_fields)));
-                        }
-                    >
-                        <option value="">"New workflow…"</option>
-                        {all_workflows
-                            .get_value()
-                            .into_iter()
-                            .map(|w| view! { <option value=w.id.to_string()>{w.name.clone()}</option> })
-                            .collect_view()}
-                    </select>
-                    {workflow.input("id", "Id (slug)", "workflow", false)}
-                    {workflow.input("name", "Name", "workflow", false)}
-                    {workflow.input("description", "Description", "workflow", true)}
-                    {workflow.form_problem()}
-                    <button type="button" class="button primary" on:click=submit_workflow>
-                        "Save workflow"
-                    </button>
-                </div>
+                {tool_column}
+                {workflow_column}
             </div>
         </section>
     }

@@ -4,7 +4,8 @@
 
 use crate::api::sessions::{session_page, SessionPageData};
 use crate::domain::agent_session::{
-    changed_checks, check_names, CallOutcome, SessionEvent, ToolCallRecord, WorkflowState,
+    changed_checks, check_names, CallOutcome, CallStatus, SessionEvent, ToolCallRecord,
+    WorkflowState,
 };
 use crate::domain::catalogue::workflow_name;
 use crate::domain::time::format_utc;
@@ -89,6 +90,11 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
                 list.push(record);
             }
         }),
+        SessionEvent::ToolResult(reported) => calls.update(|list| {
+            if let Some(call) = list.iter_mut().find(|c| c.id == reported.call_id) {
+                call.complete(&reported);
+            }
+        }),
         SessionEvent::ToolsChanged { tools: now } => tools.set(now),
         SessionEvent::Ended { .. } => ended.set(true),
     };
@@ -169,7 +175,7 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
                 <ol class="timeline" data-testid="timeline">
                     // Calls never change once made: new ones are added at the
                     // top and the rest stay as they are.
-                    <For each=move || calls.get().into_iter().rev() key=|call| call.id let:call>
+                    <For each=move || calls.get().into_iter().rev() key=|call| (call.id, call.status) let:call>
                         <CallRow call />
                     </For>
                 </ol>
@@ -185,13 +191,22 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
 fn CallRow(call: ToolCallRecord) -> impl IntoView {
     let allowed = call.outcome == CallOutcome::Allowed;
     let detail = call.detail();
+    let status = call.status.as_str();
+    let status_badge = (allowed && !call.status.is_done()).then(|| {
+        view! {
+            <span class=format!("badge status-{status}") data-testid="call-status">
+                {if call.status == CallStatus::Awaiting { "awaiting result" } else { "failed" }}
+            </span>
+        }
+    });
     view! {
-        <li class=if allowed { "call allowed" } else { "call refused" } data-call=call.id>
+        <li class=if allowed { "call allowed" } else { "call refused" } data-call=call.id data-status=status>
             <div class="call-head">
                 <code class="call-tool">{call.tool.clone()}</code>
                 <span class=if allowed { "badge ok" } else { "badge bad" }>
                     {if allowed { "allowed" } else { "refused" }}
                 </span>
+                {status_badge}
                 <span class="muted small">
                     {format!("in {} · {} µs · {}", call.workflow, call.duration_us, format_utc(call.at_ms / 1000))}
                 </span>
