@@ -83,7 +83,8 @@ pub async fn open(
             api_key,
             state: &ws,
             runs_builtins,
-            tools_seen: &tools_now(state, &ws).join(","),
+            tools_seen: &tools_now(state, None, &ws).join(","),
+            lesson: None,
             at: t,
         },
     )
@@ -97,10 +98,64 @@ pub async fn open(
     Ok((id, token))
 }
 
-/// The tools a session in state `ws` may call now: the one answer that
-/// listing, enforcement, `toolsChanged` and watchers all use.
-pub fn tools_now(state: &AppState, ws: &WorkflowState) -> Vec<String> {
-    state.rules().available(&ws.current_workflow)
+/// The tools a session may call now: a tutor session's lesson tools
+/// (`lesson_tools`, fixed when it opened), else the tools of its current
+/// workflow under the bindings in force. The one answer that listing,
+/// enforcement, `toolsChanged` and watchers all use.
+pub fn tools_now(state: &AppState, lesson_tools: Option<&str>, ws: &WorkflowState) -> Vec<String> {
+    match lesson_tools {
+        Some(tools) => tools
+            .split(',')
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned)
+            .collect(),
+        None => state.rules().available(&ws.current_workflow),
+    }
+}
+
+/// A tutor session's tools and whose session it is.
+pub struct LessonRun<'a> {
+    /// The lesson.
+    pub lesson_id: i64,
+    /// Its enabled tutor tools, as the prompt declares them.
+    pub tools: Vec<String>,
+    /// Who it is for.
+    pub student: Option<&'a str>,
+}
+
+/// Opens a tutor session for a lesson: its workflow is `lesson-{id}` and
+/// its tools are the lesson's, through the same checks as any session.
+pub async fn open_lesson(
+    state: &AppState,
+    run: LessonRun<'_>,
+    api_key: Option<i64>,
+) -> Result<(String, String), ServerError> {
+    let id = format!("s{}", &random_token()[..15]).to_lowercase();
+    let token = format!("st_{}", random_token());
+    let ws = WorkflowState::start(&format!("lesson-{}", run.lesson_id));
+    let tools = run.tools.join(",");
+    let t = now();
+    rows::insert(
+        &state.db,
+        &NewSession {
+            id: &id,
+            token_hash: &token_hash(&token),
+            api_key,
+            state: &ws,
+            runs_builtins: true,
+            tools_seen: &tools,
+            lesson: Some((run.lesson_id, &tools, run.student)),
+            at: t,
+        },
+    )
+    .await?;
+    state
+        .hub
+        .publish(&id, &SessionEvent::WorkflowUpdate(ws.update()));
+    state
+        .hub
+        .publish_list(&json!({"type": "opened", "session": summary_of(&id, &ws, t, t, false)}));
+    Ok((id, token))
 }
 
 /// Records that the session's backend has been told `tools` (it fetched
@@ -167,7 +222,7 @@ pub async fn snapshot_of(
 ) -> Result<SessionSnapshot, ServerError> {
     let ws = row.workflow_state()?;
     Ok(SessionSnapshot {
-        tools: tools_now(state, &ws),
+        tools: tools_now(state, row.lesson_tools.as_deref(), &ws),
         state: ws,
         calls: tool_calls::page(&state.db, &row.id, None, SNAPSHOT_CALLS)
             .await?
@@ -231,7 +286,7 @@ pub async fn expire_idle(state: &AppState) -> Result<usize, ServerError> {
 pub async fn announce_tools(state: &AppState, before: &Rules) -> Result<(), ServerError> {
     for row in rows::open(&state.db).await? {
         let ws = row.workflow_state()?;
-        let now_tools = tools_now(state, &ws);
+        let now_tools = tools_now(state, row.lesson_tools.as_deref(), &ws);
         if now_tools != before.available(&ws.current_workflow) {
             state
                 .hub
@@ -244,16 +299,26 @@ pub async fn announce_tools(state: &AppState, before: &Rules) -> Result<(), Serv
 /// Why `tool` may not run now, if it may not: not in the catalogue, not
 /// available in the workflow, an unknown workflow to switch to, bad
 /// arguments, or a required check not passed.
-fn refusal(state: &AppState, ws: &WorkflowState, tool: &str, arguments: &Value) -> Option<String> {
+fn refusal(
+    state: &AppState,
+    row: &SessionRow,
+    ws: &WorkflowState,
+    tool: &str,
+    arguments: &Value,
+) -> Option<String> {
     let rules = state.rules();
     let Some(entry) = rules.tool(tool) else {
         return Some(format!("`{tool}` is not a tool in the catalogue"));
     };
-    if !rules.allows(&ws.current_workflow, tool) {
+    let available = tools_now(state, row.lesson_tools.as_deref(), ws);
+    if !available.iter().any(|t| t == tool) {
+        let place = match row.lesson_id {
+            Some(lesson) => format!("enabled in lesson {lesson}"),
+            None => format!("available in workflow `{}`", ws.current_workflow),
+        };
         return Some(format!(
-            "`{tool}` is not available in workflow `{}`; available: {}",
-            ws.current_workflow,
-            tools_now(state, ws).join(", ")
+            "`{tool}` is not {place}; available: {}",
+            available.join(", ")
         ));
     }
     if tool == WORKFLOW_SWITCH_TOOL {
@@ -328,7 +393,7 @@ pub async fn call(
     let mut ws = row.workflow_state()?;
     let before = ws.clone();
     let mut verified = row.verified_account.clone();
-    let (outcome, result, reason, status) = match refusal(state, &ws, tool, &arguments) {
+    let (outcome, result, reason, status) = match refusal(state, &row, &ws, tool, &arguments) {
         Some(reason) => (CallOutcome::Refused, None, Some(reason), CallStatus::Done),
         None if builtins::executes(tool, row.runs_builtins) => {
             match builtins::run(state, &row.id, &mut ws, &mut verified, tool, &arguments).await? {
@@ -343,7 +408,7 @@ pub async fn call(
         }
         None => (CallOutcome::Allowed, None, None, CallStatus::Awaiting),
     };
-    let tools = tools_now(state, &ws);
+    let tools = tools_now(state, row.lesson_tools.as_deref(), &ws);
     let told = tools.join(",");
     let tools_changed = row.tools_seen.as_deref() != Some(told.as_str());
     let duration_us = started.elapsed().as_micros() as i64;

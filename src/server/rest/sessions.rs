@@ -31,6 +31,19 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::broadcast;
 
+/// Longest student name or id a tutor session may carry.
+pub const STUDENT_MAX_CHARS: usize = 80;
+
+/// The prompt a tutor session's model gets: the lesson as the prompt
+/// endpoint builds it (normal optimisation).
+fn lesson_prompt(
+    draft: &crate::domain::lesson::LessonDraft,
+) -> crate::domain::lesson::prompt::BuiltPrompt {
+    crate::domain::lesson::prompt::build(
+        &draft.prompt_input(Some(crate::domain::lesson::optimise::OptimiseMode::Normal)),
+    )
+}
+
 /// Session routes.
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -80,7 +93,15 @@ fn stream_token<'a>(headers: &'a HeaderMap, query: &'a SessionQuery) -> Option<&
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct OpenRequest {
-    workflow_id: String,
+    /// The workflow to start in, for an agent session…
+    #[serde(default)]
+    workflow_id: Option<String>,
+    /// …or the lesson to run, for a tutor session.
+    #[serde(default)]
+    lesson_id: Option<i64>,
+    /// Who a tutor session is for (a name or an id).
+    #[serde(default)]
+    student: Option<String>,
     /// Whether Switchboard runs the demo's built-in tools (default yes);
     /// `false` for a backend that executes its own and reports results.
     #[serde(default = "yes")]
@@ -98,8 +119,48 @@ async fn open(
 ) -> Result<Response, ServerError> {
     key.require(Scope::Sessions)?;
     let body = json_body(body, API_BODY_MAX_BYTES)?;
-    let (id, token) =
-        sessions::open(&state, &body.workflow_id, Some(key.id()), body.run_builtins).await?;
+    let (id, token) = match (&body.workflow_id, body.lesson_id) {
+        (Some(workflow), None) => {
+            if body.student.is_some() {
+                return Err(ApiError::invalid("student", "is only for lesson sessions").into());
+            }
+            sessions::open(&state, workflow, Some(key.id()), body.run_builtins).await?
+        }
+        (None, Some(lesson_id)) => {
+            key.require(Scope::LessonsRead)?;
+            let student = body
+                .student
+                .as_deref()
+                .map(str::trim)
+                .filter(|s| !s.is_empty());
+            if student.is_some_and(|s| s.chars().count() > STUDENT_MAX_CHARS) {
+                return Err(ApiError::invalid(
+                    "student",
+                    format!("must be at most {STUDENT_MAX_CHARS} characters"),
+                )
+                .into());
+            }
+            let lesson = crate::server::store::lessons::get_any(&state.db, lesson_id).await?;
+            let tools = lesson_prompt(&lesson.draft)
+                .declarations
+                .into_iter()
+                .map(|d| d.name)
+                .collect();
+            let run = sessions::LessonRun {
+                lesson_id,
+                tools,
+                student,
+            };
+            sessions::open_lesson(&state, run, Some(key.id())).await?
+        }
+        _ => {
+            return Err(ApiError::invalid(
+                "workflowId",
+                "give exactly one of workflowId and lessonId",
+            )
+            .into())
+        }
+    };
     Ok((
         StatusCode::CREATED,
         Json(json!({"sessionId": id, "sessionToken": token})),
@@ -129,8 +190,29 @@ async fn tools(
     let row = sessions::authorize(&state, &id, token(&headers)).await?;
     let format = DeclarationFormat::parse(query.format.as_deref().unwrap_or("gemini"))?;
     let ws = row.workflow_state()?;
-    let available = sessions::tools_now(&state, &ws);
+    let available = sessions::tools_now(&state, row.lesson_tools.as_deref(), &ws);
     sessions::tools_told(&state, &id, &available).await?;
+    if let Some(lesson_id) = row.lesson_id {
+        // A tutor session: the lesson's prompt and its declarations (with
+        // the teacher's per-tool instructions), for the tools it opened with.
+        let lesson = crate::server::store::lessons::get_any(&state.db, lesson_id).await?;
+        let built = lesson_prompt(&lesson.draft);
+        let declarations: Vec<_> = built
+            .declarations
+            .into_iter()
+            .filter(|d| available.contains(&d.name))
+            .collect();
+        return Ok(Json(json!({
+            "workflow": ws.current_workflow,
+            "lessonId": lesson_id,
+            "student": row.student,
+            "systemPrompt": built.system_prompt,
+            "available": available,
+            "tools": export(&declarations, format),
+            "state": ws,
+        }))
+        .into_response());
+    }
     let rules = state.rules();
     Ok(Json(json!({
         "workflow": ws.current_workflow,

@@ -33,6 +33,13 @@ pub struct SessionRow {
     /// The tools the backend was last told (comma-separated), to tell it
     /// when they change.
     pub tools_seen: Option<String>,
+    /// The lesson it runs, for a tutor session.
+    pub lesson_id: Option<i64>,
+    /// A tutor session's tools (comma-separated): the lesson's enabled
+    /// tutor tools when it opened.
+    pub lesson_tools: Option<String>,
+    /// Who a tutor session is for.
+    pub student: Option<String>,
 }
 
 impl SessionRow {
@@ -44,7 +51,7 @@ impl SessionRow {
     }
 }
 
-const SELECT: &str = "SELECT id, token_hash, state, verified_account, ended_at, last_activity, created_at, runs_builtins, tools_seen FROM agent_sessions";
+const SELECT: &str = "SELECT id, token_hash, state, verified_account, ended_at, last_activity, created_at, runs_builtins, tools_seen, lesson_id, lesson_tools, student FROM agent_sessions";
 
 /// The session with this id, if any.
 pub async fn find(db: &SqlitePool, id: &str) -> Result<Option<SessionRow>, ServerError> {
@@ -83,6 +90,9 @@ pub struct NewSession<'a> {
     pub runs_builtins: bool,
     /// The tools its backend is told at opening (comma-separated).
     pub tools_seen: &'a str,
+    /// For a tutor session: the lesson, its tools (comma-separated) and
+    /// the student.
+    pub lesson: Option<(i64, &'a str, Option<&'a str>)>,
     /// Opened, Unix seconds.
     pub at: i64,
 }
@@ -90,8 +100,9 @@ pub struct NewSession<'a> {
 /// Stores a newly opened session, active as of its opening.
 pub async fn insert(db: &SqlitePool, session: &NewSession<'_>) -> Result<(), ServerError> {
     sqlx::query(
-        "INSERT INTO agent_sessions (id, token_hash, api_key_id, state, runs_builtins, tools_seen, created_at, last_activity)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO agent_sessions (id, token_hash, api_key_id, state, runs_builtins, tools_seen,
+                                     lesson_id, lesson_tools, student, created_at, last_activity)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(session.id)
     .bind(session.token_hash)
@@ -99,6 +110,9 @@ pub async fn insert(db: &SqlitePool, session: &NewSession<'_>) -> Result<(), Ser
     .bind(serde_json::to_string(session.state).unwrap_or_default())
     .bind(session.runs_builtins)
     .bind(session.tools_seen)
+    .bind(session.lesson.map(|(id, _, _)| id))
+    .bind(session.lesson.map(|(_, tools, _)| tools))
+    .bind(session.lesson.and_then(|(_, _, student)| student))
     .bind(session.at)
     .bind(session.at)
     .execute(db)
