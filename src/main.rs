@@ -21,7 +21,9 @@ fn main() {
         .build();
     let outcome = match runtime {
         Ok(runtime) => runtime.block_on(run()),
-        Err(e) => Err(ServerError::Config(format!("cannot start the runtime: {e}"))),
+        Err(e) => Err(ServerError::Config(format!(
+            "cannot start the runtime: {e}"
+        ))),
     };
     if let Err(err) = outcome {
         eprintln!("switchboard: {err}");
