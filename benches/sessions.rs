@@ -19,37 +19,13 @@
 //! measured alone and each side has its own open-file limit. Run with
 //! `make bench-sessions`; `FANOUT=1000,10000` chooses the subscriber counts.
 
+mod common;
+
+use common::{cpu_time, open, percentile, rss_kib, spawn};
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant, SystemTime};
-use switchboard::server::{db, store};
 use tokio::io::{AsyncReadExt, AsyncWriteExt, Interest};
 use tokio::net::TcpStream;
-
-/// Resident memory of process `pid`, KiB.
-fn rss_kib(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
-}
-
-/// User + system CPU time of process `pid` so far.
-fn cpu_time(pid: u32) -> Duration {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // Fields after the command name (which may contain spaces).
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let fields: Vec<u64> = rest
-        .split_whitespace()
-        .map(|f| f.parse().unwrap_or(0))
-        .collect();
-    // utime and stime are fields 14 and 15 of the line; clock ticks of 10 ms.
-    let ticks = fields.get(11).unwrap_or(&0) + fields.get(12).unwrap_or(&0);
-    Duration::from_millis(ticks * 10)
-}
 
 /// Asks the kernel to timestamp data arriving on `stream`.
 fn timestamp_arrivals(stream: &TcpStream) {
@@ -121,77 +97,8 @@ async fn read_timestamped(
     }
 }
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
-
-/// Starts the server binary on a free port over a new database; returns its
-/// address, an API key, the child process and the folder to keep alive.
-async fn spawn() -> (String, String, std::process::Child, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}/bench.db", dir.path().display());
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    // `BENCH_WRAPPER="heaptrack"` (or `perf record -g`) profiles the server.
-    let wrapper = std::env::var("BENCH_WRAPPER").unwrap_or_default();
-    let mut words = wrapper.split_whitespace();
-    let mut command = match words.next() {
-        Some(program) => {
-            let mut c = std::process::Command::new(program);
-            c.args(words).arg(env!("CARGO_BIN_EXE_switchboard"));
-            c
-        }
-        None => std::process::Command::new(env!("CARGO_BIN_EXE_switchboard")),
-    };
-    let child = command
-        .env("DATABASE_URL", &url)
-        .env("PORT", port.to_string())
-        .env("RUST_LOG", "error")
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .expect("server binary");
-    let address = format!("127.0.0.1:{port}");
-    for _ in 0..200 {
-        if TcpStream::connect(&address).await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let pool = db::connect(&url).await.unwrap();
-    let key = store::api_keys::create(
-        &pool,
-        "bench",
-        &switchboard::domain::api_key::Scope::ALL,
-        None,
-    )
-    .await
-    .unwrap()
-    .0;
-    (address, key, child, dir)
-}
-
-async fn open(client: &reqwest::Client, base: &str, key: &str, workflow: &str) -> (String, String) {
-    let body: serde_json::Value = client
-        .post(format!("http://{base}/api/sessions"))
-        .bearer_auth(key)
-        .json(&serde_json::json!({"workflowId": workflow}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    (
-        body["sessionId"].as_str().unwrap().to_owned(),
-        body["sessionToken"].as_str().unwrap().to_owned(),
-    )
-}
-
 async fn round_trip(client: &reqwest::Client, base: &str, key: &str) {
-    let (id, token) = open(client, base, key, "idv").await;
+    let (id, token) = open(client, base, key, "idv").await.unwrap();
     let url = format!("http://{base}/api/sessions/{id}/tool-calls");
     let body = serde_json::json!({"name": "get_server_time", "arguments": {}});
     for _ in 0..200 {
@@ -274,7 +181,7 @@ async fn fan_out(
     watchers: &Watchers,
 ) {
     let on = watchers.runtime.handle();
-    let (id, token) = open(client, base, key, "idv").await;
+    let (id, token) = open(client, base, key, "idv").await.unwrap();
     let rss_before = rss_kib(server);
     let mut connecting = tokio::task::JoinSet::new();
     let mut streams: Vec<TcpStream> = Vec::with_capacity(subscribers);
