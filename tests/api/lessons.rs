@@ -191,6 +191,13 @@ async fn the_prompt_endpoint_serves_all_three_formats_to_key_holders() {
     let mut lesson = load(&app, id).await;
     lesson["draft"]["conversationPrompt"] = json!("You are Lucía.");
     lesson["draft"]["tasks"] = json!([{"id": "greet", "text": "Greet"}]);
+    // A new lesson starts without Task Completion (it has no tasks yet); the
+    // editor's smart defaults would switch it on with the first task.
+    assert_eq!(
+        lesson["draft"]["toolConfiguration"]["tools"][3]["toolId"],
+        "mark_task_complete"
+    );
+    lesson["draft"]["toolConfiguration"]["tools"][3]["enabled"] = json!(true);
     assert_eq!(save(&app, id, 1, &lesson["draft"]).await.status(), 200);
     let key = app.api_key().await;
     let get = |format: &str| {
@@ -294,7 +301,7 @@ async fn the_prompt_endpoint_refuses_missing_wrong_and_revoked_keys() {
 }
 
 #[tokio::test]
-async fn a_legacy_lesson_gets_the_standard_preset_on_first_edit() {
+async fn a_legacy_lesson_gets_the_standard_tools_that_fit_it_on_first_edit() {
     let app = spawn_app().await;
     switchboard::server::seed::seed_demo_lessons(&app.state)
         .await
@@ -314,13 +321,14 @@ async fn a_legacy_lesson_gets_the_standard_preset_on_first_edit() {
         .filter(|t| t["enabled"] == true)
         .map(|t| t["toolId"].as_str().unwrap())
         .collect();
+    // No tasks, so no Task Completion: the prompt must not ask the model
+    // to mark objectives that do not exist.
     assert_eq!(
         enabled,
         [
             "mark_for_review",
             "update_user_profile",
-            "show_session_summary",
-            "mark_task_complete"
+            "show_session_summary"
         ]
     );
     let res = save(&app, lesson["id"].as_i64().unwrap(), 1, &lesson["draft"]).await;

@@ -1,6 +1,6 @@
 //! Lessons, with optimistic concurrency on every change.
 
-use crate::domain::lesson::config::{LessonToolConfiguration, Preset};
+use crate::domain::lesson::config::{default_configuration, LessonFacts, LessonToolConfiguration};
 use crate::domain::lesson::record::{LessonSummary, LessonView};
 use crate::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
 use crate::domain::user::{Role, UserView};
@@ -47,7 +47,8 @@ const SELECT: &str = "SELECT l.id, l.owner_id, o.display_name AS owner_name, l.t
 
 impl LessonRow {
     /// The shared view. A legacy lesson (no configuration yet) is given the
-    /// `standard_lesson` preset and flagged so the editor can say so.
+    /// default configuration for its facts (the standard tools that fit it)
+    /// and flagged so the editor can say so.
     pub fn view(self) -> Result<LessonView, ServerError> {
         let corrupt = |what: &str, e: String| {
             ServerError::Config(format!("lesson {} has an unreadable {what}: {e}", self.id))
@@ -60,7 +61,13 @@ impl LessonRow {
                     .map_err(|e| corrupt("tool configuration", e.to_string()))?,
                 false,
             ),
-            None => (Preset::StandardLesson.configuration(), true),
+            None => (
+                default_configuration(LessonFacts {
+                    has_tasks: !tasks.is_empty(),
+                    is_review: self.review,
+                }),
+                true,
+            ),
         };
         let level = match &self.level {
             Some(l) => Some(CefrLevel::parse(l).map_err(|e| corrupt("level", e.to_string()))?),
