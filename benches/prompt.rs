@@ -46,6 +46,8 @@ If the student is stuck, offer two short options rather than translating.\n\n## 
         ],
         duration_minutes: Some(15),
         level: Some(CefrLevel::A2),
+        // A review lesson, so all six tools fit it and reach the prompt.
+        review: true,
         optimise: Some(OptimiseMode::Normal),
     }
 }

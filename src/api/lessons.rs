@@ -1,7 +1,7 @@
-//! Lessons: listing, editing with optimistic concurrency, and the exact BPE
-//! token count the preview shows.
+//! Lessons: listing, editing with optimistic concurrency, history with
+//! restore, duplicating, and the exact BPE token count the preview shows.
 
-use crate::domain::lesson::record::{LessonSummary, LessonView};
+use crate::domain::lesson::record::{LessonSummary, LessonVersionMeta, LessonView};
 use crate::domain::lesson::LessonDraft;
 use crate::error::ApiError;
 use leptos::prelude::*;
@@ -79,6 +79,57 @@ pub async fn delete_lesson(id: i64, version: i64) -> Result<(), ApiError> {
         let state = ctx::state()?;
         let user = ctx::require(Role::Teacher)?;
         store::lessons::delete(&state.db, &user.0, id, version).await
+    })
+    .await
+}
+
+/// Lesson `id`'s saved versions, newest first: number, author, time and
+/// what changed.
+#[server(prefix = "/rpc", endpoint = "lesson_history")]
+pub async fn lesson_history(id: i64) -> Result<Vec<LessonVersionMeta>, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{ctx, store};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        let user = ctx::require(Role::Teacher)?;
+        store::lessons::history(&state.db, &user.0, id).await
+    })
+    .await
+}
+
+/// Saves version `restore`'s content as a new version (history is never
+/// rewritten), if the lesson is still at `version`; returns the new version.
+#[server(prefix = "/rpc", endpoint = "restore_lesson")]
+pub async fn restore_lesson(id: i64, version: i64, restore: i64) -> Result<i64, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{ctx, store};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        let user = ctx::require(Role::Teacher)?;
+        if restore < 1 {
+            return Err(
+                ApiError::invalid("restore", "must be a version number (1 or more)").into(),
+            );
+        }
+        let draft = store::lessons::version_content(&state.db, &user.0, id, restore).await?;
+        if let Some(problem) = draft.problems().into_iter().next() {
+            return Err(ApiError::Invalid(problem).into());
+        }
+        store::lessons::restore(&state.db, &user.0, id, version, restore, &draft).await
+    })
+    .await
+}
+
+/// Copies lesson `id` (its saved content) into a new lesson owned by the
+/// caller and returns the copy's id.
+#[server(prefix = "/rpc", endpoint = "duplicate_lesson")]
+pub async fn duplicate_lesson(id: i64) -> Result<i64, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{ctx, store};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        let user = ctx::require(Role::Teacher)?;
+        store::lessons::duplicate(&state.db, &user.0, id).await
     })
     .await
 }

@@ -58,7 +58,7 @@ impl std::fmt::Display for SeededAccounts {
 /// with three tasks, a review lesson, and one made "before tool
 /// configuration existed" (it gets the standard default on first edit).
 pub async fn seed_demo_lessons(state: &AppState) -> Result<(), ServerError> {
-    use crate::domain::lesson::config::Preset;
+    use crate::domain::lesson::config::{default_configuration, LessonFacts, Preset};
     use crate::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
     use crate::server::store::lessons;
 
@@ -110,7 +110,9 @@ and follow their interests."
         duration_minutes: Some(20),
         level: Some(CefrLevel::B2),
         review: false,
-        tool_configuration: Preset::StandardLesson.configuration(),
+        // Not stored (a legacy lesson); what loading it proposes: the
+        // standard tools that fit a lesson without tasks.
+        tool_configuration: default_configuration(LessonFacts::default()),
     };
     lessons::create_with(&state.db, teacher.id, &legacy, None).await?;
     lessons::create(&state.db, teacher.id, &review).await?;

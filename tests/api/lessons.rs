@@ -191,6 +191,13 @@ async fn the_prompt_endpoint_serves_all_three_formats_to_key_holders() {
     let mut lesson = load(&app, id).await;
     lesson["draft"]["conversationPrompt"] = json!("You are Lucía.");
     lesson["draft"]["tasks"] = json!([{"id": "greet", "text": "Greet"}]);
+    // A new lesson starts without Task Completion (it has no tasks yet); the
+    // editor's smart defaults would switch it on with the first task.
+    assert_eq!(
+        lesson["draft"]["toolConfiguration"]["tools"][3]["toolId"],
+        "mark_task_complete"
+    );
+    lesson["draft"]["toolConfiguration"]["tools"][3]["enabled"] = json!(true);
     assert_eq!(save(&app, id, 1, &lesson["draft"]).await.status(), 200);
     let key = app.api_key().await;
     let get = |format: &str| {
@@ -222,9 +229,16 @@ async fn the_prompt_endpoint_serves_all_three_formats_to_key_holders() {
             "mark_task_complete"
         ]
     );
-    assert!(gemini["estimatedTokens"].as_u64().unwrap() > 0);
+    let estimate = gemini["estimatedTokens"].as_u64().unwrap();
     let bpe = gemini["tokenCount"].as_u64().unwrap();
     assert!(bpe > 10 && bpe < prompt.len() as u64, "{bpe}");
+    // The exact count covers the same text as the estimate: comparable.
+    let exact = gemini["exactTokens"].as_u64().unwrap();
+    assert!(exact > bpe, "{exact} vs prompt only {bpe}");
+    assert!(
+        exact * 2 > estimate && exact < estimate * 2,
+        "{exact} vs ~{estimate}"
+    );
 
     let openai: Value = get("openai").await.unwrap().json().await.unwrap();
     assert_eq!(openai["tools"]["tools"][0]["type"], "function");
@@ -294,7 +308,7 @@ async fn the_prompt_endpoint_refuses_missing_wrong_and_revoked_keys() {
 }
 
 #[tokio::test]
-async fn a_legacy_lesson_gets_the_standard_preset_on_first_edit() {
+async fn a_legacy_lesson_gets_the_standard_tools_that_fit_it_on_first_edit() {
     let app = spawn_app().await;
     switchboard::server::seed::seed_demo_lessons(&app.state)
         .await
@@ -314,13 +328,14 @@ async fn a_legacy_lesson_gets_the_standard_preset_on_first_edit() {
         .filter(|t| t["enabled"] == true)
         .map(|t| t["toolId"].as_str().unwrap())
         .collect();
+    // No tasks, so no Task Completion: the prompt must not ask the model
+    // to mark objectives that do not exist.
     assert_eq!(
         enabled,
         [
             "mark_for_review",
             "update_user_profile",
-            "show_session_summary",
-            "mark_task_complete"
+            "show_session_summary"
         ]
     );
     let res = save(&app, lesson["id"].as_i64().unwrap(), 1, &lesson["draft"]).await;
@@ -347,4 +362,193 @@ async fn anonymous_and_cross_origin_lesson_calls_are_refused() {
     assert_eq!(res.status(), 403);
     let listed: Vec<Value> = app.rpc("list_lessons", &[]).await.json().await.unwrap();
     assert!(listed.is_empty());
+}
+
+async fn history(app: &TestApp, id: i64) -> Vec<Value> {
+    let res = app.rpc("lesson_history", &[("id", &id.to_string())]).await;
+    assert_eq!(res.status(), 200);
+    res.json().await.unwrap()
+}
+
+async fn restore(app: &TestApp, id: i64, version: i64, restore: i64) -> reqwest::Response {
+    app.rpc(
+        "restore_lesson",
+        &[
+            ("id", &id.to_string()),
+            ("version", &version.to_string()),
+            ("restore", &restore.to_string()),
+        ],
+    )
+    .await
+}
+
+#[tokio::test]
+async fn every_save_is_a_version_listed_with_author_time_and_what_changed() {
+    let app = spawn_app().await;
+    app.login(TEACHER).await;
+    let id = create(&app, "Café").await;
+    let mut draft = load(&app, id).await["draft"].clone();
+    draft["title"] = json!("Café, second take");
+    assert_eq!(save(&app, id, 1, &draft).await.status(), 200);
+    draft["tasks"] = json!([{"id": "greet", "text": "Greet"}]);
+    draft["review"] = json!(true);
+    assert_eq!(save(&app, id, 2, &draft).await.status(), 200);
+
+    let list = history(&app, id).await;
+    let versions: Vec<i64> = list
+        .iter()
+        .map(|v| v["version"].as_i64().unwrap())
+        .collect();
+    assert_eq!(versions, [3, 2, 1]);
+    let summaries: Vec<&str> = list
+        .iter()
+        .map(|v| v["summary"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        summaries,
+        ["Changed tasks and review flag", "Changed title", "Created"]
+    );
+    for v in &list {
+        assert_eq!(v["author"], "Tess Teacher");
+        assert!(v["createdAt"].as_i64().unwrap() > 1_600_000_000);
+    }
+}
+
+#[tokio::test]
+async fn restoring_saves_the_old_content_as_a_new_version() {
+    let app = spawn_app().await;
+    app.login(TEACHER).await;
+    let id = create(&app, "Original title").await;
+    let original = load(&app, id).await["draft"].clone();
+    let mut draft = original.clone();
+    draft["title"] = json!("Changed title");
+    draft["conversationPrompt"] = json!("Something else.");
+    assert_eq!(save(&app, id, 1, &draft).await.status(), 200);
+
+    let res = restore(&app, id, 2, 1).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.json::<i64>().await.unwrap(), 3);
+    let now = load(&app, id).await;
+    assert_eq!(now["version"], 3);
+    assert_eq!(now["draft"], original);
+    let list = history(&app, id).await;
+    assert_eq!(list[0]["summary"], "Restored version 1");
+    assert_eq!(list.len(), 3, "history is never rewritten");
+    // Version 2 is still there to go back to.
+    assert_eq!(restore(&app, id, 3, 2).await.status(), 200);
+    assert_eq!(load(&app, id).await["draft"]["title"], "Changed title");
+}
+
+#[tokio::test]
+async fn a_restore_from_a_stale_version_is_a_conflict_and_bad_numbers_are_refused() {
+    let app = spawn_app().await;
+    app.login(TEACHER).await;
+    let id = create(&app, "Café").await;
+    let mut draft = load(&app, id).await["draft"].clone();
+    draft["title"] = json!("Newer");
+    assert_eq!(save(&app, id, 1, &draft).await.status(), 200);
+
+    let res = restore(&app, id, 1, 1).await;
+    assert_eq!(res.status(), 409);
+    let err: ApiError = res.json().await.unwrap();
+    assert!(err.to_string().contains("changed elsewhere"), "{err}");
+
+    let res = restore(&app, id, 2, 0).await;
+    assert_eq!(res.status(), 422);
+    let err: ApiError = res.json().await.unwrap();
+    assert_eq!(err.field(), Some("restore"));
+    assert!(err.to_string().contains("version number"), "{err}");
+
+    assert_eq!(restore(&app, id, 2, 9).await.status(), 404);
+    assert_eq!(load(&app, id).await["version"], 2);
+}
+
+#[tokio::test]
+async fn another_teachers_history_cannot_be_read_restored_or_duplicated() {
+    let app = spawn_app().await;
+    app.login(TEACHER).await;
+    let id = create(&app, "Mine").await;
+    let other = app.other_teacher().await;
+    let ids = [("id", id.to_string())];
+    let form: Vec<(&str, &str)> = ids.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let res = app.rpc_with(&other, "lesson_history", &form).await;
+    assert_eq!(res.status(), 404);
+    let res = app.rpc_with(&other, "duplicate_lesson", &form).await;
+    assert_eq!(res.status(), 404);
+    let res = app
+        .rpc_with(
+            &other,
+            "restore_lesson",
+            &[("id", &id.to_string()), ("version", "1"), ("restore", "1")],
+        )
+        .await;
+    assert_eq!(res.status(), 404);
+    assert_eq!(
+        app.rpc("list_lessons", &[])
+            .await
+            .json::<Vec<Value>>()
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn duplicating_copies_the_saved_content_into_a_new_lesson() {
+    let app = spawn_app().await;
+    app.login(TEACHER).await;
+    let id = create(&app, "Café").await;
+    let mut draft = load(&app, id).await["draft"].clone();
+    draft["tasks"] = json!([{"id": "greet", "text": "Greet"}]);
+    draft["toolConfiguration"]["globalInstructions"] = json!("Be brief.");
+    assert_eq!(save(&app, id, 1, &draft).await.status(), 200);
+
+    let res = app
+        .rpc("duplicate_lesson", &[("id", &id.to_string())])
+        .await;
+    assert_eq!(res.status(), 200);
+    let copy_id: i64 = res.json().await.unwrap();
+    assert_ne!(copy_id, id);
+    let copy = load(&app, copy_id).await;
+    assert_eq!(copy["version"], 1);
+    assert_eq!(copy["draft"]["title"], "Copy of Café");
+    let mut expected = draft.clone();
+    expected["title"] = json!("Copy of Café");
+    assert_eq!(copy["draft"], expected);
+    let list = history(&app, copy_id).await;
+    assert_eq!(list.len(), 1);
+    assert!(list[0]["summary"]
+        .as_str()
+        .unwrap()
+        .starts_with("Duplicated from “Café”"));
+    // The original is untouched.
+    assert_eq!(load(&app, id).await["draft"], draft);
+    let res = app.rpc("duplicate_lesson", &[("id", "999")]).await;
+    assert_eq!(res.status(), 404);
+}
+
+#[tokio::test]
+async fn a_legacy_lessons_history_shows_its_current_content() {
+    let app = spawn_app().await;
+    switchboard::server::seed::seed_demo_lessons(&app.state)
+        .await
+        .unwrap();
+    app.login(TEACHER).await;
+    let listed: Vec<Value> = app.rpc("list_lessons", &[]).await.json().await.unwrap();
+    let legacy = listed
+        .iter()
+        .find(|l| l["title"] == "Free conversation: weekend plans")
+        .unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    let list = history(&app, legacy).await;
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0]["version"], 1);
+    let draft = load(&app, legacy).await["draft"].clone();
+    let mut edited = draft.clone();
+    edited["title"] = json!("Weekend plans");
+    assert_eq!(save(&app, legacy, 1, &edited).await.status(), 200);
+    assert_eq!(restore(&app, legacy, 2, 1).await.status(), 200);
+    assert_eq!(load(&app, legacy).await["draft"], draft);
 }

@@ -288,18 +288,67 @@ impl Preset {
     /// The preset whose enabled tools and trigger kinds `config` has, if any
     /// (instructions and trigger parameters do not matter).
     pub fn matching(config: &LessonToolConfiguration) -> Option<Preset> {
-        let shape = |c: &LessonToolConfiguration| -> BTreeSet<(String, TriggerKind)> {
-            c.tools
-                .iter()
-                .filter(|t| t.enabled)
-                .map(|t| (t.tool_id.clone(), t.trigger_condition.kind()))
-                .collect()
-        };
-        let have = shape(config);
+        let have = shape(config, |_| true);
         Self::ALL
             .into_iter()
-            .find(|p| shape(&p.configuration()) == have)
+            .find(|p| shape(&p.configuration(), |_| true) == have)
     }
+
+    /// The preset the menu shows for `config` on a lesson with `facts`: the
+    /// exact match if there is one, else the preset whose tools `config` has
+    /// once the tools the lesson cannot use are set aside — so a new lesson
+    /// without tasks (standard tools, Task Completion off) still reads
+    /// "Standard lesson" rather than "Custom".
+    pub fn for_lesson(config: &LessonToolConfiguration, facts: LessonFacts) -> Option<Preset> {
+        Self::matching(config).or_else(|| {
+            let have = shape(config, |_| true);
+            Self::ALL
+                .into_iter()
+                .find(|p| shape(&p.configuration(), |id| fits_lesson(id, facts)) == have)
+        })
+    }
+}
+
+/// The enabled tools of `config` that pass `keep`, with their trigger kinds:
+/// what makes two configurations the same preset.
+fn shape(
+    config: &LessonToolConfiguration,
+    keep: impl Fn(&str) -> bool,
+) -> BTreeSet<(String, TriggerKind)> {
+    config
+        .tools
+        .iter()
+        .filter(|t| t.enabled && keep(&t.tool_id))
+        .map(|t| (t.tool_id.clone(), t.trigger_condition.kind()))
+        .collect()
+}
+
+/// Whether tool `id` can do anything in a lesson with `facts`: Task
+/// Completion needs tasks to mark, and the review tools a review lesson's
+/// items. An enabled tool that does not fit is a contradiction: the panel
+/// warns about it and the prompt builder leaves it out.
+pub fn fits_lesson(id: &str, facts: LessonFacts) -> bool {
+    match id {
+        TASK_TOOL => facts.has_tasks,
+        _ => facts.is_review || !REVIEW_TOOLS.contains(&id),
+    }
+}
+
+/// The tool that marks lesson objectives done; it needs tasks.
+pub const TASK_TOOL: &str = "mark_task_complete";
+/// The tools that only make sense in a review lesson.
+pub const REVIEW_TOOLS: [&str; 2] = ["mark_item_mastered", "play_student_audio"];
+/// The tool smart defaults add when a configuration lacks it.
+pub const SUMMARY_TOOL: &str = "show_session_summary";
+
+/// The configuration a lesson starts with when nobody chose one (a new
+/// lesson, or one stored before tools could be configured): the standard
+/// lesson's tools brought in line with the lesson by smart defaults, so a
+/// lesson without tasks does not get Task Completion.
+pub fn default_configuration(facts: LessonFacts) -> LessonToolConfiguration {
+    let mut config = Preset::StandardLesson.configuration();
+    apply_smart_defaults(&mut config, facts);
+    config
 }
 
 /// The facts of the lesson form that smart defaults react to.
@@ -320,71 +369,132 @@ pub struct AutoChange {
     pub message: String,
 }
 
-/// Brings `config` in line with the lesson: tasks → Task Completion on;
-/// review lesson → Mastery Marking and Audio Playback on; Session Summary
-/// present. A tool the teacher switched by hand (`teacher_choices`) is never
-/// changed. Returns what changed; applying it again changes nothing.
+/// What smart defaults want for one tool they look after.
+struct Want {
+    /// The tool.
+    id: &'static str,
+    /// Its trigger if smart defaults add it.
+    kind: TriggerKind,
+    /// Whether the lesson wants it on.
+    on: bool,
+    /// Only add it when missing; never switch it.
+    only_if_missing: bool,
+    /// Notice when switched on.
+    on_message: &'static str,
+    /// Notice when switched off.
+    off_message: &'static str,
+}
+
+/// What smart defaults want for each tool they look after, given the lesson.
+fn wanted(facts: LessonFacts) -> [Want; 4] {
+    [
+        Want {
+            id: TASK_TOOL,
+            kind: TriggerKind::TaskContext,
+            on: facts.has_tasks,
+            only_if_missing: false,
+            on_message: "Task tracking enabled automatically",
+            off_message: "Task tracking turned off automatically: the lesson has no tasks",
+        },
+        Want {
+            id: REVIEW_TOOLS[0],
+            kind: TriggerKind::Always,
+            on: facts.is_review,
+            only_if_missing: false,
+            on_message: "Mastery marking enabled automatically for a review lesson",
+            off_message: "Mastery marking turned off automatically: not a review lesson",
+        },
+        Want {
+            id: REVIEW_TOOLS[1],
+            kind: TriggerKind::Always,
+            on: facts.is_review,
+            only_if_missing: false,
+            on_message: "Audio playback enabled automatically for a review lesson",
+            off_message: "Audio playback turned off automatically: not a review lesson",
+        },
+        Want {
+            id: SUMMARY_TOOL,
+            kind: TriggerKind::SessionEnding,
+            on: true,
+            only_if_missing: true,
+            on_message: "Session summary added automatically",
+            off_message: "",
+        },
+    ]
+}
+
+/// Brings `config` in line with the lesson: Task Completion on exactly when
+/// there are tasks; Mastery Marking and Audio Playback on exactly in a review
+/// lesson; Session Summary added if missing. A tool the teacher chose —
+/// switched by hand, or set by picking a preset (`teacher_choices`) — is
+/// never changed: for those smart defaults only suggest (see
+/// [`suggestions`]). Returns what changed; applying it again changes nothing.
 pub fn apply_smart_defaults(
     config: &mut LessonToolConfiguration,
     facts: LessonFacts,
 ) -> Vec<AutoChange> {
     let mut changes = Vec::new();
-    let mut ensure = |id: &str, kind: TriggerKind, only_if_missing: bool, message: &str| {
-        if config.teacher_choices.contains(id) {
-            return;
+    for want in wanted(facts) {
+        if config.teacher_choices.contains(want.id) {
+            continue;
         }
-        match config.tool_mut(id) {
-            Some(existing) if only_if_missing || existing.enabled => {}
+        let message = match config.tool_mut(want.id) {
+            Some(_) if want.only_if_missing => None,
+            Some(existing) if existing.enabled == want.on => None,
             Some(existing) => {
-                existing.enabled = true;
-                changes.push(AutoChange {
-                    tool_id: id.to_owned(),
-                    message: message.to_owned(),
-                });
+                existing.enabled = want.on;
+                Some(if want.on {
+                    want.on_message
+                } else {
+                    want.off_message
+                })
             }
-            None => {
+            None if want.on => {
                 config.tools.push(ToolConfig {
-                    tool_id: id.to_owned(),
+                    tool_id: want.id.to_owned(),
                     enabled: true,
-                    trigger_condition: kind.default_condition(),
+                    trigger_condition: want.kind.default_condition(),
                     custom_instructions: None,
                 });
-                changes.push(AutoChange {
-                    tool_id: id.to_owned(),
-                    message: message.to_owned(),
-                });
+                Some(want.on_message)
             }
+            None => None,
+        };
+        if let Some(message) = message {
+            changes.push(AutoChange {
+                tool_id: want.id.to_owned(),
+                message: message.to_owned(),
+            });
         }
-    };
-    if facts.has_tasks {
-        ensure(
-            "mark_task_complete",
-            TriggerKind::TaskContext,
-            false,
-            "Task tracking enabled automatically",
-        );
     }
-    if facts.is_review {
-        ensure(
-            "mark_item_mastered",
-            TriggerKind::Always,
-            false,
-            "Mastery marking enabled automatically for a review lesson",
-        );
-        ensure(
-            "play_student_audio",
-            TriggerKind::Always,
-            false,
-            "Audio playback enabled automatically for a review lesson",
-        );
-    }
-    ensure(
-        "show_session_summary",
-        TriggerKind::SessionEnding,
-        true,
-        "Session summary added automatically",
-    );
     changes
+}
+
+/// What smart defaults would switch on but may not, because the teacher
+/// chose that tool's state: each one is shown as a notice with a button that
+/// applies it. (Their opposite — a chosen tool the lesson cannot use — is a
+/// contradiction, see `advice`.)
+pub fn suggestions(config: &LessonToolConfiguration, facts: LessonFacts) -> Vec<AutoChange> {
+    wanted(facts)
+        .into_iter()
+        .filter(|w| {
+            w.on && !w.only_if_missing
+                && config.teacher_choices.contains(w.id)
+                && !config.is_enabled(w.id)
+        })
+        .map(|Want { id, .. }| {
+            let name = tutor_tool(id).map_or(id, |t| t.name);
+            let why = if id == TASK_TOOL {
+                "This lesson has tasks"
+            } else {
+                "This is a review lesson"
+            };
+            AutoChange {
+                tool_id: id.to_owned(),
+                message: format!("{why}, but {name} is off."),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -583,6 +693,57 @@ mod tests {
             assert!(tool.enabled, "{id}");
             assert_eq!(tool.trigger_condition, TriggerCondition::Always);
         }
+    }
+
+    #[test]
+    fn without_tasks_or_review_smart_defaults_turn_those_tools_off_and_say_so() {
+        let mut config = Preset::StandardLesson.configuration();
+        config.tool_mut("mark_item_mastered").unwrap().enabled = true;
+        let changes = apply_smart_defaults(&mut config, LessonFacts::default());
+        let messages: Vec<&str> = changes.iter().map(|c| c.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "Task tracking turned off automatically: the lesson has no tasks",
+                "Mastery marking turned off automatically: not a review lesson"
+            ]
+        );
+        assert_eq!(
+            Preset::for_lesson(&config, LessonFacts::default()),
+            Some(Preset::StandardLesson)
+        );
+        assert_eq!(Preset::matching(&config), None);
+    }
+
+    #[test]
+    fn a_chosen_tool_gets_a_suggestion_instead_of_a_change() {
+        let mut config = Preset::NoTracking.configuration();
+        config.set_enabled_by_teacher("mark_task_complete", false);
+        let facts = LessonFacts {
+            has_tasks: true,
+            is_review: false,
+        };
+        assert!(apply_smart_defaults(&mut config, facts).is_empty());
+        let suggested = suggestions(&config, facts);
+        assert_eq!(suggested.len(), 1);
+        assert_eq!(suggested[0].tool_id, "mark_task_complete");
+        assert!(suggestions(&config, LessonFacts::default()).is_empty());
+    }
+
+    #[test]
+    fn the_menu_reads_a_preset_with_its_unusable_tools_set_aside_but_not_others() {
+        let facts = LessonFacts::default();
+        let conversation = Preset::ConversationOnly.configuration();
+        assert_eq!(
+            Preset::for_lesson(&conversation, facts),
+            Some(Preset::ConversationOnly)
+        );
+        let mut mastery_only = conversation.clone();
+        mastery_only.tool_mut("mark_item_mastered").unwrap().enabled = true;
+        assert_eq!(Preset::for_lesson(&mastery_only, facts), None);
+        assert!(fits_lesson("mark_for_review", facts));
+        assert!(!fits_lesson("mark_task_complete", facts));
+        assert!(!fits_lesson("play_student_audio", facts));
     }
 
     #[test]

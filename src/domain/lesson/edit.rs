@@ -9,7 +9,7 @@ use crate::domain::error::{problem_for, FieldError};
 use crate::domain::lesson::config::{
     apply_smart_defaults, LessonToolConfiguration, Preset, ToolConfig,
 };
-use crate::domain::lesson::tools::TUTOR_TOOLS;
+use crate::domain::lesson::tools::{tutor_tool, TUTOR_TOOLS};
 use crate::domain::lesson::trigger::TriggerCondition;
 use crate::domain::lesson::{LessonDraft, LessonTask};
 
@@ -45,12 +45,50 @@ pub fn add_task(draft: &mut LessonDraft, text: &str) {
     });
 }
 
-/// Switches to `preset`'s tools, keeping the teacher's instructions for all
-/// tools (they belong to the lesson, not the preset).
+/// Switches to `preset`'s tools. Picking a preset is the teacher's explicit
+/// choice for every tool, so all of them join `teacher_choices` and smart
+/// defaults never switch them back (they suggest instead). What the teacher
+/// wrote belongs to the lesson, not the preset, and is kept: the global and
+/// per-tool instructions, and the trigger settings (keywords, turns,
+/// minutes) of every tool the preset leaves off. Only a tool the preset turns
+/// on with another trigger loses its parameters — [`preset_losses`] lists
+/// those so the editor can ask first.
 pub fn use_preset(config: &mut LessonToolConfiguration, preset: Preset) {
-    let global = config.global_instructions.take();
-    *config = preset.configuration();
-    config.global_instructions = global;
+    let mut fresh = preset.configuration();
+    for tool in &mut fresh.tools {
+        let Some(old) = config.tool(&tool.tool_id) else {
+            continue;
+        };
+        tool.custom_instructions = old.custom_instructions.clone();
+        if !tool.enabled || old.trigger_condition.kind() == tool.trigger_condition.kind() {
+            tool.trigger_condition = old.trigger_condition.clone();
+        }
+    }
+    fresh.global_instructions = config.global_instructions.take();
+    fresh.teacher_choices = TUTOR_TOOLS.iter().map(|t| t.id.to_owned()).collect();
+    *config = fresh;
+}
+
+/// What switching to `preset` would drop, one line per tool ("Profile
+/// Learning: keywords hobby, family"): the keywords of a tool the preset
+/// turns on with another trigger. Empty means nothing the teacher wrote is
+/// lost and the switch needs no confirmation.
+pub fn preset_losses(config: &LessonToolConfiguration, preset: Preset) -> Vec<String> {
+    let fresh = preset.configuration();
+    fresh
+        .tools
+        .iter()
+        .filter(|t| t.enabled)
+        .filter_map(|t| {
+            let old = config.tool(&t.tool_id)?;
+            let keywords = keywords_of(&old.trigger_condition);
+            let changes = old.trigger_condition.kind() != t.trigger_condition.kind();
+            (changes && !keywords.is_empty()).then(|| {
+                let name = tutor_tool(&t.tool_id).map_or(t.tool_id.as_str(), |tool| tool.name);
+                format!("{name}: keywords {}", keywords.join(", "))
+            })
+        })
+        .collect()
 }
 
 /// How many catalogue tools the configuration enables.
@@ -187,6 +225,70 @@ mod tests {
     }
 
     #[test]
+    fn a_preset_keeps_what_the_teacher_wrote_and_names_what_it_would_drop() {
+        let mut config = Preset::StandardLesson.configuration();
+        edit_tool(&mut config, "update_user_profile", |t| {
+            t.trigger_condition = TriggerCondition::Keyword {
+                keywords: vec!["hobby".into(), "family".into()],
+            };
+            t.custom_instructions = Some("Only volunteered facts.".into());
+        });
+        edit_tool(&mut config, "mark_item_mastered", |t| {
+            t.trigger_condition = TriggerCondition::Keyword {
+                keywords: vec!["past".into()],
+            };
+        });
+        // Review leaves Profile Learning off: its keywords stay; it turns
+        // Mastery Marking on with `always`, so those keywords would go.
+        assert_eq!(
+            preset_losses(&config, Preset::ReviewLesson),
+            ["Mastery Marking (review lessons): keywords past"]
+        );
+        assert!(preset_losses(&config, Preset::NoTracking).is_empty());
+        // Standard turns it on with `always`: the keywords would go.
+        assert_eq!(
+            preset_losses(&config, Preset::StandardLesson),
+            ["Profile Learning: keywords hobby, family"]
+        );
+        let mut review = config.clone();
+        use_preset(&mut review, Preset::ReviewLesson);
+        let profile = review.tool("update_user_profile").unwrap();
+        assert!(!profile.enabled);
+        assert_eq!(keywords_of(&profile.trigger_condition), ["hobby", "family"]);
+        assert_eq!(
+            profile.custom_instructions.as_deref(),
+            Some("Only volunteered facts.")
+        );
+        // Mastery is turned on with `always`; the review preset wins.
+        assert_eq!(
+            review.tool("mark_item_mastered").unwrap().trigger_condition,
+            TriggerCondition::Always
+        );
+        use_preset(&mut config, Preset::StandardLesson);
+        let profile = config.tool("update_user_profile").unwrap();
+        assert_eq!(profile.trigger_condition, TriggerCondition::Always);
+        assert_eq!(
+            profile.custom_instructions.as_deref(),
+            Some("Only volunteered facts.")
+        );
+    }
+
+    #[test]
+    fn picking_no_tracking_on_a_lesson_with_tasks_stays_no_tracking() {
+        let mut draft = bare();
+        add_task(&mut draft, "Order a drink");
+        edit_draft(&mut draft, |d| {
+            use_preset(&mut d.tool_configuration, Preset::NoTracking)
+        });
+        assert!(edit_draft(&mut draft, |d| d.title = "Café 2".into()).is_empty());
+        assert_eq!(enabled_count(&draft.tool_configuration), 0);
+        assert_eq!(
+            Preset::for_lesson(&draft.tool_configuration, draft.facts()),
+            Some(Preset::NoTracking)
+        );
+    }
+
+    #[test]
     fn an_unconfigured_tool_reads_as_its_disabled_default() {
         let config = LessonToolConfiguration::default();
         let summary = config_of(&config, SUMMARY);
@@ -251,5 +353,133 @@ mod tests {
         );
         assert_eq!(tool_problem(&draft, &problems, "mark_for_review"), None);
         assert_eq!(tool_problem(&draft, &problems, "mark_task_complete"), None);
+    }
+
+    mod properties {
+        use super::super::*;
+        use crate::domain::lesson::config::LessonFacts;
+        use proptest::prelude::*;
+
+        fn condition(
+            tool: &'static crate::domain::lesson::tools::TutorTool,
+        ) -> BoxedStrategy<TriggerCondition> {
+            let kinds = tool.allowed.to_vec();
+            (
+                prop::sample::select(kinds),
+                prop::collection::vec("[a-z]{1,8}", 1..4),
+                1u32..50,
+            )
+                .prop_map(|(kind, keywords, turns)| match kind.default_condition() {
+                    TriggerCondition::Keyword { .. } => TriggerCondition::Keyword { keywords },
+                    TriggerCondition::TurnCount { .. } => {
+                        TriggerCondition::TurnCount { min_turns: turns }
+                    }
+                    other => other,
+                })
+                .boxed()
+        }
+
+        /// Any configuration a teacher could have made: each tool listed or
+        /// not, on or off, with any allowed trigger, instructions, and chosen
+        /// by hand or not.
+        fn any_configuration() -> impl Strategy<Value = LessonToolConfiguration> {
+            let tools: Vec<_> = TUTOR_TOOLS
+                .iter()
+                .map(|tool| {
+                    (
+                        any::<bool>(),
+                        any::<bool>(),
+                        any::<bool>(),
+                        condition(tool),
+                        prop::option::of("[a-z ]{0,20}"),
+                    )
+                        .prop_map(
+                            move |(listed, enabled, chosen, trigger, text)| {
+                                listed.then(|| {
+                                    (
+                                        ToolConfig {
+                                            tool_id: tool.id.to_owned(),
+                                            enabled,
+                                            trigger_condition: trigger,
+                                            custom_instructions: text,
+                                        },
+                                        chosen,
+                                    )
+                                })
+                            },
+                        )
+                })
+                .collect();
+            (tools, prop::option::of("[a-z ]{0,20}")).prop_map(|(tools, global)| {
+                let mut config = LessonToolConfiguration {
+                    global_instructions: global,
+                    ..Default::default()
+                };
+                for (tool, chosen) in tools.into_iter().flatten() {
+                    if chosen {
+                        config.teacher_choices.insert(tool.tool_id.clone());
+                    }
+                    config.tools.push(tool);
+                }
+                config
+            })
+        }
+
+        fn any_facts() -> impl Strategy<Value = LessonFacts> {
+            (any::<bool>(), any::<bool>()).prop_map(|(has_tasks, is_review)| LessonFacts {
+                has_tasks,
+                is_review,
+            })
+        }
+
+        proptest! {
+            #[test]
+            fn smart_defaults_never_change_an_explicit_preset(
+                mut config in any_configuration(),
+                preset in prop::sample::select(Preset::ALL.to_vec()),
+                lesson_changes in prop::collection::vec(any_facts(), 1..5),
+            ) {
+                use_preset(&mut config, preset);
+                let chosen = config.clone();
+                for facts in lesson_changes {
+                    prop_assert!(apply_smart_defaults(&mut config, facts).is_empty());
+                    prop_assert_eq!(&config, &chosen);
+                    prop_assert_eq!(Preset::for_lesson(&config, facts), Some(preset));
+                }
+            }
+
+            #[test]
+            fn a_preset_keeps_instructions_and_keeps_keywords_unless_it_says_so(
+                mut config in any_configuration(),
+                preset in prop::sample::select(Preset::ALL.to_vec()),
+            ) {
+                let before = config.clone();
+                let losses = preset_losses(&config, preset);
+                use_preset(&mut config, preset);
+                prop_assert_eq!(&config.global_instructions, &before.global_instructions);
+                let mut lost = 0;
+                for old in &before.tools {
+                    let new = config.tool(&old.tool_id).unwrap();
+                    prop_assert_eq!(&new.custom_instructions, &old.custom_instructions);
+                    let (had, has) = (keywords_of(&old.trigger_condition), keywords_of(&new.trigger_condition));
+                    if had != has {
+                        lost += 1;
+                    }
+                }
+                prop_assert_eq!(lost, losses.len());
+                prop_assert!(config.problems().is_empty() || before.problems().len() >= config.problems().len());
+            }
+
+            #[test]
+            fn smart_defaults_settle_in_one_pass(
+                mut config in any_configuration(),
+                facts in any_facts(),
+            ) {
+                apply_smart_defaults(&mut config, facts);
+                let settled = config.clone();
+                prop_assert!(apply_smart_defaults(&mut config, facts).is_empty());
+                prop_assert_eq!(config, settled);
+            }
+        }
     }
 }

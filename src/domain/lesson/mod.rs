@@ -5,6 +5,7 @@
 //! prompt, the structured tool configuration, and the system's trigger
 //! templates — and `prompt::build` assembles them at run time.
 
+pub mod advice;
 pub mod config;
 pub mod edit;
 pub mod optimise;
@@ -137,7 +138,9 @@ pub struct LessonDraft {
 }
 
 impl LessonDraft {
-    /// A new, empty lesson with the `standard_lesson` tools.
+    /// A new, empty lesson with the `standard_lesson` tools that fit a
+    /// lesson without tasks (Task Completion stays off until a task is
+    /// added, so the prompt never asks to mark objectives that do not exist).
     pub fn new(title: &str) -> Self {
         Self {
             title: title.to_owned(),
@@ -146,7 +149,20 @@ impl LessonDraft {
             duration_minutes: Some(15),
             level: Some(CefrLevel::A2),
             review: false,
-            tool_configuration: config::Preset::StandardLesson.configuration(),
+            tool_configuration: config::default_configuration(config::LessonFacts::default()),
+        }
+    }
+
+    /// A copy of this lesson to edit separately ("Duplicate lesson"): the
+    /// same content under "Copy of …", cut to the title limit.
+    pub fn duplicate(&self) -> Self {
+        let title: String = format!("Copy of {}", self.title.trim())
+            .chars()
+            .take(MAX_TITLE_CHARS)
+            .collect();
+        Self {
+            title: title.trim_end().to_owned(),
+            ..self.clone()
         }
     }
 
@@ -159,6 +175,7 @@ impl LessonDraft {
             tasks: self.tasks.clone(),
             duration_minutes: self.duration_minutes,
             level: self.level,
+            review: self.review,
             optimise,
         }
     }
@@ -277,6 +294,35 @@ mod tests {
     fn a_new_lesson_is_valid_once_titled() {
         assert!(LessonDraft::new("Café role-play").problems().is_empty());
         assert_eq!(LessonDraft::new("  ").problems()[0].field, "title");
+    }
+
+    #[test]
+    fn a_new_lesson_has_the_standard_tools_but_no_task_completion() {
+        let draft = LessonDraft::new("Café");
+        let config = &draft.tool_configuration;
+        assert!(!config.is_enabled("mark_task_complete"));
+        assert_eq!(config.enabled_in_catalogue_order().len(), 3);
+        assert_eq!(
+            config::Preset::for_lesson(config, draft.facts()),
+            Some(config::Preset::StandardLesson)
+        );
+        assert!(advice::advice(&draft).is_empty());
+    }
+
+    #[test]
+    fn a_duplicate_keeps_the_content_under_a_copy_title_within_the_limit() {
+        let mut draft = LessonDraft::new("Café");
+        draft.tasks.push(LessonTask {
+            id: "greet".into(),
+            text: "Greet".into(),
+        });
+        let copy = draft.duplicate();
+        assert_eq!(copy.title, "Copy of Café");
+        assert_eq!(copy.tasks, draft.tasks);
+        assert_eq!(copy.tool_configuration, draft.tool_configuration);
+        let long = LessonDraft::new(&"x".repeat(MAX_TITLE_CHARS)).duplicate();
+        assert_eq!(long.title.chars().count(), MAX_TITLE_CHARS);
+        assert!(long.problems().is_empty());
     }
 
     #[test]

@@ -7,21 +7,25 @@
 //! byte-identical prompts.
 
 use crate::domain::declaration::FunctionDeclaration;
-use crate::domain::lesson::config::{LessonToolConfiguration, ToolConfig};
+use crate::domain::lesson::config::{
+    fits_lesson, LessonFacts, LessonToolConfiguration, ToolConfig,
+};
 use crate::domain::lesson::optimise::{estimate_tokens, optimise, OptimisationStats, OptimiseMode};
 use crate::domain::lesson::tools::tutor_tool;
 use crate::domain::lesson::trigger::{TriggerCondition, TriggerKind};
 use crate::domain::lesson::{CefrLevel, LessonTask};
 use serde::{Deserialize, Serialize};
 
-/// The instruction template of each trigger kind; `{name}` placeholders are
-/// filled by [`trigger_instruction`].
+/// The instruction template of each trigger kind, in the design's full
+/// wording (the concrete error types and "wait for clear completion" are
+/// what keep the model from over- or under-calling); `{name}` placeholders
+/// are filled by [`trigger_instruction`].
 pub fn template(kind: TriggerKind) -> &'static str {
     match kind {
         TriggerKind::Always => "",
-        TriggerKind::ErrorDetected => "Call silently whenever the student makes a grammar, pronunciation, vocabulary or cultural error. Do not interrupt the conversation or mention the call.",
+        TriggerKind::ErrorDetected => "Call silently whenever the student makes an error: grammar (wrong tense, conjugation, word order), pronunciation (incorrect sounds and stress), vocabulary (wrong word, false friends) or cultural (inappropriate formality). Do not interrupt the conversation or mention the call.",
         TriggerKind::SessionEnding => "Call only when the session timer expires, the student says goodbye, or all objectives are wrapped up. Never call it mid-conversation.",
-        TriggerKind::TaskContext => "Call only when the student clearly completes one of the listed objectives, with its task id. Call once per task.",
+        TriggerKind::TaskContext => "Call only when the student clearly completes one of the listed objectives, with its task id; wait for clear completion, not partial attempts. Call once per task.",
         TriggerKind::Keyword => "Call when the student mentions these topics: {keywords}.",
         TriggerKind::TurnCount => "Call after at least {minTurns} turns of conversation.",
         TriggerKind::TimeRemaining => "Call when the session has about {minutesRemaining} left.",
@@ -98,6 +102,10 @@ pub struct PromptInput {
     /// Student level.
     #[serde(default)]
     pub level: Option<CefrLevel>,
+    /// Whether this is a review lesson: the review tools are left out of
+    /// any other lesson's prompt.
+    #[serde(default)]
+    pub review: bool,
     /// Whether to optimise (default on), and how.
     #[serde(default = "default_optimise")]
     pub optimise: Option<OptimiseMode>,
@@ -129,7 +137,9 @@ pub struct BuiltPrompt {
     pub system_prompt: String,
     /// Declarations of the enabled tools only, in catalogue order.
     pub declarations: Vec<FunctionDeclaration>,
-    /// Quick estimate (characters / 4) of prompt plus declarations.
+    /// Quick estimate (characters / 4) of [`BuiltPrompt::token_text`]: the
+    /// prompt and the declarations together, the same text the server counts
+    /// exactly, so the two figures can be compared.
     pub estimated_tokens: usize,
     /// Unoptimised versus sent prompt.
     pub stats: OptimisationStats,
@@ -137,11 +147,50 @@ pub struct BuiltPrompt {
     pub tool_costs: Vec<ToolCost>,
 }
 
+impl BuiltPrompt {
+    /// What the model is sent, as one text: the system prompt, then each
+    /// declaration as compact JSON, one per line. The estimate and the exact
+    /// count are both taken over this text, so they measure the same thing.
+    pub fn token_text(&self) -> String {
+        token_text(&self.system_prompt, &self.declarations)
+    }
+}
+
+fn token_text(system_prompt: &str, declarations: &[FunctionDeclaration]) -> String {
+    let mut text = system_prompt.to_owned();
+    for declaration in declarations {
+        text.push('\n');
+        text.push_str(&serde_json::to_string(declaration).unwrap_or_default());
+    }
+    text
+}
+
+impl PromptInput {
+    /// The facts about the lesson that decide which enabled tools fit it.
+    pub fn facts(&self) -> LessonFacts {
+        LessonFacts {
+            has_tasks: !self.tasks.is_empty(),
+            is_review: self.review,
+        }
+    }
+}
+
 /// Assembles the prompt: conversation prompt; `## Session Parameters`
 /// (when duration or level is given); `## Lesson Objectives` (when there are
 /// tasks); `## Available Functions` last (when any tool is enabled).
+///
+/// An enabled tool that contradicts the lesson (Task Completion without
+/// tasks, a review tool outside a review lesson) is left out of the prompt
+/// and the declarations: the model is never told to mark objectives that do
+/// not exist. The editor warns about it instead.
 pub fn build(input: &PromptInput) -> BuiltPrompt {
-    let enabled = input.configuration.enabled_in_catalogue_order();
+    let facts = input.facts();
+    let enabled: Vec<&ToolConfig> = input
+        .configuration
+        .enabled_in_catalogue_order()
+        .into_iter()
+        .filter(|t| fits_lesson(&t.tool_id, facts))
+        .collect();
     let mut sections: Vec<String> = Vec::with_capacity(4);
     let conversation = input.conversation_prompt.trim();
     if !conversation.is_empty() {
@@ -161,7 +210,7 @@ pub fn build(input: &PromptInput) -> BuiltPrompt {
 
     if !input.tasks.is_empty() {
         let mut objectives = String::from("## Lesson Objectives\n");
-        if input.configuration.is_enabled("mark_task_complete") {
+        if enabled.iter().any(|t| t.tool_id == "mark_task_complete") {
             objectives.push_str(
                 "Guide the student through these tasks. When the student completes one, call `mark_task_complete` with its task id.\n",
             );
@@ -217,8 +266,7 @@ pub fn build(input: &PromptInput) -> BuiltPrompt {
         })
         .collect();
     BuiltPrompt {
-        estimated_tokens: estimate_tokens(&system_prompt)
-            + declaration_tokens.iter().sum::<usize>(),
+        estimated_tokens: estimate_tokens(&token_text(&system_prompt, &declarations)),
         stats: OptimisationStats::compare(&assembled, &system_prompt),
         system_prompt,
         declarations,
@@ -249,6 +297,7 @@ mod tests {
             ],
             duration_minutes: Some(15),
             level: Some(CefrLevel::A2),
+            review: false,
             optimise: Some(OptimiseMode::Normal),
         }
     }
@@ -337,6 +386,7 @@ mod tests {
             tasks: vec![],
             duration_minutes: None,
             level: None,
+            review: false,
             optimise: None,
         };
         assert_eq!(build(&input).system_prompt, "Chat.");
@@ -368,15 +418,11 @@ mod tests {
         let raw = build(&raw);
         assert!(raw.system_prompt.contains("café.   Speak"));
         assert_eq!(raw.stats.saved_tokens, 0);
-        assert_eq!(
-            raw.estimated_tokens,
-            estimate_tokens(&raw.system_prompt)
-                + raw
-                    .tool_costs
-                    .iter()
-                    .map(|c| c.declaration_tokens)
-                    .sum::<usize>()
-        );
+        assert_eq!(raw.estimated_tokens, estimate_tokens(&raw.token_text()));
+        assert!(raw.token_text().starts_with(&raw.system_prompt));
+        assert!(raw
+            .token_text()
+            .ends_with(&serde_json::to_string(raw.declarations.last().unwrap()).unwrap()));
     }
 
     #[test]
@@ -418,9 +464,70 @@ mod tests {
             trigger_instruction(&conditions[4]),
             "Call when the session has about 5 minutes left."
         );
-        assert!(trigger_instruction(&conditions[6])
-            .contains("grammar, pronunciation, vocabulary or cultural"));
+        let errors = trigger_instruction(&conditions[6]);
+        for kind in [
+            "wrong tense",
+            "conjugation",
+            "word order",
+            "incorrect sounds and stress",
+            "wrong word",
+            "false friends",
+            "inappropriate formality",
+        ] {
+            assert!(errors.contains(kind), "{kind} missing: {errors}");
+        }
         assert!(trigger_instruction(&conditions[7]).contains("Never call it mid-conversation"));
-        assert!(trigger_instruction(&conditions[5]).contains("once per task"));
+        let tasks = trigger_instruction(&conditions[5]);
+        assert!(tasks.contains("once per task"));
+        assert!(tasks.contains("wait for clear completion, not partial attempts"));
+    }
+
+    #[test]
+    fn task_completion_without_tasks_is_left_out_of_prompt_and_declarations() {
+        let mut input = cafe();
+        input.tasks.clear();
+        let built = build(&input);
+        assert!(!built.system_prompt.contains("mark_task_complete"));
+        assert!(!built.system_prompt.contains("Lesson Objectives"));
+        assert!(built
+            .declarations
+            .iter()
+            .all(|d| d.name != "mark_task_complete"));
+        assert!(built
+            .tool_costs
+            .iter()
+            .all(|c| c.tool_id != "mark_task_complete"));
+    }
+
+    #[test]
+    fn review_tools_reach_only_a_review_lessons_prompt() {
+        let mut input = cafe();
+        input.configuration = Preset::ReviewLesson.configuration();
+        let names = |built: &BuiltPrompt| -> Vec<String> {
+            built.declarations.iter().map(|d| d.name.clone()).collect()
+        };
+        let plain = build(&input);
+        assert_eq!(names(&plain), ["mark_for_review", "show_session_summary"]);
+        assert!(!plain.system_prompt.contains("mark_item_mastered"));
+        input.review = true;
+        assert_eq!(
+            names(&build(&input)),
+            [
+                "mark_for_review",
+                "show_session_summary",
+                "mark_item_mastered",
+                "play_student_audio"
+            ]
+        );
+    }
+
+    #[test]
+    fn global_instructions_without_a_tool_are_left_out() {
+        let mut input = cafe();
+        input.configuration = Preset::NoTracking.configuration();
+        input.configuration.global_instructions = Some("Never mention functions.".into());
+        assert!(!build(&input)
+            .system_prompt
+            .contains("Never mention functions."));
     }
 }

@@ -37,7 +37,10 @@ pub struct PromptResponse {
     pub tools: serde_json::Value,
     /// Quick estimate (characters / 4) of prompt and declarations.
     pub estimated_tokens: usize,
-    /// Exact `o200k_base` token count of the system prompt.
+    /// Exact `o200k_base` count of the same text as `estimated_tokens`, so
+    /// the two can be compared.
+    pub exact_tokens: usize,
+    /// Exact `o200k_base` token count of the system prompt alone.
     pub token_count: usize,
 }
 
@@ -58,9 +61,11 @@ async fn prompt(
     let lesson = store::lessons::get_any(&state.db, id).await?;
     let built = build(&lesson.draft.prompt_input(optimise));
     let token_count = tokens::count(&built.system_prompt).await?;
+    let exact_tokens = tokens::count(&built.token_text()).await?;
     Ok(Json(PromptResponse {
         tools: export(&built.declarations, format),
         estimated_tokens: built.estimated_tokens,
+        exact_tokens,
         token_count,
         system_prompt: built.system_prompt,
     }))

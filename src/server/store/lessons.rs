@@ -1,13 +1,17 @@
-//! Lessons, with optimistic concurrency on every change.
+//! Lessons, with optimistic concurrency on every change, and their history:
+//! each save (create, edit, restore, duplicate) also stores the content as a
+//! numbered version in the same transaction.
 
-use crate::domain::lesson::config::{LessonToolConfiguration, Preset};
-use crate::domain::lesson::record::{LessonSummary, LessonView};
+use crate::domain::lesson::config::{default_configuration, LessonToolConfiguration};
+use crate::domain::lesson::record::{
+    describe_changes, LessonSummary, LessonVersionMeta, LessonView,
+};
 use crate::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
 use crate::domain::user::{Role, UserView};
 use crate::error::ApiError;
 use crate::server::db::now;
 use crate::server::ServerError;
-use sqlx::SqlitePool;
+use sqlx::{SqliteConnection, SqlitePool};
 
 /// A lesson row as stored.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -47,7 +51,8 @@ const SELECT: &str = "SELECT l.id, l.owner_id, o.display_name AS owner_name, l.t
 
 impl LessonRow {
     /// The shared view. A legacy lesson (no configuration yet) is given the
-    /// `standard_lesson` preset and flagged so the editor can say so.
+    /// default configuration for its facts (the standard tools that fit it)
+    /// and flagged so the editor can say so.
     pub fn view(self) -> Result<LessonView, ServerError> {
         let corrupt = |what: &str, e: String| {
             ServerError::Config(format!("lesson {} has an unreadable {what}: {e}", self.id))
@@ -60,7 +65,13 @@ impl LessonRow {
                     .map_err(|e| corrupt("tool configuration", e.to_string()))?,
                 false,
             ),
-            None => (Preset::StandardLesson.configuration(), true),
+            None => (
+                default_configuration(crate::domain::lesson::config::LessonFacts {
+                    has_tasks: !tasks.is_empty(),
+                    is_review: self.review,
+                }),
+                true,
+            ),
         };
         let level = match &self.level {
             Some(l) => Some(CefrLevel::parse(l).map_err(|e| corrupt("level", e.to_string()))?),
@@ -140,24 +151,49 @@ pub async fn get(db: &SqlitePool, user: &UserView, id: i64) -> Result<LessonView
         .and_then(LessonRow::view)
 }
 
-/// Stores a new lesson owned by `owner`; the draft must already be valid.
+/// Stores a new lesson owned by `owner` as version 1; the draft must
+/// already be valid.
 pub async fn create(db: &SqlitePool, owner: i64, draft: &LessonDraft) -> Result<i64, ServerError> {
     create_with(db, owner, draft, Some(&draft.tool_configuration)).await
 }
 
 /// Like `create`, with the configuration column set explicitly (`None`
-/// makes a legacy lesson, as the demo data needs).
+/// makes a legacy lesson, as the demo data needs; it gets no version row
+/// until its first save, the history shows its current content instead).
 pub async fn create_with(
     db: &SqlitePool,
     owner: i64,
     draft: &LessonDraft,
     configuration: Option<&LessonToolConfiguration>,
 ) -> Result<i64, ServerError> {
+    insert(db, owner, draft, configuration, "Created").await
+}
+
+/// Stores a copy of lesson `id` (as `user` may see it) owned by `user`,
+/// titled "Copy of …"; returns the new lesson's id.
+pub async fn duplicate(db: &SqlitePool, user: &UserView, id: i64) -> Result<i64, ServerError> {
+    let original = get(db, user, id).await?;
+    let copy = original.draft.duplicate();
+    let summary = format!(
+        "Duplicated from “{}” (lesson {id}, version {})",
+        original.draft.title, original.version
+    );
+    insert(db, user.id, &copy, Some(&copy.tool_configuration), &summary).await
+}
+
+async fn insert(
+    db: &SqlitePool,
+    owner: i64,
+    draft: &LessonDraft,
+    configuration: Option<&LessonToolConfiguration>,
+    summary: &str,
+) -> Result<i64, ServerError> {
     let t = now();
     let config_json = configuration
         .map(serde_json::to_string)
         .transpose()
         .map_err(json_err)?;
+    let mut tx = db.begin().await?;
     let id = sqlx::query(
         "INSERT INTO lessons (owner_id, title, conversation_prompt, tasks, duration_minutes, level, review,
                               tool_configuration, version, created_at, updated_at, updated_by)
@@ -174,19 +210,50 @@ pub async fn create_with(
     .bind(t)
     .bind(t)
     .bind(owner)
-    .execute(db)
+    .execute(&mut *tx)
     .await?
     .last_insert_rowid();
+    if configuration.is_some() {
+        record_version(&mut tx, id, 1, draft, summary, owner, t).await?;
+    }
+    tx.commit().await?;
     Ok(id)
+}
+
+/// Adds version `version` of lesson `id` to its history, with the author's
+/// current display name.
+async fn record_version(
+    conn: &mut SqliteConnection,
+    id: i64,
+    version: i64,
+    draft: &LessonDraft,
+    summary: &str,
+    author: i64,
+    at: i64,
+) -> Result<(), ServerError> {
+    sqlx::query(
+        "INSERT INTO lesson_versions (lesson_id, version, content, summary, author_id, author_name, created_at)
+         VALUES (?, ?, ?, ?, ?, COALESCE((SELECT display_name FROM users WHERE id = ?), 'someone'), ?)",
+    )
+    .bind(id)
+    .bind(version)
+    .bind(serde_json::to_string(draft).map_err(json_err)?)
+    .bind(summary)
+    .bind(author)
+    .bind(author)
+    .bind(at)
+    .execute(conn)
+    .await?;
+    Ok(())
 }
 
 fn json_err(e: serde_json::Error) -> ServerError {
     ServerError::Config(format!("cannot serialise lesson: {e}"))
 }
 
-/// Replaces the lesson's content if it is still at `expected_version`, in one
-/// atomic statement; returns the new version. A lesson changed in between is
-/// a conflict and nothing is written.
+/// Replaces the lesson's content if it is still at `expected_version` and
+/// records it as the next version; returns the new version. A lesson
+/// changed in between is a conflict and nothing is written.
 pub async fn update(
     db: &SqlitePool,
     user: &UserView,
@@ -194,7 +261,47 @@ pub async fn update(
     expected_version: i64,
     draft: &LessonDraft,
 ) -> Result<i64, ServerError> {
+    save_version(db, user, id, expected_version, draft, None).await
+}
+
+/// Saves version `restore`'s content as a new version ("Restored version
+/// N"), if the lesson is still at `expected_version`; returns the new
+/// version. The content must already have been checked.
+pub async fn restore(
+    db: &SqlitePool,
+    user: &UserView,
+    id: i64,
+    expected_version: i64,
+    restore: i64,
+    draft: &LessonDraft,
+) -> Result<i64, ServerError> {
+    let summary = format!("Restored version {restore}");
+    save_version(db, user, id, expected_version, draft, Some(&summary)).await
+}
+
+/// The one write path of an edit: the guarded UPDATE (which takes the write
+/// lock first) and the history row, in one transaction. `summary` defaults
+/// to what changed since the current version.
+async fn save_version(
+    db: &SqlitePool,
+    user: &UserView,
+    id: i64,
+    expected_version: i64,
+    draft: &LessonDraft,
+    summary: Option<&str>,
+) -> Result<i64, ServerError> {
+    let current = get(db, user, id).await?;
+    if current.version != expected_version {
+        return Err(ApiError::Conflict(stale_message(&current)).into());
+    }
+    // Versions only grow, so if the guarded UPDATE below succeeds nobody
+    // saved since `current` was read and the summary compares the right two.
+    let summary = summary
+        .map(str::to_owned)
+        .unwrap_or_else(|| describe_changes(&current.draft, draft));
+    let t = now();
     let (filter, bind) = visible_to(user);
+    let mut tx = db.begin().await?;
     let done = sqlx::query(&format!(
         "UPDATE lessons AS l SET title = ?, conversation_prompt = ?, tasks = ?, duration_minutes = ?, level = ?,
                 review = ?, tool_configuration = ?, version = version + 1, updated_at = ?, updated_by = ?
@@ -207,19 +314,104 @@ pub async fn update(
     .bind(draft.level.map(|l| l.as_str()))
     .bind(draft.review)
     .bind(serde_json::to_string(&draft.tool_configuration).map_err(json_err)?)
-    .bind(now())
+    .bind(t)
     .bind(user.id)
     .bind(id)
     .bind(expected_version)
     .bind(bind)
-    .execute(db)
+    .execute(&mut *tx)
     .await?;
-    if done.rows_affected() == 1 {
-        return Ok(expected_version + 1);
+    if done.rows_affected() != 1 {
+        drop(tx);
+        // Either gone/invisible (404) or changed since (409): tell which.
+        let current = get(db, user, id).await?;
+        return Err(ApiError::Conflict(stale_message(&current)).into());
     }
-    // Either gone/invisible (404) or changed since (409): tell which.
+    // A lesson saved before history was kept gets its old content recorded
+    // first, so the version it leaves stays restorable.
+    sqlx::query(
+        "INSERT OR IGNORE INTO lesson_versions
+             (lesson_id, version, content, summary, author_id, author_name, created_at)
+         VALUES (?, ?, ?, ?, NULL, ?, ?)",
+    )
+    .bind(id)
+    .bind(current.version)
+    .bind(serde_json::to_string(&current.draft).map_err(json_err)?)
+    .bind(LEGACY_SUMMARY)
+    .bind(current.updated_by.as_deref().unwrap_or("someone"))
+    .bind(current.updated_at)
+    .execute(&mut *tx)
+    .await?;
+    let version = expected_version + 1;
+    record_version(&mut tx, id, version, draft, &summary, user.id, t).await?;
+    tx.commit().await?;
+    Ok(version)
+}
+
+/// The history line of a version saved before history was kept.
+const LEGACY_SUMMARY: &str = "Saved before history was kept";
+
+/// Lesson `id`'s saved versions, newest first. A lesson saved before
+/// history existed lists its current version from the lesson itself.
+pub async fn history(
+    db: &SqlitePool,
+    user: &UserView,
+    id: i64,
+) -> Result<Vec<LessonVersionMeta>, ServerError> {
     let current = get(db, user, id).await?;
-    Err(ApiError::Conflict(stale_message(&current)).into())
+    let rows: Vec<(i64, String, String, i64)> = sqlx::query_as(
+        "SELECT version, author_name, summary, created_at FROM lesson_versions
+         WHERE lesson_id = ? ORDER BY version DESC",
+    )
+    .bind(id)
+    .fetch_all(db)
+    .await?;
+    let mut list: Vec<LessonVersionMeta> = rows
+        .into_iter()
+        .map(|(version, author, summary, created_at)| LessonVersionMeta {
+            version,
+            author,
+            created_at,
+            summary,
+        })
+        .collect();
+    if list.first().map(|v| v.version) != Some(current.version) {
+        list.insert(
+            0,
+            LessonVersionMeta {
+                version: current.version,
+                author: current.updated_by.unwrap_or_else(|| "someone".into()),
+                created_at: current.updated_at,
+                summary: LEGACY_SUMMARY.into(),
+            },
+        );
+    }
+    Ok(list)
+}
+
+/// The content of version `version` of lesson `id` (the current one comes
+/// from the lesson itself).
+pub async fn version_content(
+    db: &SqlitePool,
+    user: &UserView,
+    id: i64,
+    version: i64,
+) -> Result<LessonDraft, ServerError> {
+    let current = get(db, user, id).await?;
+    if version == current.version {
+        return Ok(current.draft);
+    }
+    let content: String = sqlx::query_scalar(
+        "SELECT content FROM lesson_versions WHERE lesson_id = ? AND version = ?",
+    )
+    .bind(id)
+    .bind(version)
+    .fetch_optional(db)
+    .await?
+    .ok_or_else(|| ApiError::NotFound(format!("Version {version} of lesson {id}")))?;
+    serde_json::from_str(&content).map_err(|e| {
+        ServerError::Config(format!("lesson {id} version {version} is unreadable: {e}"))
+    })
 }
 
 /// The conflict message for a save that started from an older version.

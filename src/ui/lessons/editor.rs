@@ -1,12 +1,13 @@
 //! `/lessons/{id}`: loads the lesson and lays out the editor: heading with
-//! version and Save, the save status, the problem count, then the lesson
-//! form and tool panel beside the live preview.
+//! version, Duplicate and Save, the save status, the problem count, then the
+//! lesson form and tool panel beside the live preview and the history.
+//! Leaving with unsaved edits asks first (`guard`).
 //!
 //! The preview runs the same domain code as the server (`prompt::build`)
 //! in the browser, so it updates on every keystroke with no round trip;
 //! only the exact BPE count asks the server, after a pause in typing.
 
-use crate::api::lessons::{get_lesson, SaveLesson};
+use crate::api::lessons::{get_lesson, lesson_history, DuplicateLesson, SaveLesson};
 use crate::domain::declaration::DeclarationFormat;
 use crate::domain::lesson::edit::edit_draft;
 use crate::domain::lesson::optimise::OptimiseMode;
@@ -16,14 +17,16 @@ use crate::domain::lesson::LessonDraft;
 use crate::domain::time::format_utc;
 use crate::domain::user::Role;
 use crate::error::ApiError;
-use crate::ui::auth::RequireRole;
+use crate::ui::auth::{confirm_leave, RequireRole};
 use crate::ui::components::{Loaded, MaybeEmpty, SaveMessage, SaveStatus};
 use crate::ui::current;
 use crate::ui::lessons::form::LessonForm;
+use crate::ui::lessons::guard::guard_unsaved;
+use crate::ui::lessons::history::{LessonHistory, Versions};
 use crate::ui::lessons::preview::Preview;
 use crate::ui::lessons::tool_panel::ToolPanel;
 use leptos::prelude::*;
-use leptos_router::hooks::use_params_map;
+use leptos_router::hooks::{use_navigate, use_params_map};
 
 impl MaybeEmpty for LessonView {}
 
@@ -49,12 +52,28 @@ pub fn apply(
 pub fn LessonEditorPage() -> impl IntoView {
     let params = use_params_map();
     let id = move || params.read().get("id").and_then(|s| s.parse::<i64>().ok());
-    let lesson = Resource::new(id, |id| async move {
-        match id {
-            Some(id) => get_lesson(id).await,
-            None => Err(ApiError::NotFound("That lesson".into())),
-        }
-    });
+    // Bumped after a restore, so the editor loads the restored content.
+    let reload = RwSignal::new(0u32);
+    // Bumped after a save, so the history lists the new version.
+    let saves = RwSignal::new(0u32);
+    let lesson = Resource::new(
+        move || (id(), reload.get()),
+        |(id, _)| async move {
+            match id {
+                Some(id) => get_lesson(id).await,
+                None => Err(ApiError::NotFound("That lesson".into())),
+            }
+        },
+    );
+    let versions: Versions = Resource::new(
+        move || (id(), reload.get(), saves.get()),
+        |(id, ..)| async move {
+            match id {
+                Some(id) => lesson_history(id).await,
+                None => Err(ApiError::NotFound("That lesson".into())),
+            }
+        },
+    );
     view! {
         <RequireRole role=Role::Teacher>
             <Loaded
@@ -63,7 +82,7 @@ pub fn LessonEditorPage() -> impl IntoView {
                 back=("/lessons", "Back to lessons")
                 let:loaded
             >
-                <LessonEditor lesson=loaded />
+                <LessonEditor lesson=loaded reload saves versions />
             </Loaded>
         </RequireRole>
     }
@@ -72,7 +91,12 @@ pub fn LessonEditorPage() -> impl IntoView {
 /// The editor for one loaded lesson: owns the draft, the last saved copy
 /// and the save; the parts below read and change the draft.
 #[component]
-fn LessonEditor(lesson: LessonView) -> impl IntoView {
+fn LessonEditor(
+    lesson: LessonView,
+    reload: RwSignal<u32>,
+    saves: RwSignal<u32>,
+    versions: Versions,
+) -> impl IntoView {
     let lesson_id = lesson.id;
     let draft = RwSignal::new(lesson.draft.clone());
     let saved = RwSignal::new(lesson.draft.clone());
@@ -83,7 +107,22 @@ fn LessonEditor(lesson: LessonView) -> impl IntoView {
 
     let problems = Memo::new(move |_| draft.with(|d| d.problems()));
     let built = Memo::new(move |_| draft.with(|d| build(&d.prompt_input(optimise.get()))));
-    let dirty = move || draft.with(|d| saved.with(|s| d != s));
+    let dirty = move || {
+        draft
+            .try_with(|d| saved.try_with(|s| d != s))
+            .flatten()
+            .unwrap_or(false)
+    };
+    guard_unsaved(dirty);
+
+    let duplicate = ServerAction::<DuplicateLesson>::new();
+    let duplicate_result = duplicate.value();
+    let navigate = use_navigate();
+    Effect::new(move |_| {
+        if let Some(Ok(copy)) = current(&duplicate_result) {
+            navigate(&format!("/lessons/{copy}"), Default::default());
+        }
+    });
 
     let save = ServerAction::<SaveLesson>::new();
     let (save_result, saving) = (save.value(), save.pending());
@@ -94,6 +133,7 @@ fn LessonEditor(lesson: LessonView) -> impl IntoView {
                 Ok(new_version) => {
                     version.set(new_version);
                     saved.set(draft.get_untracked());
+                    saves.update(|n| *n += 1);
                     save_message.set(Some(Ok("Saved.".into())));
                 }
                 Err(e) => save_message.set(Some(Err(e))),
@@ -115,7 +155,7 @@ fn LessonEditor(lesson: LessonView) -> impl IntoView {
     view! {
         <section class="page-head split">
             <div>
-                <a href="/lessons" class="muted small">
+                <a href="/lessons" class="muted small" on:click=move |ev| confirm_leave(&ev)>
                     "← Lessons"
                 </a>
                 <h1>{move || draft.with(|d| d.title.clone())}</h1>
@@ -144,6 +184,20 @@ fn LessonEditor(lesson: LessonView) -> impl IntoView {
                 {move || dirty().then(|| view! { <span class="badge warn">"Unsaved changes"</span> })}
                 <button
                     type="button"
+                    class="button"
+                    data-testid="duplicate-lesson"
+                    title=move || {
+                        if dirty() { "Save first: the copy is made from the saved lesson" } else { "Copy this lesson into a new one" }
+                    }
+                    disabled=move || dirty() || duplicate.pending().try_get().unwrap_or(true)
+                    on:click=move |_| {
+                        duplicate.dispatch(DuplicateLesson { id: lesson_id });
+                    }
+                >
+                    "Duplicate"
+                </button>
+                <button
+                    type="button"
                     class="button primary"
                     data-testid="save-lesson"
                     disabled=move || !can_save()
@@ -154,6 +208,11 @@ fn LessonEditor(lesson: LessonView) -> impl IntoView {
             </div>
         </section>
         <SaveStatus message=save_message testid="save-status" reload=format!("/lessons/{lesson_id}") />
+        {move || {
+            current(&duplicate_result)
+                .and_then(Result::err)
+                .map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })
+        }}
         {move || {
             (!problems.with(Vec::is_empty))
                 .then(|| {
@@ -174,6 +233,7 @@ fn LessonEditor(lesson: LessonView) -> impl IntoView {
             </div>
             <aside class="editor-preview">
                 <Preview built optimise format />
+                <LessonHistory lesson_id versions version dirty=Signal::derive(dirty) reload />
             </aside>
         </div>
     }

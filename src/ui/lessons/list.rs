@@ -1,7 +1,7 @@
-//! `/lessons`: the lessons the user may edit, a form to start one, and
-//! delete with a confirmation in place.
+//! `/lessons`: the lessons the user may edit, a form to start one,
+//! duplicate (opening the copy), and delete with a confirmation in place.
 
-use crate::api::lessons::{list_lessons, CreateLesson, DeleteLesson};
+use crate::api::lessons::{list_lessons, CreateLesson, DeleteLesson, DuplicateLesson};
 use crate::domain::lesson::record::LessonSummary;
 use crate::domain::lesson::tools::TUTOR_TOOLS;
 use crate::domain::lesson::MAX_TITLE_CHARS;
@@ -11,6 +11,7 @@ use crate::ui::auth::{use_auth, RequireRole};
 use crate::ui::components::{CreateForm, Loaded};
 use crate::ui::current;
 use leptos::prelude::*;
+use leptos_router::hooks::use_navigate;
 
 /// The page: teachers and admins.
 #[component]
@@ -38,6 +39,14 @@ fn LessonList() -> impl IntoView {
     };
     let create = ServerAction::<CreateLesson>::new();
     let delete = ServerAction::<DeleteLesson>::new();
+    let duplicate = ServerAction::<DuplicateLesson>::new();
+    let duplicate_result = duplicate.value();
+    let navigate = use_navigate();
+    Effect::new(move |_| {
+        if let Some(Ok(copy)) = current(&duplicate_result) {
+            navigate(&format!("/lessons/{copy}"), Default::default());
+        }
+    });
     // Handles taken once, read with `try_get`/`current`: the closures below
     // can run once more after the page is gone (see `current`).
     let (created, deleted) = (create.version(), delete.version());
@@ -49,6 +58,7 @@ fn LessonList() -> impl IntoView {
     let confirming = RwSignal::new(None::<i64>);
     let create_error = move || current(&create_result).and_then(Result::err);
     let delete_error = move || current(&delete_result).and_then(Result::err);
+    let duplicate_error = move || current(&duplicate_result).and_then(Result::err);
     view! {
         <section class="page-head split">
             <div>
@@ -67,6 +77,7 @@ fn LessonList() -> impl IntoView {
         </section>
         {move || create_error().map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })}
         {move || delete_error().map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })}
+        {move || duplicate_error().map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })}
         <Loaded
             resource=lessons
             loading="Loading lessons…"
@@ -97,7 +108,7 @@ fn LessonList() -> impl IntoView {
                             </thead>
                             <tbody>
                                 <For each=move || list.clone() key=|l| (l.id, l.version) let:lesson>
-                                    <LessonRow lesson admin confirming delete />
+                                    <LessonRow lesson admin confirming delete duplicate />
                                 </For>
                             </tbody>
                         </table>
@@ -109,13 +120,15 @@ fn LessonList() -> impl IntoView {
 }
 
 /// One lesson: title (with a review badge), owner for admins, level, counts,
-/// when it changed, and Delete, which asks in place before deleting.
+/// when it changed, Duplicate, and Delete, which asks in place before
+/// deleting.
 #[component]
 fn LessonRow(
     lesson: LessonSummary,
     admin: bool,
     confirming: RwSignal<Option<i64>>,
     delete: ServerAction<DeleteLesson>,
+    duplicate: ServerAction<DuplicateLesson>,
 ) -> impl IntoView {
     let id = lesson.id;
     let version = lesson.version;
@@ -138,6 +151,16 @@ fn LessonRow(
                     when=move || confirming.get() == Some(id)
                     fallback=move || {
                         view! {
+                            <button
+                                type="button"
+                                class="button ghost small"
+                                disabled=move || duplicate.pending().try_get().unwrap_or(true)
+                                on:click=move |_| {
+                                    duplicate.dispatch(DuplicateLesson { id });
+                                }
+                            >
+                                "Duplicate"
+                            </button>
                             <button
                                 type="button"
                                 class="button ghost small danger"

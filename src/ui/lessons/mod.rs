@@ -5,8 +5,11 @@
 //! tasks, presets, tool settings) lives in `domain::lesson::edit`, so these
 //! files only route events and show state.
 
+pub mod advice;
 pub mod editor;
 pub mod form;
+pub mod guard;
+pub mod history;
 pub mod keyword_chips;
 pub mod list;
 pub mod preview;

@@ -1,7 +1,8 @@
 //! The preview beside the lesson editor: exactly what the tutor model will
 //! get (system prompt, function declarations in the chosen API format) and
 //! what it costs in tokens, estimated at once and counted exactly after a
-//! pause in typing.
+//! pause in typing. Both figures cover the same text (prompt plus
+//! declarations, `BuiltPrompt::token_text`), so they can be compared.
 
 use crate::domain::declaration::{export, DeclarationFormat};
 use crate::domain::lesson::optimise::{optimise_choice, OptimiseMode};
@@ -18,9 +19,10 @@ pub fn Preview(
 ) -> impl IntoView {
     let exact = RwSignal::new(None::<Result<usize, String>>);
     let generation = StoredValue::new(0u64);
-    // Exact BPE count: asked of the server after 600 ms without changes.
+    // Exact BPE count of the text the estimate covers: asked of the server
+    // after 600 ms without changes.
     Effect::new(move |_| {
-        let text = built.with(|b| b.system_prompt.clone());
+        let text = built.with(|b| b.token_text());
         let mine = generation.get_value() + 1;
         generation.set_value(mine);
         #[cfg(feature = "hydrate")]
@@ -63,11 +65,11 @@ pub fn Preview(
             </div>
             <dl class="stats" data-testid="token-stats">
                 <div>
-                    <dt>"Estimate (chars ÷ 4)"</dt>
+                    <dt>"Prompt + declarations, estimate (chars ÷ 4)"</dt>
                     <dd data-testid="estimate">{move || format!("~{}", built.with(|b| b.estimated_tokens))}</dd>
                 </div>
                 <div>
-                    <dt>"Exact prompt tokens (o200k_base)"</dt>
+                    <dt>"Prompt + declarations, exact (o200k_base)"</dt>
                     <dd data-testid="exact-tokens">
                         {move || match exact.get() {
                             None => "counting…".to_owned(),

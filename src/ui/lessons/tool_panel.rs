@@ -1,17 +1,19 @@
-//! The Tool Configuration panel: preset menu, what smart defaults changed,
-//! one row per tutor tool (`tool_row`), the instructions for all tools and
-//! the token / enabled-count footer.
+//! The Tool Configuration panel: preset menu (asking before a switch would
+//! drop keywords), what smart defaults changed, suggestions and
+//! contradictions (`advice`), one row per tutor tool (`tool_row`), the
+//! instructions for all tools and the token / enabled-count footer.
 //!
 //! Rows are built once and only their parts react, so typing in one tool's
 //! instructions never re-creates (and unfocuses) anything.
 
 use crate::domain::error::{problem_for, FieldError};
 use crate::domain::lesson::config::Preset;
-use crate::domain::lesson::edit::{enabled_count, use_preset};
+use crate::domain::lesson::edit::{enabled_count, preset_losses, use_preset};
 use crate::domain::lesson::prompt::BuiltPrompt;
 use crate::domain::lesson::tools::TUTOR_TOOLS;
 use crate::domain::lesson::LessonDraft;
 use crate::ui::components::FieldProblem;
+use crate::ui::lessons::advice::AdviceList;
 use crate::ui::lessons::editor::apply;
 use crate::ui::lessons::tool_row::ToolRow;
 use leptos::prelude::*;
@@ -24,8 +26,27 @@ pub fn ToolPanel(
     problems: Memo<Vec<FieldError>>,
     built: Memo<BuiltPrompt>,
 ) -> impl IntoView {
-    let preset = Memo::new(move |_| draft.with(|d| Preset::matching(&d.tool_configuration)));
+    let preset =
+        Memo::new(move |_| draft.with(|d| Preset::for_lesson(&d.tool_configuration, d.facts())));
     let enabled = move || draft.with(|d| enabled_count(&d.tool_configuration));
+    // Bumped when the teacher declines a switch, so the menu shows the
+    // current preset again (the draft, and so `preset`, did not change).
+    let declined = RwSignal::new(0u32);
+    let choose = move |p: Preset| {
+        let losses = draft.with_untracked(|d| preset_losses(&d.tool_configuration, p));
+        if !losses.is_empty() {
+            let question = format!(
+                "Switching to “{}” drops what you set for:\n{}\n\nSwitch anyway?",
+                p.label(),
+                losses.join("\n")
+            );
+            if !window().confirm_with_message(&question).unwrap_or(false) {
+                declined.update(|n| *n += 1);
+                return;
+            }
+        }
+        apply(draft, notices, |d| use_preset(&mut d.tool_configuration, p));
+    };
     view! {
         <section class="panel tool-panel" data-testid="tool-panel">
             <div class="split">
@@ -34,10 +55,13 @@ pub fn ToolPanel(
                     "Preset "
                     <select
                         data-testid="preset"
-                        prop:value=move || preset.get().map_or("custom", Preset::as_str)
+                        prop:value=move || {
+                            declined.track();
+                            preset.get().map_or("custom", Preset::as_str)
+                        }
                         on:change=move |ev| {
                             if let Some(p) = Preset::parse(&event_target_value(&ev)) {
-                                apply(draft, notices, |d| use_preset(&mut d.tool_configuration, p));
+                                choose(p);
                             }
                         }
                     >
@@ -81,10 +105,11 @@ pub fn ToolPanel(
                         }
                     })
             }}
+            <AdviceList draft notices />
             <div class="tool-rows">
                 {TUTOR_TOOLS
                     .iter()
-                    .map(|tool| view! { <ToolRow tool draft notices problems /> })
+                    .map(|tool| view! { <ToolRow tool draft notices problems built /> })
                     .collect_view()}
             </div>
             <div class="field">

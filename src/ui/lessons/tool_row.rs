@@ -1,12 +1,13 @@
-//! One tutor tool in the Tool Configuration panel: on/off, when it fires
-//! (with the trigger's own parameters), custom instructions, and the first
-//! problem with its settings.
+//! One tutor tool in the Tool Configuration panel: on/off, its token cost,
+//! when it fires (with the trigger's own parameters), custom instructions,
+//! and the first problem with its settings.
 
 use crate::domain::error::FieldError;
 use crate::domain::lesson::config::{ToolConfig, MAX_INSTRUCTION_CHARS};
 use crate::domain::lesson::edit::{
     config_of, edit_tool, min_turns, minutes_remaining, tool_problem,
 };
+use crate::domain::lesson::prompt::BuiltPrompt;
 use crate::domain::lesson::tools::TutorTool;
 use crate::domain::lesson::trigger::{TriggerCondition, TriggerKind, MINUTE_MARKS};
 use crate::domain::lesson::LessonDraft;
@@ -35,9 +36,23 @@ pub fn ToolRow(
     draft: RwSignal<LessonDraft>,
     notices: RwSignal<Vec<String>>,
     problems: Memo<Vec<FieldError>>,
+    built: Memo<BuiltPrompt>,
 ) -> impl IntoView {
     let id = tool.id;
     let config = Memo::new(move |_| draft.with(|d| config_of(&d.tool_configuration, id)));
+    // What this tool adds to every request: its declaration and its line in
+    // the prompt (estimates, like the per-tool table in the preview).
+    let cost = move || {
+        let cost = built.with(|b| b.tool_costs.iter().find(|c| c.tool_id == id).cloned());
+        match cost {
+            Some(c) => format!(
+                "~{} tokens (declaration ~{} + instruction ~{})",
+                c.total_tokens, c.declaration_tokens, c.instruction_tokens
+            ),
+            None if config.with(|c| c.enabled) => "left out of the prompt".to_owned(),
+            None => "off: 0 tokens".to_owned(),
+        }
+    };
     let kind = Memo::new(move |_| config.with(|c| c.trigger_condition.kind()));
     let errors = move || draft.with(|d| problems.with(|p| tool_problem(d, p, id)));
     let category = tool.category.as_str();
@@ -65,7 +80,12 @@ pub fn ToolRow(
                 <code>{id}</code>
                 <span class=format!("badge cat-{category}")>{category}</span>
             </label>
-            <p class="muted small tool-summary">{tool.summary}</p>
+            <p class="muted small tool-summary">
+                {tool.summary} " "
+                <span class="tool-cost" data-testid=format!("cost-{id}")>
+                    {cost}
+                </span>
+            </p>
             <div class="tool-settings">
                 <label class="inline">
                     "When "
