@@ -3,25 +3,17 @@
 //! may set the state itself, and call responses say when tools changed.
 
 use crate::helpers::{spawn_app, TestApp};
-use crate::sessions::{call, idv, open, read_events, subscribe, Session};
+use crate::sessions::{call, idv, open, open_with, read_events, subscribe, Session};
 use serde_json::{json, Value};
 
 /// A session whose backend executes every tool but the session tools.
 async fn open_backend_session(app: &TestApp, key: &str, workflow: &str) -> Session {
-    let res = app
-        .client
-        .post(app.url("/api/sessions"))
-        .bearer_auth(key)
-        .json(&json!({"workflowId": workflow, "runBuiltins": false}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 201);
-    let body: Value = res.json().await.unwrap();
-    Session {
-        id: body["sessionId"].as_str().unwrap().to_owned(),
-        token: body["sessionToken"].as_str().unwrap().to_owned(),
-    }
+    open_with(
+        app,
+        key,
+        json!({"workflowId": workflow, "runBuiltins": false}),
+    )
+    .await
 }
 
 async fn report(

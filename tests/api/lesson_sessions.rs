@@ -3,7 +3,7 @@
 //! the lesson's prompt.
 
 use crate::helpers::{spawn_app, TEACHER};
-use crate::sessions::{call, Session};
+use crate::sessions::{call, open_with};
 use serde_json::{json, Value};
 use switchboard::domain::api_key::Scope;
 use switchboard::domain::lesson::tools::TUTOR_TOOLS;
@@ -34,20 +34,7 @@ async fn a_lesson_session_may_call_only_the_lessons_enabled_tutor_tools() {
         .expect("a standard lesson leaves some tutor tool off");
 
     let key = app.api_key().await;
-    let res = app
-        .client
-        .post(app.url("/api/sessions"))
-        .bearer_auth(&key)
-        .json(&json!({"lessonId": lesson_id, "student": "Ana"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 201);
-    let body: Value = res.json().await.unwrap();
-    let s = Session {
-        id: body["sessionId"].as_str().unwrap().to_owned(),
-        token: body["sessionToken"].as_str().unwrap().to_owned(),
-    };
+    let s = open_with(&app, &key, json!({"lessonId": lesson_id, "student": "Ana"})).await;
 
     let tools: Value = app
         .client

@@ -8,11 +8,16 @@ pub struct Session {
 }
 
 pub async fn open(app: &TestApp, key: &str, workflow: &str) -> Session {
+    open_with(app, key, json!({"workflowId": workflow})).await
+}
+
+/// Opens a session with request body `body`; asserts 201.
+pub async fn open_with(app: &TestApp, key: &str, body: Value) -> Session {
     let res = app
         .client
         .post(app.url("/api/sessions"))
         .bearer_auth(key)
-        .json(&json!({"workflowId": workflow}))
+        .json(&body)
         .send()
         .await
         .unwrap();

@@ -71,9 +71,23 @@ pub async fn open(
         )
         .into());
     }
+    let ws = WorkflowState::start(workflow);
+    let tools = tools_now(state, None, &ws).join(",");
+    start(state, ws, api_key, runs_builtins, &tools, None).await
+}
+
+/// Stores a new session starting in `ws`, announces it to its (future)
+/// watchers and the session list, and returns its id and token.
+async fn start(
+    state: &AppState,
+    ws: WorkflowState,
+    api_key: Option<i64>,
+    runs_builtins: bool,
+    tools: &str,
+    lesson: Option<(i64, &str, Option<&str>)>,
+) -> Result<(String, String), ServerError> {
     let id = format!("s{}", &random_token()[..15]).to_lowercase();
     let token = format!("st_{}", random_token());
-    let ws = WorkflowState::start(workflow);
     let t = now();
     rows::insert(
         &state.db,
@@ -83,8 +97,8 @@ pub async fn open(
             api_key,
             state: &ws,
             runs_builtins,
-            tools_seen: &tools_now(state, None, &ws).join(","),
-            lesson: None,
+            tools_seen: tools,
+            lesson,
             at: t,
         },
     )
@@ -130,32 +144,10 @@ pub async fn open_lesson(
     run: LessonRun<'_>,
     api_key: Option<i64>,
 ) -> Result<(String, String), ServerError> {
-    let id = format!("s{}", &random_token()[..15]).to_lowercase();
-    let token = format!("st_{}", random_token());
     let ws = WorkflowState::start(&format!("lesson-{}", run.lesson_id));
     let tools = run.tools.join(",");
-    let t = now();
-    rows::insert(
-        &state.db,
-        &NewSession {
-            id: &id,
-            token_hash: &token_hash(&token),
-            api_key,
-            state: &ws,
-            runs_builtins: true,
-            tools_seen: &tools,
-            lesson: Some((run.lesson_id, &tools, run.student)),
-            at: t,
-        },
-    )
-    .await?;
-    state
-        .hub
-        .publish(&id, &SessionEvent::WorkflowUpdate(ws.update()));
-    state
-        .hub
-        .publish_list(&json!({"type": "opened", "session": summary_of(&id, &ws, t, t, false)}));
-    Ok((id, token))
+    let lesson = Some((run.lesson_id, tools.as_str(), run.student));
+    start(state, ws, api_key, true, &tools, lesson).await
 }
 
 /// Records that the session's backend has been told `tools` (it fetched
