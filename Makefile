@@ -28,7 +28,7 @@ E2E := end2end
 PORT ?= 3000
 
 .PHONY: help run test toolchain e2e-deps client-debug client-release server-debug server-release \
-        site-debug site-release lint unit e2e fmt bench bench-sessions bench-matrix demo clean-data
+        site-debug site-release lint unit e2e fmt bench bench-sessions bench-matrix soak demo clean-data
 
 help:
 	@echo "make run   - build (release) and serve Switchboard at http://127.0.0.1:$(PORT) with demo data"
@@ -103,6 +103,13 @@ bench:
 # Tool-call round trip and SSE fan-out (1,000 and 10,000 subscribers).
 bench-sessions:
 	ulimit -n $$(ulimit -Hn) && $(CARGO) bench --features ssr --bench sessions
+
+# Reliability soak against the release server (not part of `make test`):
+# 1,000 watchers, 200 tool calls/s over 50 sessions, session churn and 1,000
+# forced disconnects with resumes for SOAK_SECONDS (60); fails on any error,
+# lost event or >10 % RSS growth. Knobs: benches/README.md.
+soak:
+	ulimit -n $$(ulimit -Hn) && $(CARGO) bench --features ssr --bench soak
 
 # Click latency of the bindings matrix at 30 x 100, in Chromium (release build).
 bench-matrix: client-release server-release
