@@ -3,7 +3,7 @@
 //! may set the state itself, and call responses say when tools changed.
 
 use crate::helpers::{spawn_app, TestApp};
-use crate::sessions::{call, idv, open, open_with, read_events, subscribe, Session};
+use crate::sessions::{call, idv, open, open_with, read_events, subscribe, tools_body, Session};
 use serde_json::{json, Value};
 
 /// A session whose backend executes every tool but the session tools.
@@ -288,16 +288,7 @@ async fn the_model_is_told_the_workflow_ids_and_a_wrong_one_is_refused_naming_th
     let app = spawn_app().await;
     let key = app.api_key().await;
     let s = open(&app, &key, "idv").await;
-    let body: Value = app
-        .client
-        .get(app.url(&format!("/api/sessions/{}/tools?format=openai", s.id)))
-        .bearer_auth(&s.token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body = tools_body(&app, &s, "openai").await;
     let switch = body["tools"]["tools"]
         .as_array()
         .unwrap()

@@ -3,7 +3,7 @@
 //! the lesson's prompt.
 
 use crate::helpers::{spawn_app, TEACHER};
-use crate::sessions::{call, open_with};
+use crate::sessions::{call, open_with, tools_body};
 use serde_json::{json, Value};
 use switchboard::domain::api_key::Scope;
 use switchboard::domain::lesson::tools::TUTOR_TOOLS;
@@ -36,16 +36,7 @@ async fn a_lesson_session_may_call_only_the_lessons_enabled_tutor_tools() {
     let key = app.api_key().await;
     let s = open_with(&app, &key, json!({"lessonId": lesson_id, "student": "Ana"})).await;
 
-    let tools: Value = app
-        .client
-        .get(app.url(&format!("/api/sessions/{}/tools?format=gemini", s.id)))
-        .bearer_auth(&s.token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let tools = tools_body(&app, &s, "gemini").await;
     let mut available: Vec<String> = serde_json::from_value(tools["available"].clone()).unwrap();
     available.sort();
     let mut expected = enabled.clone();

@@ -44,18 +44,21 @@ pub async fn call(app: &TestApp, s: &Session, name: &str, arguments: Value) -> (
     )
 }
 
-async fn tools(app: &TestApp, s: &Session) -> Vec<String> {
-    let body: Value = app
-        .client
-        .get(app.url(&format!("/api/sessions/{}/tools?format=openai", s.id)))
+/// `GET /api/sessions/{id}/tools?format=…` as the session's backend.
+pub async fn tools_body(app: &TestApp, s: &Session, format: &str) -> Value {
+    app.client
+        .get(app.url(&format!("/api/sessions/{}/tools?format={format}", s.id)))
         .bearer_auth(&s.token)
         .send()
         .await
         .unwrap()
         .json()
         .await
-        .unwrap();
-    body["available"]
+        .unwrap()
+}
+
+async fn tools(app: &TestApp, s: &Session) -> Vec<String> {
+    tools_body(app, s, "openai").await["available"]
         .as_array()
         .unwrap()
         .iter()

@@ -150,10 +150,19 @@ pub async fn open_lesson(
     start(state, ws, api_key, true, &tools, lesson).await
 }
 
-/// Records that the session's backend has been told `tools` (it fetched
-/// them), so its next call does not report them as changed.
-pub async fn tools_told(state: &AppState, id: &str, tools: &[String]) -> Result<(), ServerError> {
-    rows::set_tools_seen(&state.db, id, &tools.join(",")).await
+/// Records that `row`'s backend has been told `tools` (it fetched them),
+/// so its next call does not report them as changed; no write when it
+/// already knew them.
+pub async fn tools_told(
+    state: &AppState,
+    row: &SessionRow,
+    tools: &[String],
+) -> Result<(), ServerError> {
+    let told = tools.join(",");
+    if row.tools_seen.as_deref() == Some(told.as_str()) {
+        return Ok(());
+    }
+    rows::set_tools_seen(&state.db, &row.id, &told).await
 }
 
 fn summary_of(
@@ -291,10 +300,12 @@ pub async fn announce_tools(state: &AppState, before: &Rules) -> Result<(), Serv
 /// Why `tool` may not run now, if it may not: not in the catalogue, not
 /// available in the workflow, an unknown workflow to switch to, bad
 /// arguments, or a required check not passed.
+/// `available` is [`tools_now`] for the session before the call.
 fn refusal(
     state: &AppState,
     row: &SessionRow,
     ws: &WorkflowState,
+    available: &[String],
     tool: &str,
     arguments: &Value,
 ) -> Option<String> {
@@ -302,7 +313,6 @@ fn refusal(
     let Some(entry) = rules.tool(tool) else {
         return Some(format!("`{tool}` is not a tool in the catalogue"));
     };
-    let available = tools_now(state, row.lesson_tools.as_deref(), ws);
     if !available.iter().any(|t| t == tool) {
         let place = match row.lesson_id {
             Some(lesson) => format!("enabled in lesson {lesson}"),
@@ -384,23 +394,32 @@ pub async fn call(
     }
     let mut ws = row.workflow_state()?;
     let before = ws.clone();
+    let available = tools_now(state, row.lesson_tools.as_deref(), &ws);
     let mut verified = row.verified_account.clone();
-    let (outcome, result, reason, status) = match refusal(state, &row, &ws, tool, &arguments) {
-        Some(reason) => (CallOutcome::Refused, None, Some(reason), CallStatus::Done),
-        None if builtins::executes(tool, row.runs_builtins) => {
-            match builtins::run(state, &row.id, &mut ws, &mut verified, tool, &arguments).await? {
-                Ok(result) => {
-                    if let Some(entry) = state.rules().tool(tool) {
-                        apply_effects(&entry.effects, &result, &mut ws);
+    let (outcome, result, reason, status) =
+        match refusal(state, &row, &ws, &available, tool, &arguments) {
+            Some(reason) => (CallOutcome::Refused, None, Some(reason), CallStatus::Done),
+            None if builtins::executes(tool, row.runs_builtins) => {
+                match builtins::run(state, &row.id, &mut ws, &mut verified, tool, &arguments)
+                    .await?
+                {
+                    Ok(result) => {
+                        if let Some(entry) = state.rules().tool(tool) {
+                            apply_effects(&entry.effects, &result, &mut ws);
+                        }
+                        (CallOutcome::Allowed, Some(result), None, CallStatus::Done)
                     }
-                    (CallOutcome::Allowed, Some(result), None, CallStatus::Done)
+                    Err(reason) => (CallOutcome::Refused, None, Some(reason), CallStatus::Done),
                 }
-                Err(reason) => (CallOutcome::Refused, None, Some(reason), CallStatus::Done),
             }
-        }
-        None => (CallOutcome::Allowed, None, None, CallStatus::Awaiting),
+            None => (CallOutcome::Allowed, None, None, CallStatus::Awaiting),
+        };
+    // Only a workflow switch changes what this session may call.
+    let tools = if ws.current_workflow == before.current_workflow {
+        available
+    } else {
+        tools_now(state, row.lesson_tools.as_deref(), &ws)
     };
-    let tools = tools_now(state, row.lesson_tools.as_deref(), &ws);
     let told = tools.join(",");
     let tools_changed = row.tools_seen.as_deref() != Some(told.as_str());
     let duration_us = started.elapsed().as_micros() as i64;

@@ -191,7 +191,7 @@ async fn tools(
     let format = DeclarationFormat::parse(query.format.as_deref().unwrap_or("gemini"))?;
     let ws = row.workflow_state()?;
     let available = sessions::tools_now(&state, row.lesson_tools.as_deref(), &ws);
-    sessions::tools_told(&state, &id, &available).await?;
+    sessions::tools_told(&state, &row, &available).await?;
     if let Some(lesson_id) = row.lesson_id {
         // A tutor session: the lesson's prompt and its declarations (with
         // the teacher's per-tool instructions), for the tools it opened with.
