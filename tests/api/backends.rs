@@ -206,6 +206,17 @@ async fn a_failed_or_negative_result_does_not_verify_and_refused_calls_take_none
     assert_eq!(status, 409, "a refused call has no result");
     let (status, _) = report(&app, &s, &s.token, 999_999, json!({"ok": true})).await;
     assert_eq!(status, 404);
+    let res = app
+        .client
+        .post(app.url(&format!("/api/sessions/{}/tool-calls/abc/result", s.id)))
+        .bearer_auth(&s.token)
+        .json(&json!({"ok": true}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 422);
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["Invalid"]["field"], "callId");
     let (status, body) = report(
         &app,
         &s,

@@ -6,7 +6,7 @@ use crate::domain::declaration::{export, DeclarationFormat};
 use crate::domain::lesson::optimise::OptimiseMode;
 use crate::domain::lesson::prompt::build;
 use crate::error::ApiError;
-use crate::server::rest::ApiKey;
+use crate::server::rest::{path_id, ApiKey};
 use crate::server::{store, tokens, AppState, ServerError};
 use axum::extract::{Path, Query, State};
 use axum::routing::get;
@@ -47,10 +47,11 @@ pub struct PromptResponse {
 async fn prompt(
     key: ApiKey,
     State(state): State<AppState>,
-    Path(id): Path<i64>,
+    Path(id): Path<String>,
     Query(query): Query<PromptQuery>,
 ) -> Result<Json<PromptResponse>, ServerError> {
     key.require(Scope::LessonsRead)?;
+    let id = path_id(&id, "id")?;
     let format = DeclarationFormat::parse(query.format.as_deref().unwrap_or("gemini"))?;
     let optimise = match query.optimise.as_deref().unwrap_or("normal") {
         "normal" => Some(OptimiseMode::Normal),

@@ -35,6 +35,19 @@ async fn unknown_path(uri: Uri) -> ServerError {
     ApiError::NotFound(format!("The API path {}", excerpt(uri.path()))).into()
 }
 
+/// A numeric id from the path (`field` names it in the error): 422 naming
+/// the field for anything else, as for a body field, instead of axum's
+/// plain-text rejection.
+pub fn path_id(raw: &str, field: &str) -> Result<i64, ServerError> {
+    raw.parse().map_err(|_| {
+        ApiError::invalid(
+            field,
+            format!("must be a whole number (got \"{}\")", excerpt(raw)),
+        )
+        .into()
+    })
+}
+
 /// A JSON request body, or the error that says what is wrong with it: 413
 /// over `limit` bytes, 400 when it is not JSON (or not sent as JSON), 422
 /// when it is JSON of the wrong shape (naming the field serde names).

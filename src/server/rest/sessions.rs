@@ -13,7 +13,7 @@ use crate::error::ApiError;
 use crate::server::agent::hub::Frame;
 use crate::server::agent::sessions;
 use crate::server::auth::AuthUser;
-use crate::server::rest::{json_body, ApiKey};
+use crate::server::rest::{json_body, path_id, ApiKey};
 use crate::server::streams::StreamPermit;
 use crate::server::{AppState, ServerError};
 use axum::body::{Body, Bytes};
@@ -261,11 +261,12 @@ struct ResultReport {
 /// executed an allowed call reports how it went.
 async fn report_result(
     State(state): State<AppState>,
-    Path((id, call_id)): Path<(String, i64)>,
+    Path((id, call_id)): Path<(String, String)>,
     headers: HeaderMap,
     body: Result<Json<ResultReport>, JsonRejection>,
 ) -> Result<Response, ServerError> {
     let row = sessions::authorize(&state, &id, token(&headers)).await?;
+    let call_id = path_id(&call_id, "callId")?;
     let body = json_body(body, API_BODY_MAX_BYTES)?;
     let (reported, ws) = sessions::complete(&state, row, call_id, body.ok, body.result).await?;
     Ok(Json(json!({
