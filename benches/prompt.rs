@@ -10,6 +10,7 @@ use std::hint::black_box;
 use switchboard::domain::lesson::config::{LessonToolConfiguration, Preset};
 use switchboard::domain::lesson::optimise::OptimiseMode;
 use switchboard::domain::lesson::prompt::{build, PromptInput};
+use switchboard::domain::lesson::review::ReviewItem;
 use switchboard::domain::lesson::trigger::TriggerCondition;
 use switchboard::domain::lesson::{CefrLevel, LessonTask};
 
@@ -46,8 +47,13 @@ If the student is stuck, offer two short options rather than translating.\n\n## 
         ],
         duration_minutes: Some(15),
         level: Some(CefrLevel::A2),
-        // A review lesson, so all six tools fit it and reach the prompt.
+        // A review lesson with items, so all six tools fit it and reach
+        // the prompt.
         review: true,
+        review_items: vec![
+            ReviewItem { id: "fui".into(), text: "Ayer fui al mercado".into(), audio: Some("rec/fui.webm".into()) },
+            ReviewItem { id: "comi".into(), text: "Comí paella".into(), audio: None },
+        ],
         optimise: Some(OptimiseMode::Normal),
     }
 }

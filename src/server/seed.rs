@@ -59,6 +59,7 @@ impl std::fmt::Display for SeededAccounts {
 /// configuration existed" (it gets the standard default on first edit).
 pub async fn seed_demo_lessons(state: &AppState) -> Result<(), ServerError> {
     use crate::domain::lesson::config::{default_configuration, LessonFacts, Preset};
+    use crate::domain::lesson::review::ReviewItem;
     use crate::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
     use crate::server::store::lessons;
 
@@ -70,6 +71,11 @@ pub async fn seed_demo_lessons(state: &AppState) -> Result<(), ServerError> {
     let task = |id: &str, text: &str| LessonTask {
         id: id.into(),
         text: text.into(),
+    };
+    let item = |id: &str, text: &str, audio: Option<&str>| ReviewItem {
+        id: id.into(),
+        text: text.into(),
+        audio: audio.map(str::to_owned),
     };
     let cafe = LessonDraft {
         title: "Spanish café role-play".into(),
@@ -86,6 +92,7 @@ rather than translating."
         duration_minutes: Some(15),
         level: Some(CefrLevel::A2),
         review: false,
+        review_items: vec![],
         tool_configuration: Preset::StandardLesson.configuration(),
     };
     let review = LessonDraft {
@@ -98,6 +105,11 @@ right twice."
         duration_minutes: Some(10),
         level: Some(CefrLevel::B1),
         review: true,
+        review_items: vec![
+            item("fui-ayer", "Ayer fui al mercado con mi hermana.", Some("recordings/demo/fui-ayer.webm")),
+            item("comi-paella", "El sábado comí paella en casa de mis abuelos.", None),
+            item("estuve-enfermo", "La semana pasada estuve enfermo dos días.", Some("recordings/demo/estuve-enfermo.webm")),
+        ],
         tool_configuration: Preset::ReviewLesson.configuration(),
     };
     let legacy = LessonDraft {
@@ -110,6 +122,7 @@ and follow their interests."
         duration_minutes: Some(20),
         level: Some(CefrLevel::B2),
         review: false,
+        review_items: vec![],
         // Not stored (a legacy lesson); what loading it proposes: the
         // standard tools that fit a lesson without tasks.
         tool_configuration: default_configuration(LessonFacts::default()),

@@ -132,3 +132,201 @@ async fn opening_a_lesson_session_needs_the_lessons_scope_and_one_target() {
         .unwrap();
     assert_eq!(sessions, 0, "nothing opened");
 }
+
+/// Saves lesson `id` (at `version`) with `change` made to its draft.
+async fn save_with(
+    app: &crate::helpers::TestApp,
+    id: i64,
+    change: impl FnOnce(&mut Value),
+) -> reqwest::Response {
+    let mut lesson: Value = app
+        .rpc("get_lesson", &[("id", &id.to_string())])
+        .await
+        .json()
+        .await
+        .unwrap();
+    change(&mut lesson["draft"]);
+    app.rpc_json(
+        "save_lesson",
+        &json!({"id": id, "version": lesson["version"], "draft": lesson["draft"]}),
+    )
+    .await
+}
+
+/// Turns tutor tool `tool` on (as the teacher's choice) in a draft.
+fn enable(draft: &mut Value, tool: &str) {
+    let tools = draft["toolConfiguration"]["tools"].as_array_mut().unwrap();
+    match tools.iter_mut().find(|t| t["toolId"] == tool) {
+        Some(t) => t["enabled"] = json!(true),
+        None => tools
+            .push(json!({"toolId": tool, "enabled": true, "triggerCondition": {"type": "always"}})),
+    }
+}
+
+/// A review lesson with two tasks and two review items (one recorded),
+/// every tutor tool on; returns its id.
+pub async fn full_lesson(app: &crate::helpers::TestApp) -> i64 {
+    let id: i64 = app
+        .rpc("create_lesson", &[("title", "Past tense review")])
+        .await
+        .json()
+        .await
+        .unwrap();
+    let res = save_with(app, id, |d| {
+        d["review"] = json!(true);
+        d["tasks"] = json!([
+            {"id": "weekend", "text": "Say what you did last weekend"},
+            {"id": "ill", "text": "Say you were ill"}
+        ]);
+        d["reviewItems"] = json!([
+            {"id": "fui", "text": "Ayer fui al mercado", "audio": "recordings/fui.webm"},
+            {"id": "comi", "text": "Comí paella"}
+        ]);
+        for tool in TUTOR_TOOLS {
+            enable(d, tool.id);
+        }
+    })
+    .await;
+    assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
+    id
+}
+
+#[tokio::test]
+async fn a_tutor_session_stores_what_its_tools_record_and_refuses_unknown_ids() {
+    let app = spawn_app().await;
+    app.login(TEACHER).await;
+    let lesson = full_lesson(&app).await;
+    let key = app.api_key().await;
+    let s = open_with(&app, &key, json!({"lessonId": lesson, "student": "Ana"})).await;
+    let tools = tools_body(&app, &s, "openai").await;
+    let prompt = tools["systemPrompt"].as_str().unwrap();
+    assert!(
+        prompt.contains("- fui: Ayer fui al mercado (recording)"),
+        "{prompt}"
+    );
+    assert!(
+        prompt.contains("- weekend: Say what you did last weekend"),
+        "{prompt}"
+    );
+
+    let (status, logged) = call(
+        &app,
+        &s,
+        "mark_for_review",
+        json!({"errorType": "grammar", "studentSaid": "yo soy hambre", "correctForm": "tengo hambre", "severity": 5}),
+    )
+    .await;
+    assert_eq!(
+        (status, &logged["allowed"]),
+        (200, &json!(true)),
+        "{logged}"
+    );
+    assert_eq!(logged["status"], "done", "Switchboard ran it: {logged}");
+    assert_eq!(logged["result"]["errorsLogged"], 1);
+
+    let (_, unknown) = call(&app, &s, "mark_task_complete", json!({"taskId": "pay"})).await;
+    assert_eq!(unknown["allowed"], false);
+    assert_eq!(
+        unknown["reason"],
+        "there is no task `pay` in this lesson; task ids: weekend, ill"
+    );
+    let (_, done) = call(
+        &app,
+        &s,
+        "mark_task_complete",
+        json!({"taskId": "weekend", "evidence": "Fui al cine"}),
+    )
+    .await;
+    assert_eq!(done["allowed"], true, "{done}");
+    assert_eq!(done["result"]["remaining"], "ill");
+
+    let (_, item) = call(&app, &s, "mark_item_mastered", json!({"itemId": "nope"})).await;
+    assert_eq!(item["allowed"], false);
+    assert!(
+        item["reason"]
+            .as_str()
+            .unwrap()
+            .ends_with("item ids: fui, comi"),
+        "{item}"
+    );
+    let (_, item) = call(&app, &s, "mark_item_mastered", json!({"itemId": "comi"})).await;
+    assert_eq!(item["allowed"], true, "{item}");
+    let (_, audio) = call(
+        &app,
+        &s,
+        "play_student_audio",
+        json!({"recordingId": "comi"}),
+    )
+    .await;
+    assert_eq!(audio["allowed"], false);
+    assert!(
+        audio["reason"]
+            .as_str()
+            .unwrap()
+            .ends_with("items with a recording: fui"),
+        "{audio}"
+    );
+    let (_, audio) = call(
+        &app,
+        &s,
+        "play_student_audio",
+        json!({"recordingId": "fui"}),
+    )
+    .await;
+    assert_eq!(audio["result"]["audio"], "recordings/fui.webm", "{audio}");
+
+    let (_, summary) = call(
+        &app,
+        &s,
+        "show_session_summary",
+        json!({"summary": "Good progress.", "strengths": ["ordering"], "areasToImprove": ["past tense"], "stars": 4}),
+    )
+    .await;
+    assert_eq!(summary["allowed"], true, "{summary}");
+
+    let kinds: Vec<String> =
+        sqlx::query_scalar("SELECT kind FROM lesson_outcomes WHERE session_id = ? ORDER BY id")
+            .bind(&s.id)
+            .fetch_all(&app.state.db)
+            .await
+            .unwrap();
+    assert_eq!(kinds, ["error", "task", "mastered", "summary"]);
+}
+
+#[tokio::test]
+async fn review_items_are_checked_when_a_lesson_is_saved() {
+    let app = spawn_app().await;
+    app.login(TEACHER).await;
+    let id = full_lesson(&app).await;
+    let before: Value = app
+        .rpc("get_lesson", &[("id", &id.to_string())])
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        before["draft"]["reviewItems"][0]["audio"],
+        "recordings/fui.webm"
+    );
+    let res = save_with(&app, id, |d| {
+        d["reviewItems"] =
+            json!([{"id": "Bad Id", "text": "x"}, {"id": "ok", "text": "y", "audio": "has space"}]);
+    })
+    .await;
+    assert_eq!(res.status(), 422);
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["Invalid"]["field"], "reviewItems[0].id", "{body}");
+    let res = save_with(&app, id, |d| {
+        d["reviewItems"] = json!([{"id": "ok", "text": "y", "audio": "has space"}]);
+    })
+    .await;
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["Invalid"]["field"], "reviewItems[0].audio", "{body}");
+    let after: Value = app
+        .rpc("get_lesson", &[("id", &id.to_string())])
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(after, before, "nothing written");
+}

@@ -94,8 +94,10 @@ pub fn advice(draft: &LessonDraft) -> Vec<Advice> {
         let name = tutor_tool(&tool.tool_id).map_or(tool.tool_id.as_str(), |t| t.name);
         let why = if tool.tool_id == TASK_TOOL {
             "the lesson has no tasks"
-        } else {
+        } else if !facts.is_review {
             "this is not a review lesson"
+        } else {
+            "the lesson has no review items"
         };
         list.push(Advice {
             kind: AdviceKind::Contradiction,
@@ -165,6 +167,16 @@ mod tests {
         assert!(list[0].message.starts_with("Mastery Marking"));
         assert!(list[1].message.contains("not a review lesson"));
         draft.review = true;
+        let list = advice(&draft);
+        assert_eq!(list.len(), 2, "a review lesson without items");
+        assert!(list[0].message.contains("the lesson has no review items"));
+        draft
+            .review_items
+            .push(crate::domain::lesson::review::ReviewItem {
+                id: "fui".into(),
+                text: "Ayer fui al mercado".into(),
+                audio: None,
+            });
         assert!(advice(&draft).is_empty());
     }
 

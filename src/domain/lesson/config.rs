@@ -330,7 +330,8 @@ fn shape(
 pub fn fits_lesson(id: &str, facts: LessonFacts) -> bool {
     match id {
         TASK_TOOL => facts.has_tasks,
-        _ => facts.is_review || !REVIEW_TOOLS.contains(&id),
+        _ if REVIEW_TOOLS.contains(&id) => facts.is_review && facts.has_review_items,
+        _ => true,
     }
 }
 
@@ -358,6 +359,8 @@ pub struct LessonFacts {
     pub has_tasks: bool,
     /// The lesson is a review lesson.
     pub is_review: bool,
+    /// The lesson lists at least one review item (the review tools' ids).
+    pub has_review_items: bool,
 }
 
 /// A change smart defaults made, to tell the teacher about.
@@ -640,6 +643,7 @@ mod tests {
             LessonFacts {
                 has_tasks: true,
                 is_review: false,
+                has_review_items: false,
             },
         );
         assert_eq!(changes.len(), 1);
@@ -651,7 +655,8 @@ mod tests {
             &mut config,
             LessonFacts {
                 has_tasks: true,
-                is_review: false
+                is_review: false,
+                has_review_items: false,
             }
         )
         .is_empty());
@@ -665,6 +670,7 @@ mod tests {
             LessonFacts {
                 has_tasks: true,
                 is_review: false,
+                has_review_items: false,
             },
         );
         let ids: Vec<&str> = changes.iter().map(|c| c.tool_id.as_str()).collect();
@@ -686,6 +692,7 @@ mod tests {
             LessonFacts {
                 has_tasks: false,
                 is_review: true,
+                has_review_items: false,
             },
         );
         for id in ["mark_item_mastered", "play_student_audio"] {
@@ -722,6 +729,7 @@ mod tests {
         let facts = LessonFacts {
             has_tasks: true,
             is_review: false,
+            has_review_items: false,
         };
         assert!(apply_smart_defaults(&mut config, facts).is_empty());
         let suggested = suggestions(&config, facts);
@@ -755,6 +763,7 @@ mod tests {
             LessonFacts {
                 has_tasks: true,
                 is_review: false,
+                has_review_items: false,
             },
         );
         assert!(changes.is_empty());

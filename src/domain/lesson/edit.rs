@@ -9,6 +9,7 @@ use crate::domain::error::{problem_for, FieldError};
 use crate::domain::lesson::config::{
     apply_smart_defaults, LessonToolConfiguration, Preset, ToolConfig,
 };
+use crate::domain::lesson::review::ReviewItem;
 use crate::domain::lesson::tools::{tutor_tool, TUTOR_TOOLS};
 use crate::domain::lesson::trigger::TriggerCondition;
 use crate::domain::lesson::{LessonDraft, LessonTask};
@@ -42,6 +43,24 @@ pub fn add_task(draft: &mut LessonDraft, text: &str) {
     draft.tasks.push(LessonTask {
         id,
         text: text.to_owned(),
+    });
+}
+
+/// Adds a review item with `text` (trimmed), an id no other item has and,
+/// if `audio` is not blank, that recording reference; blank text adds
+/// nothing.
+pub fn add_review_item(draft: &mut LessonDraft, text: &str, audio: &str) {
+    let text = text.trim();
+    if text.is_empty() {
+        return;
+    }
+    let taken: Vec<&str> = draft.review_items.iter().map(|i| i.id.as_str()).collect();
+    let id = LessonTask::id_for(text, &taken);
+    let audio = audio.trim();
+    draft.review_items.push(ReviewItem {
+        id,
+        text: text.to_owned(),
+        audio: (!audio.is_empty()).then(|| audio.to_owned()),
     });
 }
 
@@ -195,6 +214,27 @@ mod tests {
         assert!(draft.tool_configuration.is_enabled("mark_task_complete"));
         // Applying the same facts again changes nothing more.
         assert!(edit_draft(&mut draft, |_| {}).is_empty());
+    }
+
+    #[test]
+    fn review_items_get_unique_ids_and_keep_only_a_real_recording() {
+        let mut draft = bare();
+        add_review_item(&mut draft, " Ayer fui al cine ", "  ");
+        add_review_item(&mut draft, "Ayer fui al cine", "rec/2.webm");
+        add_review_item(&mut draft, "  ", "rec/3.webm");
+        let items: Vec<(&str, Option<&str>)> = draft
+            .review_items
+            .iter()
+            .map(|i| (i.id.as_str(), i.audio.as_deref()))
+            .collect();
+        assert_eq!(
+            items,
+            [
+                ("ayer-fui-al-cine", None),
+                ("ayer-fui-al-cine-2", Some("rec/2.webm"))
+            ]
+        );
+        assert!(draft.problems().is_empty());
     }
 
     #[test]
@@ -426,10 +466,13 @@ mod tests {
         }
 
         fn any_facts() -> impl Strategy<Value = LessonFacts> {
-            (any::<bool>(), any::<bool>()).prop_map(|(has_tasks, is_review)| LessonFacts {
-                has_tasks,
-                is_review,
-            })
+            (any::<bool>(), any::<bool>(), any::<bool>()).prop_map(
+                |(has_tasks, is_review, has_review_items)| LessonFacts {
+                    has_tasks,
+                    is_review,
+                    has_review_items,
+                },
+            )
         }
 
         proptest! {

@@ -9,8 +9,10 @@ pub mod advice;
 pub mod config;
 pub mod edit;
 pub mod optimise;
+pub mod outcome;
 pub mod prompt;
 pub mod record;
+pub mod review;
 pub mod tools;
 pub mod trigger;
 
@@ -133,6 +135,9 @@ pub struct LessonDraft {
     /// Whether this is a review lesson (enables the review tools).
     #[serde(default)]
     pub review: bool,
+    /// A review lesson's items, with the ids the review tools take.
+    #[serde(default)]
+    pub review_items: Vec<review::ReviewItem>,
     /// The tool configuration.
     pub tool_configuration: config::LessonToolConfiguration,
 }
@@ -149,6 +154,7 @@ impl LessonDraft {
             duration_minutes: Some(15),
             level: Some(CefrLevel::A2),
             review: false,
+            review_items: Vec::new(),
             tool_configuration: config::default_configuration(config::LessonFacts::default()),
         }
     }
@@ -173,6 +179,7 @@ impl LessonDraft {
             conversation_prompt: self.conversation_prompt.clone(),
             configuration: self.tool_configuration.clone(),
             tasks: self.tasks.clone(),
+            review_items: self.review_items.clone(),
             duration_minutes: self.duration_minutes,
             level: self.level,
             review: self.review,
@@ -185,6 +192,7 @@ impl LessonDraft {
         config::LessonFacts {
             has_tasks: !self.tasks.is_empty(),
             is_review: self.review,
+            has_review_items: !self.review_items.is_empty(),
         }
     }
 
@@ -227,13 +235,7 @@ impl LessonDraft {
                     format!("must be at most {MAX_TASK_CHARS} characters"),
                 ));
             }
-            let id_ok = !task.id.is_empty()
-                && task.id.len() <= 64
-                && task
-                    .id
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
-            if !id_ok {
+            if !review::is_valid_id(&task.id) {
                 problems.push(FieldError::new(
                     format!("tasks[{i}].id"),
                     "task id must be 1-64 characters of a-z, 0-9, - or _",
@@ -245,6 +247,7 @@ impl LessonDraft {
                 ));
             }
         }
+        problems.extend(review::problems(&self.review_items));
         if let Some(minutes) = self.duration_minutes {
             if minutes == 0 || minutes > MAX_DURATION_MINUTES {
                 problems.push(FieldError::new(

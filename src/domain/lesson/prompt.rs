@@ -11,6 +11,7 @@ use crate::domain::lesson::config::{
     fits_lesson, LessonFacts, LessonToolConfiguration, ToolConfig,
 };
 use crate::domain::lesson::optimise::{estimate_tokens, optimise, OptimisationStats, OptimiseMode};
+use crate::domain::lesson::review::{prompt_section as review_section, ReviewItem};
 use crate::domain::lesson::tools::tutor_tool;
 use crate::domain::lesson::trigger::{TriggerCondition, TriggerKind};
 use crate::domain::lesson::{CefrLevel, LessonTask};
@@ -96,6 +97,9 @@ pub struct PromptInput {
     /// Lesson objectives.
     #[serde(default)]
     pub tasks: Vec<LessonTask>,
+    /// A review lesson's items.
+    #[serde(default)]
+    pub review_items: Vec<ReviewItem>,
     /// Planned length.
     #[serde(default)]
     pub duration_minutes: Option<u32>,
@@ -171,6 +175,7 @@ impl PromptInput {
         LessonFacts {
             has_tasks: !self.tasks.is_empty(),
             is_review: self.review,
+            has_review_items: !self.review_items.is_empty(),
         }
     }
 }
@@ -224,6 +229,17 @@ pub fn build(input: &PromptInput) -> BuiltPrompt {
             .collect();
         objectives.push_str(&list.join("\n"));
         sections.push(objectives);
+    }
+
+    if input.review {
+        let on = |id: &str| enabled.iter().any(|t| t.tool_id == id);
+        if let Some(section) = review_section(
+            &input.review_items,
+            on("mark_item_mastered"),
+            on("play_student_audio"),
+        ) {
+            sections.push(section);
+        }
     }
 
     let lines: Vec<String> = enabled.iter().map(|c| tool_line(c)).collect();
@@ -281,6 +297,7 @@ mod tests {
 
     fn cafe() -> PromptInput {
         PromptInput {
+            review_items: vec![],
             conversation_prompt:
                 "You are Lucía, a waiter in a Madrid café.   Speak Spanish.\n\n\n\nStay in role."
                     .into(),
@@ -381,6 +398,7 @@ mod tests {
     #[test]
     fn sections_without_content_are_left_out() {
         let input = PromptInput {
+            review_items: vec![],
             conversation_prompt: "Chat.".into(),
             configuration: Preset::NoTracking.configuration(),
             tasks: vec![],
@@ -512,6 +530,24 @@ mod tests {
         input.review = true;
         assert_eq!(
             names(&build(&input)),
+            ["mark_for_review", "show_session_summary"],
+            "a review lesson without items has nothing to review"
+        );
+        input.review_items = vec![
+            ReviewItem {
+                id: "fui".into(),
+                text: "Ayer fui al mercado".into(),
+                audio: Some("rec/fui.webm".into()),
+            },
+            ReviewItem {
+                id: "comi".into(),
+                text: "Comí paella".into(),
+                audio: None,
+            },
+        ];
+        let review = build(&input);
+        assert_eq!(
+            names(&review),
             [
                 "mark_for_review",
                 "show_session_summary",
@@ -519,6 +555,13 @@ mod tests {
                 "play_student_audio"
             ]
         );
+        assert!(review.system_prompt.contains("## Review Items"));
+        assert!(review
+            .system_prompt
+            .contains("- fui: Ayer fui al mercado (recording)"));
+        assert!(review.system_prompt.contains("- comi: Comí paella"));
+        input.review = false;
+        assert!(!build(&input).system_prompt.contains("## Review Items"));
     }
 
     #[test]

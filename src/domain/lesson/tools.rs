@@ -162,7 +162,8 @@ impl TutorTool {
                         "summary": {"type": "string", "description": "Two or three sentences on the session."},
                         "strengths": {"type": "array", "items": {"type": "string"}, "description": "What the student did well."},
                         "areasToImprove": {"type": "array", "items": {"type": "string"}, "description": "What to practise."},
-                        "nextSteps": {"type": "array", "items": {"type": "string"}, "description": "Suggested next activities."}
+                        "nextSteps": {"type": "array", "items": {"type": "string"}, "description": "Suggested next activities."},
+                        "stars": {"type": "integer", "minimum": 1, "maximum": 5, "description": "How the session went overall, 1-5 stars."}
                     },
                     "required": ["summary", "strengths", "areasToImprove"]
                 }),
@@ -194,7 +195,7 @@ impl TutorTool {
                 json!({
                     "type": "object",
                     "properties": {
-                        "recordingId": {"type": "string", "description": "The id of the recording to play."},
+                        "recordingId": {"type": "string", "description": "The id of the review item whose recording to play (an item listed with a recording)."},
                         "reason": {"type": "string", "description": "Why it is being played, shown to the student."}
                     },
                     "required": ["recordingId"]

@@ -1,8 +1,9 @@
 //! The tools Switchboard executes itself: the session tools (switching
 //! workflow, ending, the time) for every session, and the banking demo's,
 //! acting on the demo accounts in SQLite, for sessions that want them.
-//! Every other tool is executed by the agent backend, which reports its
-//! result.
+//! A lesson (tutor) session's tutor tools run here too, storing what they
+//! record for the teacher. Every other tool is executed by the agent
+//! backend, which reports its result.
 //!
 //! A built-in only produces a result (and keeps the verified account and
 //! the failed-check count); what that result does to the session's step
@@ -13,9 +14,11 @@
 //! (e.g. identity checks locked); `Err` is a server failure.
 
 use crate::domain::agent_session::{WorkflowState, MAX_FAILED_IDENTITY_CHECKS};
+use crate::domain::lesson::outcome::{self, is_tutor_tool, Recorded};
 use crate::domain::limits::excerpt;
 use crate::server::db::now;
-use crate::server::store::bank_accounts;
+use crate::server::store::agent_sessions::SessionRow;
+use crate::server::store::{bank_accounts, lesson_outcomes, lessons};
 use crate::server::{AppState, ServerError};
 use serde_json::{json, Value};
 
@@ -52,14 +55,42 @@ const DEMO_TOOLS: [&str; 7] = [
 ];
 
 /// Whether Switchboard executes `tool` for a session (`demo`: one that runs
-/// the demo's built-ins); if not, the backend does and reports the result.
-pub fn executes(tool: &str, demo: bool) -> bool {
-    SESSION_TOOLS.contains(&tool) || (demo && DEMO_TOOLS.contains(&tool))
+/// the demo's built-ins; `lesson`: a tutor session); if not, the backend
+/// does and reports the result.
+pub fn executes(tool: &str, demo: bool, lesson: bool) -> bool {
+    SESSION_TOOLS.contains(&tool)
+        || (demo && DEMO_TOOLS.contains(&tool))
+        || (lesson && is_tutor_tool(tool))
 }
 
-/// Runs `tool` (one that [`executes`]), switching the workflow or changing
-/// the verified account and failed-check count as it does.
+/// Runs `tool` (one that [`executes`]) for `row`: a tutor tool records its
+/// outcome against the lesson; the others switch the workflow or change the
+/// verified account and failed-check count as they do.
 pub async fn run(
+    state: &AppState,
+    row: &SessionRow,
+    ws: &mut WorkflowState,
+    verified: &mut Option<String>,
+    tool: &str,
+    arguments: &Value,
+) -> Result<Result<Recorded, String>, ServerError> {
+    if row.lesson_tools.is_some() && is_tutor_tool(tool) {
+        let Some(lesson_id) = row.lesson_id else {
+            return Ok(Err("the lesson this session runs has been deleted".into()));
+        };
+        let lesson = lessons::get_any(&state.db, lesson_id).await?;
+        let before = lesson_outcomes::for_session(&state.db, &row.id).await?;
+        return Ok(outcome::record(tool, arguments, &lesson.draft, &before));
+    }
+    Ok(run_tool(state, &row.id, ws, verified, tool, arguments)
+        .await?
+        .map(|result| Recorded {
+            result,
+            outcome: None,
+        }))
+}
+
+async fn run_tool(
     state: &AppState,
     session: &str,
     ws: &mut WorkflowState,

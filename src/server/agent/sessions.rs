@@ -396,18 +396,23 @@ pub async fn call(
     let before = ws.clone();
     let available = tools_now(state, row.lesson_tools.as_deref(), &ws);
     let mut verified = row.verified_account.clone();
+    let mut tutor_outcome = None;
     let (outcome, result, reason, status) =
         match refusal(state, &row, &ws, &available, tool, &arguments) {
             Some(reason) => (CallOutcome::Refused, None, Some(reason), CallStatus::Done),
-            None if builtins::executes(tool, row.runs_builtins) => {
-                match builtins::run(state, &row.id, &mut ws, &mut verified, tool, &arguments)
-                    .await?
-                {
-                    Ok(result) => {
+            None if builtins::executes(tool, row.runs_builtins, row.lesson_tools.is_some()) => {
+                match builtins::run(state, &row, &mut ws, &mut verified, tool, &arguments).await? {
+                    Ok(ran) => {
                         if let Some(entry) = state.rules().tool(tool) {
-                            apply_effects(&entry.effects, &result, &mut ws);
+                            apply_effects(&entry.effects, &ran.result, &mut ws);
                         }
-                        (CallOutcome::Allowed, Some(result), None, CallStatus::Done)
+                        tutor_outcome = ran.outcome;
+                        (
+                            CallOutcome::Allowed,
+                            Some(ran.result),
+                            None,
+                            CallStatus::Done,
+                        )
                     }
                     Err(reason) => (CallOutcome::Refused, None, Some(reason), CallStatus::Done),
                 }
@@ -442,6 +447,7 @@ pub async fn call(
             verified_account: verified.as_deref(),
             status,
             tools_seen: &told,
+            tutor_outcome: tutor_outcome.as_ref(),
         },
     )
     .await?;

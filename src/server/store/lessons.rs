@@ -6,6 +6,7 @@ use crate::domain::lesson::config::{default_configuration, LessonToolConfigurati
 use crate::domain::lesson::record::{
     describe_changes, LessonSummary, LessonVersionMeta, LessonView,
 };
+use crate::domain::lesson::review::ReviewItem;
 use crate::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
 use crate::domain::user::{Role, UserView};
 use crate::error::ApiError;
@@ -28,6 +29,8 @@ pub struct LessonRow {
     pub conversation_prompt: String,
     /// JSON task list.
     pub tasks: String,
+    /// JSON review items.
+    pub review_items: String,
     /// Planned minutes.
     pub duration_minutes: Option<i64>,
     /// CEFR level.
@@ -45,7 +48,7 @@ pub struct LessonRow {
 }
 
 const SELECT: &str = "SELECT l.id, l.owner_id, o.display_name AS owner_name, l.title, l.conversation_prompt,
-        l.tasks, l.duration_minutes, l.level, l.review, l.tool_configuration, l.version, l.updated_at,
+        l.tasks, l.review_items, l.duration_minutes, l.level, l.review, l.tool_configuration, l.version, l.updated_at,
         u.display_name AS updated_by_name
      FROM lessons l JOIN users o ON o.id = l.owner_id LEFT JOIN users u ON u.id = l.updated_by";
 
@@ -59,6 +62,8 @@ impl LessonRow {
         };
         let tasks: Vec<LessonTask> =
             serde_json::from_str(&self.tasks).map_err(|e| corrupt("task list", e.to_string()))?;
+        let review_items: Vec<ReviewItem> = serde_json::from_str(&self.review_items)
+            .map_err(|e| corrupt("review item list", e.to_string()))?;
         let (tool_configuration, legacy) = match &self.tool_configuration {
             Some(json) => (
                 serde_json::from_str::<LessonToolConfiguration>(json)
@@ -69,6 +74,7 @@ impl LessonRow {
                 default_configuration(crate::domain::lesson::config::LessonFacts {
                     has_tasks: !tasks.is_empty(),
                     is_review: self.review,
+                    has_review_items: !review_items.is_empty(),
                 }),
                 true,
             ),
@@ -92,6 +98,7 @@ impl LessonRow {
                 duration_minutes: self.duration_minutes.map(|m| m as u32),
                 level,
                 review: self.review,
+                review_items,
                 tool_configuration,
             },
         })
@@ -195,14 +202,15 @@ async fn insert(
         .map_err(json_err)?;
     let mut tx = db.begin().await?;
     let id = sqlx::query(
-        "INSERT INTO lessons (owner_id, title, conversation_prompt, tasks, duration_minutes, level, review,
-                              tool_configuration, version, created_at, updated_at, updated_by)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)",
+        "INSERT INTO lessons (owner_id, title, conversation_prompt, tasks, review_items, duration_minutes, level,
+                              review, tool_configuration, version, created_at, updated_at, updated_by)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)",
     )
     .bind(owner)
     .bind(draft.title.trim())
     .bind(&draft.conversation_prompt)
     .bind(serde_json::to_string(&draft.tasks).map_err(json_err)?)
+    .bind(serde_json::to_string(&draft.review_items).map_err(json_err)?)
     .bind(draft.duration_minutes.map(i64::from))
     .bind(draft.level.map(|l| l.as_str()))
     .bind(draft.review)
@@ -303,13 +311,14 @@ async fn save_version(
     let (filter, bind) = visible_to(user);
     let mut tx = db.begin().await?;
     let done = sqlx::query(&format!(
-        "UPDATE lessons AS l SET title = ?, conversation_prompt = ?, tasks = ?, duration_minutes = ?, level = ?,
+        "UPDATE lessons AS l SET title = ?, conversation_prompt = ?, tasks = ?, review_items = ?, duration_minutes = ?, level = ?,
                 review = ?, tool_configuration = ?, version = version + 1, updated_at = ?, updated_by = ?
          WHERE l.id = ? AND l.version = ? AND {filter}"
     ))
     .bind(draft.title.trim())
     .bind(&draft.conversation_prompt)
     .bind(serde_json::to_string(&draft.tasks).map_err(json_err)?)
+    .bind(serde_json::to_string(&draft.review_items).map_err(json_err)?)
     .bind(draft.duration_minutes.map(i64::from))
     .bind(draft.level.map(|l| l.as_str()))
     .bind(draft.review)

@@ -5,7 +5,9 @@
 //! transaction, so the timeline and the session never disagree.
 
 use crate::domain::agent_session::{CallOutcome, CallStatus, ToolCallRecord, WorkflowState};
+use crate::domain::lesson::outcome::TutorOutcome;
 use crate::server::db::now;
+use crate::server::store::lesson_outcomes;
 use crate::server::ServerError;
 use serde_json::Value;
 use sqlx::SqlitePool;
@@ -38,6 +40,8 @@ pub struct NewCall<'a> {
     pub status: CallStatus,
     /// The tools the backend is told in the call's response.
     pub tools_seen: &'a str,
+    /// What a tutor tool recorded, stored with the call.
+    pub tutor_outcome: Option<&'a TutorOutcome>,
 }
 
 /// Stores `call` and the session's new state together; returns the call's id.
@@ -60,6 +64,9 @@ pub async fn record(db: &SqlitePool, call: &NewCall<'_>) -> Result<i64, ServerEr
     .execute(&mut *tx)
     .await?
     .last_insert_rowid();
+    if let Some(outcome) = call.tutor_outcome {
+        lesson_outcomes::insert(&mut tx, call.session_id, call_id, outcome).await?;
+    }
     sqlx::query(
         "UPDATE agent_sessions SET state = ?, verified_account = ?, tools_seen = ?, last_activity = ? WHERE id = ?",
     )

@@ -1,11 +1,12 @@
 //! The lesson form: title, conversation prompt, duration, level, review,
-//! and the ordered task list.
+//! the ordered task list and (for a review lesson) its review items.
 
 use crate::domain::error::{problem_for, FieldError};
 use crate::domain::lesson::edit::add_task;
 use crate::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
 use crate::ui::components::FieldProblem;
 use crate::ui::lessons::editor::apply;
+use crate::ui::lessons::review_items::ReviewItems;
 use leptos::prelude::*;
 
 /// Title, prompt, tasks, duration, level, review; each field shows its own
@@ -149,6 +150,7 @@ pub fn LessonForm(
                 </div>
                 <FieldProblem message=error("tasks") />
             </div>
+            <ReviewItems draft notices problems />
         </section>
     }
     .into_any()

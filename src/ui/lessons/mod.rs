@@ -13,6 +13,7 @@ pub mod history;
 pub mod keyword_chips;
 pub mod list;
 pub mod preview;
+pub mod review_items;
 pub mod tool_panel;
 pub mod tool_row;
 

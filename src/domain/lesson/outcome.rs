@@ -1,0 +1,615 @@
+//! What a tutor session's tools record: the student's errors for review,
+//! profile facts, completed tasks, mastered items and the summary.
+//!
+//! Switchboard runs the tutor tools itself for a lesson session: each call
+//! is parsed here into one [`TutorOutcome`] (or refused, naming the valid
+//! ids), stored with the call, and read back for the teacher's view of the
+//! lesson's runs. Pure: the caller supplies the lesson and what the session
+//! already recorded.
+
+use crate::domain::lesson::review::ReviewItem;
+use crate::domain::lesson::{LessonDraft, LessonTask};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+/// A mistake the tutor logged (`mark_for_review`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoggedError {
+    /// grammar, pronunciation, vocabulary or cultural.
+    pub error_type: String,
+    /// What the student said.
+    pub student_said: String,
+    /// The correct form.
+    pub correct_form: String,
+    /// 1 (slip) to 10 (blocks understanding).
+    pub severity: u8,
+    /// Why, for the review lesson.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explanation: Option<String>,
+}
+
+/// Something the student revealed about themselves (`update_user_profile`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileFact {
+    /// interest, goal, preference, personal_detail or learning_style.
+    pub category: String,
+    /// The fact, in a few words.
+    pub value: String,
+    /// How sure the tutor was, 0-1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+}
+
+/// A lesson objective the student achieved (`mark_task_complete`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskDone {
+    /// The task's id.
+    pub task_id: String,
+    /// What the student said or did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<String>,
+}
+
+/// A review item the student has mastered (`mark_item_mastered`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ItemMastered {
+    /// The item's id.
+    pub item_id: String,
+    /// How solidly, 1-5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<u8>,
+}
+
+/// The end-of-session summary (`show_session_summary`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LessonSummary {
+    /// Two or three sentences.
+    pub summary: String,
+    /// What the student did well.
+    #[serde(default)]
+    pub strengths: Vec<String>,
+    /// What to work on.
+    #[serde(default)]
+    pub areas_to_improve: Vec<String>,
+    /// Suggested next activities.
+    #[serde(default)]
+    pub next_steps: Vec<String>,
+    /// The tutor's rating of the session, 1-5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stars: Option<u8>,
+}
+
+/// One stored outcome of a tutor tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum TutorOutcome {
+    /// `mark_for_review`.
+    Error(LoggedError),
+    /// `update_user_profile`.
+    Fact(ProfileFact),
+    /// `mark_task_complete`.
+    Task(TaskDone),
+    /// `mark_item_mastered`.
+    Mastered(ItemMastered),
+    /// `show_session_summary`.
+    Summary(LessonSummary),
+}
+
+impl TutorOutcome {
+    /// The stored `kind` (the serde tag).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Error(_) => "error",
+            Self::Fact(_) => "fact",
+            Self::Task(_) => "task",
+            Self::Mastered(_) => "mastered",
+            Self::Summary(_) => "summary",
+        }
+    }
+}
+
+/// What a tutor tool call did: the result the model gets, and the outcome
+/// to store (none for playback, or a task or item already recorded).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recorded {
+    /// The tool's result.
+    pub result: Value,
+    /// What to store with the call.
+    pub outcome: Option<TutorOutcome>,
+}
+
+/// Whether `tool` is a tutor tool Switchboard runs in a lesson session.
+pub fn is_tutor_tool(tool: &str) -> bool {
+    crate::domain::lesson::tools::tutor_tool(tool).is_some()
+}
+
+fn parse<T: for<'de> Deserialize<'de>>(tool: &str, arguments: &Value) -> Result<T, String> {
+    serde_json::from_value(arguments.clone())
+        .map_err(|e| format!("invalid arguments for `{tool}`: {e}"))
+}
+
+fn ids<'a>(ids: impl Iterator<Item = &'a str>) -> String {
+    let list: Vec<&str> = ids.collect();
+    if list.is_empty() {
+        "none".into()
+    } else {
+        list.join(", ")
+    }
+}
+
+fn clean(text: String) -> String {
+    text.trim().to_owned()
+}
+
+/// Runs tutor tool `tool` with `arguments` for a session of `lesson` that
+/// has already recorded `before`: the result for the model and what to
+/// store, or why it is refused (an unknown task, item or recording id,
+/// naming the valid ones; arguments that do not parse).
+pub fn record(
+    tool: &str,
+    arguments: &Value,
+    lesson: &LessonDraft,
+    before: &[TutorOutcome],
+) -> Result<Recorded, String> {
+    match tool {
+        "mark_for_review" => {
+            #[derive(Deserialize)]
+            #[serde(rename_all = "camelCase")]
+            struct Args {
+                error_type: String,
+                student_said: String,
+                correct_form: String,
+                severity: f64,
+                explanation: Option<String>,
+            }
+            let a: Args = parse(tool, arguments)?;
+            let logged = before
+                .iter()
+                .filter(|o| matches!(o, TutorOutcome::Error(_)))
+                .count();
+            Ok(Recorded {
+                result: json!({"logged": true, "errorsLogged": logged + 1}),
+                outcome: Some(TutorOutcome::Error(LoggedError {
+                    error_type: clean(a.error_type),
+                    student_said: clean(a.student_said),
+                    correct_form: clean(a.correct_form),
+                    severity: a.severity.round().clamp(1.0, 10.0) as u8,
+                    explanation: a.explanation.map(clean).filter(|e| !e.is_empty()),
+                })),
+            })
+        }
+        "update_user_profile" => {
+            let fact: ProfileFact = parse(tool, arguments)?;
+            Ok(Recorded {
+                result: json!({"remembered": true}),
+                outcome: Some(TutorOutcome::Fact(ProfileFact {
+                    category: clean(fact.category),
+                    value: clean(fact.value),
+                    confidence: fact.confidence.map(|c| c.clamp(0.0, 1.0)),
+                })),
+            })
+        }
+        "show_session_summary" => {
+            let mut summary: LessonSummary = parse(tool, arguments)?;
+            summary.summary = clean(summary.summary);
+            summary.stars = summary.stars.map(|s| s.clamp(1, 5));
+            Ok(Recorded {
+                result: json!({"shown": true}),
+                outcome: Some(TutorOutcome::Summary(summary)),
+            })
+        }
+        "mark_task_complete" => {
+            let done: TaskDone = parse(tool, arguments)?;
+            let Some(task) = lesson.tasks.iter().find(|t| t.id == done.task_id) else {
+                return Err(format!(
+                    "there is no task `{}` in this lesson; task ids: {}",
+                    crate::domain::limits::excerpt(&done.task_id),
+                    ids(lesson.tasks.iter().map(|t| t.id.as_str()))
+                ));
+            };
+            let completed = completed_tasks(before);
+            let already = completed.contains(&task.id.as_str());
+            let remaining = ids(lesson
+                .tasks
+                .iter()
+                .map(|t| t.id.as_str())
+                .filter(|id| *id != task.id && !completed.contains(id)));
+            Ok(Recorded {
+                result: json!({
+                    "taskId": task.id,
+                    "completed": true,
+                    "alreadyCompleted": already,
+                    "remaining": remaining,
+                }),
+                outcome: (!already).then_some(TutorOutcome::Task(TaskDone {
+                    task_id: task.id.clone(),
+                    evidence: done.evidence.map(clean).filter(|e| !e.is_empty()),
+                })),
+            })
+        }
+        "mark_item_mastered" => {
+            let mastered: ItemMastered = parse(tool, arguments)?;
+            let item = find_item(&lesson.review_items, &mastered.item_id).ok_or_else(|| {
+                format!(
+                    "there is no review item `{}` in this lesson; item ids: {}",
+                    crate::domain::limits::excerpt(&mastered.item_id),
+                    ids(lesson.review_items.iter().map(|i| i.id.as_str()))
+                )
+            })?;
+            let already = before
+                .iter()
+                .any(|o| matches!(o, TutorOutcome::Mastered(m) if m.item_id == item.id));
+            Ok(Recorded {
+                result: json!({"itemId": item.id, "mastered": true, "alreadyMastered": already}),
+                outcome: (!already).then_some(TutorOutcome::Mastered(ItemMastered {
+                    item_id: item.id.clone(),
+                    confidence: mastered.confidence.map(|c| c.clamp(1, 5)),
+                })),
+            })
+        }
+        "play_student_audio" => {
+            #[derive(Deserialize)]
+            #[serde(rename_all = "camelCase")]
+            struct Args {
+                recording_id: String,
+                reason: Option<String>,
+            }
+            let a: Args = parse(tool, arguments)?;
+            let recorded = || {
+                lesson
+                    .review_items
+                    .iter()
+                    .filter(|i| i.audio.is_some())
+                    .map(|i| i.id.as_str())
+            };
+            let Some((item, audio)) = find_item(&lesson.review_items, &a.recording_id)
+                .and_then(|i| i.audio.as_ref().map(|audio| (i, audio)))
+            else {
+                return Err(format!(
+                    "there is no recording for `{}` in this lesson; items with a recording: {}",
+                    crate::domain::limits::excerpt(&a.recording_id),
+                    ids(recorded())
+                ));
+            };
+            Ok(Recorded {
+                result: json!({
+                    "itemId": item.id,
+                    "text": item.text,
+                    "audio": audio,
+                    "reason": a.reason,
+                    "message": "Play this recording to the student, then compare it with the correct form.",
+                }),
+                outcome: None,
+            })
+        }
+        _ => Err(format!("`{tool}` is not a tutor tool")),
+    }
+}
+
+fn find_item<'a>(items: &'a [ReviewItem], id: &str) -> Option<&'a ReviewItem> {
+    items.iter().find(|i| i.id == id)
+}
+
+fn completed_tasks(outcomes: &[TutorOutcome]) -> Vec<&str> {
+    outcomes
+        .iter()
+        .filter_map(|o| match o {
+            TutorOutcome::Task(t) => Some(t.task_id.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// One lesson objective as a run ended: done or not.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskResult {
+    /// The task.
+    pub task: LessonTask,
+    /// Whether the tutor marked it complete.
+    pub done: bool,
+    /// What completed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<String>,
+}
+
+/// A mastered item with its text (when the lesson still lists it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MasteredItem {
+    /// The item's id.
+    pub item_id: String,
+    /// Its text, if the lesson still lists it.
+    pub text: Option<String>,
+    /// How solidly, 1-5.
+    pub confidence: Option<u8>,
+}
+
+/// One run of a lesson as its teacher reviews it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LessonRunReport {
+    /// The session.
+    pub session_id: String,
+    /// Who it was for, if the backend said.
+    pub student: Option<String>,
+    /// When it opened, Unix seconds.
+    pub started_at: i64,
+    /// When it ended, if it has.
+    pub ended_at: Option<i64>,
+    /// How long it ran (so far), in seconds.
+    pub duration_seconds: i64,
+    /// Errors logged for review, in order.
+    pub errors: Vec<LoggedError>,
+    /// Every lesson task, done or not.
+    pub tasks: Vec<TaskResult>,
+    /// Profile facts learnt.
+    pub facts: Vec<ProfileFact>,
+    /// Items mastered.
+    pub mastered: Vec<MasteredItem>,
+    /// The last summary shown.
+    pub summary: Option<LessonSummary>,
+}
+
+/// The facts about a run that are not outcomes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunFacts {
+    /// The session.
+    pub session_id: String,
+    /// Who it was for.
+    pub student: Option<String>,
+    /// Opened, Unix seconds.
+    pub started_at: i64,
+    /// Ended, Unix seconds.
+    pub ended_at: Option<i64>,
+    /// Last activity, Unix seconds (the end of a run still open).
+    pub last_activity: i64,
+}
+
+/// Folds a run's stored outcomes into the teacher's report, listing every
+/// task of `lesson` (done or not) and naming mastered items.
+pub fn report(run: RunFacts, lesson: &LessonDraft, outcomes: Vec<TutorOutcome>) -> LessonRunReport {
+    let mut errors = Vec::new();
+    let mut facts = Vec::new();
+    let mut done: Vec<TaskDone> = Vec::new();
+    let mut mastered = Vec::new();
+    let mut summary = None;
+    for outcome in outcomes {
+        match outcome {
+            TutorOutcome::Error(e) => errors.push(e),
+            TutorOutcome::Fact(f) => facts.push(f),
+            TutorOutcome::Task(t) => done.push(t),
+            TutorOutcome::Mastered(m) => mastered.push(MasteredItem {
+                text: find_item(&lesson.review_items, &m.item_id).map(|i| i.text.clone()),
+                item_id: m.item_id,
+                confidence: m.confidence,
+            }),
+            TutorOutcome::Summary(s) => summary = Some(s),
+        }
+    }
+    let tasks = lesson
+        .tasks
+        .iter()
+        .map(|task| {
+            let hit = done.iter().find(|d| d.task_id == task.id);
+            TaskResult {
+                task: task.clone(),
+                done: hit.is_some(),
+                evidence: hit.and_then(|d| d.evidence.clone()),
+            }
+        })
+        .collect();
+    let end = run.ended_at.unwrap_or(run.last_activity);
+    LessonRunReport {
+        duration_seconds: (end - run.started_at).max(0),
+        session_id: run.session_id,
+        student: run.student,
+        started_at: run.started_at,
+        ended_at: run.ended_at,
+        errors,
+        tasks,
+        facts,
+        mastered,
+        summary,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::lesson::review::ReviewItem;
+
+    fn lesson() -> LessonDraft {
+        let mut draft = LessonDraft::new("Café");
+        draft.tasks = vec![
+            LessonTask {
+                id: "greet".into(),
+                text: "Greet the waiter".into(),
+            },
+            LessonTask {
+                id: "order".into(),
+                text: "Order a drink".into(),
+            },
+        ];
+        draft.review_items = vec![
+            ReviewItem {
+                id: "fui".into(),
+                text: "Ayer fui al mercado".into(),
+                audio: Some("rec/fui.webm".into()),
+            },
+            ReviewItem {
+                id: "comi".into(),
+                text: "Comí paella".into(),
+                audio: None,
+            },
+        ];
+        draft
+    }
+
+    #[test]
+    fn an_error_is_stored_with_its_type_said_correct_and_severity() {
+        let r = record(
+            "mark_for_review",
+            &json!({"errorType": "grammar", "studentSaid": " yo soy hambre ", "correctForm": "tengo hambre", "severity": 4}),
+            &lesson(),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(r.result["errorsLogged"], 1);
+        assert_eq!(
+            r.outcome,
+            Some(TutorOutcome::Error(LoggedError {
+                error_type: "grammar".into(),
+                student_said: "yo soy hambre".into(),
+                correct_form: "tengo hambre".into(),
+                severity: 4,
+                explanation: None,
+            }))
+        );
+        let missing = record(
+            "mark_for_review",
+            &json!({"errorType": "grammar"}),
+            &lesson(),
+            &[],
+        );
+        assert!(missing
+            .unwrap_err()
+            .contains("invalid arguments for `mark_for_review`"));
+    }
+
+    #[test]
+    fn an_unknown_task_is_refused_naming_the_valid_ids_and_a_repeat_is_not_stored_twice() {
+        let l = lesson();
+        let err = record("mark_task_complete", &json!({"taskId": "pay"}), &l, &[]).unwrap_err();
+        assert_eq!(
+            err,
+            "there is no task `pay` in this lesson; task ids: greet, order"
+        );
+        let first = record("mark_task_complete", &json!({"taskId": "greet"}), &l, &[]).unwrap();
+        assert_eq!(first.result["remaining"], "order");
+        let stored = first.outcome.unwrap();
+        let again = record(
+            "mark_task_complete",
+            &json!({"taskId": "greet"}),
+            &l,
+            &[stored],
+        )
+        .unwrap();
+        assert_eq!(again.result["alreadyCompleted"], true);
+        assert_eq!(again.outcome, None);
+    }
+
+    #[test]
+    fn review_tools_take_only_the_lessons_item_and_recording_ids() {
+        let l = lesson();
+        let err = record("mark_item_mastered", &json!({"itemId": "x"}), &l, &[]).unwrap_err();
+        assert!(err.ends_with("item ids: fui, comi"), "{err}");
+        let ok = record(
+            "mark_item_mastered",
+            &json!({"itemId": "comi", "confidence": 9}),
+            &l,
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            ok.outcome,
+            Some(TutorOutcome::Mastered(ItemMastered {
+                item_id: "comi".into(),
+                confidence: Some(5)
+            }))
+        );
+        let no_audio = record(
+            "play_student_audio",
+            &json!({"recordingId": "comi"}),
+            &l,
+            &[],
+        )
+        .unwrap_err();
+        assert!(
+            no_audio.ends_with("items with a recording: fui"),
+            "{no_audio}"
+        );
+        let played = record(
+            "play_student_audio",
+            &json!({"recordingId": "fui"}),
+            &l,
+            &[],
+        )
+        .unwrap();
+        assert_eq!(played.result["audio"], "rec/fui.webm");
+        assert_eq!(played.outcome, None);
+        let empty = LessonDraft::new("x");
+        let none =
+            record("mark_item_mastered", &json!({"itemId": "fui"}), &empty, &[]).unwrap_err();
+        assert!(none.ends_with("item ids: none"), "{none}");
+    }
+
+    #[test]
+    fn the_report_lists_every_task_and_the_last_summary() {
+        let l = lesson();
+        let mut outcomes = Vec::new();
+        for (tool, args) in [
+            (
+                "mark_task_complete",
+                json!({"taskId": "order", "evidence": "Un café, por favor"}),
+            ),
+            ("mark_item_mastered", json!({"itemId": "fui"})),
+            (
+                "update_user_profile",
+                json!({"category": "interest", "value": "football", "confidence": 3}),
+            ),
+            (
+                "show_session_summary",
+                json!({"summary": "first", "strengths": [], "areasToImprove": []}),
+            ),
+            (
+                "show_session_summary",
+                json!({"summary": "Good work", "strengths": ["ordering"], "areasToImprove": ["past tense"], "stars": 4}),
+            ),
+        ] {
+            if let Some(o) = record(tool, &args, &l, &outcomes).unwrap().outcome {
+                outcomes.push(o);
+            }
+        }
+        let run = RunFacts {
+            session_id: "s1".into(),
+            student: Some("Ana".into()),
+            started_at: 100,
+            ended_at: None,
+            last_activity: 700,
+        };
+        let r = report(run, &l, outcomes);
+        assert_eq!(r.duration_seconds, 600);
+        assert_eq!(
+            r.tasks
+                .iter()
+                .map(|t| (t.task.id.as_str(), t.done))
+                .collect::<Vec<_>>(),
+            [("greet", false), ("order", true)]
+        );
+        assert_eq!(r.tasks[1].evidence.as_deref(), Some("Un café, por favor"));
+        assert_eq!(r.mastered[0].text.as_deref(), Some("Ayer fui al mercado"));
+        assert_eq!(r.facts[0].confidence, Some(1.0));
+        let summary = r.summary.unwrap();
+        assert_eq!(summary.summary, "Good work");
+        assert_eq!(summary.stars, Some(4));
+    }
+
+    #[test]
+    fn outcomes_serialise_with_their_kind() {
+        let o = TutorOutcome::Task(TaskDone {
+            task_id: "greet".into(),
+            evidence: None,
+        });
+        let v = serde_json::to_value(&o).unwrap();
+        assert_eq!(v, json!({"kind": "task", "taskId": "greet"}));
+        assert_eq!(o.kind(), "task");
+        let back: TutorOutcome = serde_json::from_value(v).unwrap();
+        assert_eq!(back, o);
+    }
+}

@@ -1,0 +1,174 @@
+//! A review lesson's items: the phrases the student practises again, each
+//! with the id the tutor passes to `mark_item_mastered` and, when the
+//! student recorded it earlier, the recording `play_student_audio` plays.
+//!
+//! The prompt lists them with their ids, so the model has real ids to pass;
+//! the tutor tools refuse any other id, naming the valid ones.
+
+use crate::domain::error::FieldError;
+use serde::{Deserialize, Serialize};
+
+/// Most review items one lesson may list: a review lesson revisits a
+/// handful of phrases, and each costs prompt tokens.
+pub const MAX_REVIEW_ITEMS: usize = 50;
+/// Longest item text, in characters.
+pub const MAX_REVIEW_ITEM_CHARS: usize = 300;
+/// Longest recording reference (a URL or a storage key), in characters.
+pub const MAX_AUDIO_REF_CHARS: usize = 500;
+/// Longest item id (as for task ids).
+pub const MAX_ITEM_ID_CHARS: usize = 64;
+
+/// One phrase to review.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewItem {
+    /// Stable id the model passes (`como-estas`).
+    pub id: String,
+    /// The phrase, as the student should say it.
+    pub text: String,
+    /// Where the student's earlier recording of it is (a URL or storage
+    /// key), if there is one; the backend plays it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio: Option<String>,
+}
+
+/// Whether `id` is a valid task or item id: 1-64 characters of a-z, 0-9,
+/// `-` or `_` (short enough to list, plain enough for a model to copy).
+pub fn is_valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= MAX_ITEM_ID_CHARS
+        && id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+}
+
+/// Every rule `items` break, under `reviewItems[i].…`.
+pub fn problems(items: &[ReviewItem]) -> Vec<FieldError> {
+    let mut problems = Vec::new();
+    if items.len() > MAX_REVIEW_ITEMS {
+        problems.push(FieldError::new(
+            "reviewItems",
+            format!("at most {MAX_REVIEW_ITEMS} review items"),
+        ));
+    }
+    let mut ids = std::collections::BTreeSet::new();
+    for (i, item) in items.iter().enumerate() {
+        let text = item.text.trim();
+        if text.is_empty() {
+            problems.push(FieldError::new(
+                format!("reviewItems[{i}].text"),
+                "item text is required",
+            ));
+        } else if text.chars().count() > MAX_REVIEW_ITEM_CHARS {
+            problems.push(FieldError::new(
+                format!("reviewItems[{i}].text"),
+                format!("must be at most {MAX_REVIEW_ITEM_CHARS} characters"),
+            ));
+        }
+        if !is_valid_id(&item.id) {
+            problems.push(FieldError::new(
+                format!("reviewItems[{i}].id"),
+                "item id must be 1-64 characters of a-z, 0-9, - or _",
+            ));
+        } else if !ids.insert(item.id.as_str()) {
+            problems.push(FieldError::new(
+                format!("reviewItems[{i}].id"),
+                format!("item id \"{}\" is used twice", item.id),
+            ));
+        }
+        if let Some(audio) = &item.audio {
+            if audio.is_empty()
+                || audio.chars().count() > MAX_AUDIO_REF_CHARS
+                || audio.chars().any(|c| c.is_whitespace() || c.is_control())
+            {
+                problems.push(FieldError::new(
+                    format!("reviewItems[{i}].audio"),
+                    format!(
+                        "a recording reference is 1-{MAX_AUDIO_REF_CHARS} characters without spaces (a URL or storage key)"
+                    ),
+                ));
+            }
+        }
+    }
+    problems
+}
+
+/// The prompt's `## Review Items` section: each item's id and text, and
+/// which have a recording. `None` when there are none.
+pub fn prompt_section(items: &[ReviewItem], mastery: bool, audio: bool) -> Option<String> {
+    if items.is_empty() {
+        return None;
+    }
+    let mut section = String::from("## Review Items\nReview these items with the student.");
+    if mastery {
+        section.push_str(" When the student says one correctly and confidently, call `mark_item_mastered` with its item id.");
+    }
+    if audio && items.iter().any(|i| i.audio.is_some()) {
+        section.push_str(
+            " Items marked (recording) have the student's earlier recording: `play_student_audio` with the item id plays it.",
+        );
+    }
+    for item in items {
+        section.push_str(&format!("\n- {}: {}", item.id, item.text.trim()));
+        if audio && item.audio.is_some() {
+            section.push_str(" (recording)");
+        }
+    }
+    Some(section)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(id: &str, text: &str, audio: Option<&str>) -> ReviewItem {
+        ReviewItem {
+            id: id.into(),
+            text: text.into(),
+            audio: audio.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn problems_name_each_item_field() {
+        let items = vec![
+            item("a", "", None),
+            item("a", "ok", None),
+            item("Bad Id", "ok", Some("has space")),
+            item("b", &"x".repeat(MAX_REVIEW_ITEM_CHARS + 1), Some("")),
+        ];
+        let fields: Vec<String> = problems(&items).into_iter().map(|p| p.field).collect();
+        assert_eq!(
+            fields,
+            [
+                "reviewItems[0].text",
+                "reviewItems[1].id",
+                "reviewItems[2].id",
+                "reviewItems[2].audio",
+                "reviewItems[3].text",
+                "reviewItems[3].audio"
+            ]
+        );
+        let many: Vec<ReviewItem> = (0..=MAX_REVIEW_ITEMS)
+            .map(|i| item(&format!("i{i}"), "x", None))
+            .collect();
+        assert_eq!(problems(&many)[0].field, "reviewItems");
+        assert!(problems(&[item("ok", "¿Cómo estás?", Some("https://x/a.mp3"))]).is_empty());
+    }
+
+    #[test]
+    fn the_prompt_lists_ids_and_marks_recordings_only_when_audio_is_on() {
+        let items = [
+            item("como-estas", "¿Cómo estás?", Some("rec/1.webm")),
+            item("gracias", "Gracias", None),
+        ];
+        let both = prompt_section(&items, true, true).unwrap();
+        assert!(both.contains("call `mark_item_mastered` with its item id"));
+        assert!(both.contains("- como-estas: ¿Cómo estás? (recording)"));
+        assert!(both.contains("- gracias: Gracias\n") || both.ends_with("- gracias: Gracias"));
+        let plain = prompt_section(&items, false, false).unwrap();
+        assert!(!plain.contains("mark_item_mastered"));
+        assert!(!plain.contains("(recording)"));
+        assert_eq!(prompt_section(&[], true, true), None);
+    }
+}
