@@ -4,6 +4,7 @@
 //! Shared by the server (which produces them) and the visualiser (which
 //! renders them), so an event's JSON shape is defined exactly once.
 
+use crate::domain::lesson::nudge::{Nudge, TurnLog};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -171,6 +172,30 @@ pub struct SessionSnapshot {
     pub calls: Vec<ToolCallRecord>,
     /// Whether the session has ended.
     pub ended: bool,
+    /// Opened, Unix seconds (the visualiser's elapsed time).
+    #[serde(default)]
+    pub started_at: i64,
+    /// When it ended, if it has.
+    #[serde(default)]
+    pub ended_at: Option<i64>,
+    /// A tutor session's planned length.
+    #[serde(default)]
+    pub planned_minutes: Option<u32>,
+    /// The turns reported and the nudges given so far.
+    #[serde(default)]
+    pub turns: TurnLog,
+}
+
+/// The data of a `turn` event: the backend reported a turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnUpdate {
+    /// Turns the student has taken.
+    pub student: u32,
+    /// Turns the tutor has taken.
+    pub tutor: u32,
+    /// Nudges this turn gave the model.
+    pub nudges: Vec<Nudge>,
 }
 
 /// An event on a session's stream: `{"type": "...", "data": {...}}`.
@@ -185,6 +210,8 @@ pub enum SessionEvent {
     ToolCall(ToolCallRecord),
     /// The agent backend reported the result of a call it executed.
     ToolResult(CallResult),
+    /// The backend reported a turn (and the nudges it got).
+    Turn(TurnUpdate),
     /// The available tools changed (workflow switch or new bindings).
     ToolsChanged {
         /// Tools available now.

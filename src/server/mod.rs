@@ -7,6 +7,7 @@
 pub mod agent;
 pub mod auth;
 pub mod bindings;
+pub mod clock;
 pub mod config;
 pub mod ctx;
 pub mod db;

@@ -32,6 +32,8 @@ pub struct AppState {
     /// queues here instead of running hundreds of hashes (each tens of MB)
     /// at once.
     pub hashing: Arc<tokio::sync::Semaphore>,
+    /// The time lessons run on (tests move it forward).
+    pub clock: Arc<crate::server::clock::Clock>,
     rules: Arc<RwLock<Arc<Rules>>>,
     session_locks: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
@@ -56,6 +58,7 @@ impl AppState {
             hashing: Arc::new(tokio::sync::Semaphore::new(
                 std::thread::available_parallelism().map_or(2, usize::from),
             )),
+            clock: Arc::default(),
             rules: Arc::new(RwLock::new(Arc::new(Rules::empty()))),
             session_locks: Arc::new(Mutex::new(HashMap::new())),
         }

@@ -3,7 +3,7 @@
 //! the lesson's prompt.
 
 use crate::helpers::{spawn_app, TEACHER};
-use crate::sessions::{call, open_with, tools_body};
+use crate::sessions::{call, open_with, read_events, subscribe, tools_body};
 use serde_json::{json, Value};
 use switchboard::domain::api_key::Scope;
 use switchboard::domain::lesson::tools::TUTOR_TOOLS;
@@ -329,4 +329,151 @@ async fn review_items_are_checked_when_a_lesson_is_saved() {
         .await
         .unwrap();
     assert_eq!(after, before, "nothing written");
+}
+
+/// `POST /api/sessions/{id}/turns` as the session's backend.
+async fn turn(
+    app: &crate::helpers::TestApp,
+    s: &crate::sessions::Session,
+    body: Value,
+) -> (u16, Value) {
+    let res = app
+        .client
+        .post(app.url(&format!("/api/sessions/{}/turns", s.id)))
+        .bearer_auth(&s.token)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    (
+        res.status().as_u16(),
+        res.json().await.unwrap_or(Value::Null),
+    )
+}
+
+#[tokio::test]
+async fn turns_get_the_time_nudge_at_the_right_minute_and_keyword_nudges_once() {
+    let app = spawn_app().await;
+    app.login(TEACHER).await;
+    let lesson = full_lesson(&app).await;
+    // Ten minutes; the summary when 2 remain; the profile on "football".
+    let res = save_with(&app, lesson, |d| {
+        d["durationMinutes"] = json!(10);
+        for t in d["toolConfiguration"]["tools"].as_array_mut().unwrap() {
+            if t["toolId"] == "show_session_summary" {
+                t["triggerCondition"] = json!({"type": "time_remaining", "minutesRemaining": 2});
+            }
+            if t["toolId"] == "update_user_profile" {
+                t["triggerCondition"] = json!({"type": "keyword", "keywords": ["football"]});
+            }
+        }
+    })
+    .await;
+    assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
+    let key = app.api_key().await;
+    let s = open_with(&app, &key, json!({"lessonId": lesson})).await;
+
+    let (status, first) = turn(&app, &s, json!({"role": "tutor", "text": "¡Hola!"})).await;
+    assert_eq!(status, 200, "{first}");
+    assert_eq!(first["nudges"], json!([]));
+    assert_eq!(first["tutorTurns"], 1);
+    let remaining = first["remainingSeconds"].as_i64().unwrap();
+    assert!((590..=600).contains(&remaining), "{first}");
+
+    let (_, kw) = turn(
+        &app,
+        &s,
+        json!({"role": "student", "text": "Me gusta el football"}),
+    )
+    .await;
+    let nudges = kw["nudges"].as_array().unwrap();
+    assert_eq!(nudges.len(), 1, "{kw}");
+    assert_eq!(nudges[0]["tool"], "update_user_profile");
+    assert_eq!(
+        nudges[0]["text"],
+        "The student mentioned football: call `update_user_profile` now."
+    );
+    let (_, again) = turn(&app, &s, json!({"role": "student", "text": "football!"})).await;
+    assert_eq!(again["nudges"], json!([]), "once per keyword");
+
+    app.state.clock.advance(7 * 60 + 30);
+    let (_, early) = turn(&app, &s, json!({"role": "student"})).await;
+    assert_eq!(early["nudges"], json!([]), "2:30 left: not yet {early}");
+    app.state.clock.advance(40);
+    let (_, due) = turn(&app, &s, json!({"role": "tutor"})).await;
+    assert_eq!(
+        due["nudges"][0]["text"], "About 2 minutes remain: call `show_session_summary` now.",
+        "{due}"
+    );
+    assert_eq!(due["studentTurns"], 3);
+    assert_eq!(due["tutorTurns"], 2);
+    let (_, later) = turn(&app, &s, json!({"role": "tutor"})).await;
+    assert_eq!(later["nudges"], json!([]), "fires once");
+
+    // A new watcher learns the turns and nudges from the snapshot.
+    let events = read_events(subscribe(&app, &s, None).await, 1).await;
+    let snapshot = &events[0].1;
+    assert_eq!(snapshot["type"], "snapshot");
+    assert_eq!(snapshot["data"]["turns"]["student"], 3, "{snapshot}");
+    assert_eq!(
+        snapshot["data"]["turns"]["nudges"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    assert_eq!(snapshot["data"]["plannedMinutes"], 10);
+}
+
+#[tokio::test]
+async fn turn_reports_are_checked_and_scoped_to_the_session() {
+    let app = spawn_app().await;
+    app.login(TEACHER).await;
+    let lesson = full_lesson(&app).await;
+    let key = app.api_key().await;
+    let s = open_with(&app, &key, json!({"lessonId": lesson})).await;
+    let other = open_with(&app, &key, json!({"lessonId": lesson})).await;
+    let (status, body) = turn(&app, &s, json!({"role": "teacher"})).await;
+    assert_eq!(status, 422);
+    assert_eq!(body["Invalid"]["field"], "role");
+    let (status, body) = turn(
+        &app,
+        &s,
+        json!({"role": "student", "text": "x".repeat(16 * 1024 + 1)}),
+    )
+    .await;
+    assert_eq!(status, 413, "{body}");
+    assert_eq!(body["TooLarge"]["field"], "text");
+    let (status, _) = turn(&app, &s, json!({"role": "student", "extra": 1})).await;
+    assert_eq!(status, 422);
+    let res = app
+        .client
+        .post(app.url(&format!("/api/sessions/{}/turns", s.id)))
+        .bearer_auth(&other.token)
+        .json(&json!({"role": "student"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 403);
+    let turns: Option<String> = sqlx::query_scalar("SELECT turns FROM agent_sessions WHERE id = ?")
+        .bind(&s.id)
+        .fetch_one(&app.state.db)
+        .await
+        .unwrap();
+    assert_eq!(turns, None, "nothing counted");
+    // A workflow session counts turns too, with no triggers to fire.
+    let w = crate::sessions::open(&app, &key, "idv").await;
+    let (status, body) = turn(&app, &w, json!({"role": "student", "text": "hello"})).await;
+    assert_eq!((status, &body["nudges"]), (200, &json!([])), "{body}");
+    assert_eq!(body["remainingSeconds"], Value::Null);
+    let res = app
+        .client
+        .post(app.url(&format!("/api/sessions/{}/end", s.id)))
+        .bearer_auth(&s.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 204);
+    let (status, _) = turn(&app, &s, json!({"role": "student"})).await;
+    assert_eq!(status, 409);
 }

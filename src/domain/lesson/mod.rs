@@ -8,6 +8,7 @@
 pub mod advice;
 pub mod config;
 pub mod edit;
+pub mod nudge;
 pub mod optimise;
 pub mod outcome;
 pub mod prompt;

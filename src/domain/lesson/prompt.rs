@@ -33,6 +33,29 @@ pub fn template(kind: TriggerKind) -> &'static str {
     }
 }
 
+/// What has happened when a trigger fires during a session, as the start
+/// of a nudge ("About 2 minutes remain: call `tool` now."); kept beside the
+/// prompt's templates so the model hears one voice. Empty for triggers the
+/// model judges itself (always, error detected, task context).
+pub fn situation_template(kind: TriggerKind) -> &'static str {
+    match kind {
+        TriggerKind::Keyword => "The student mentioned {keyword}",
+        TriggerKind::TurnCount => "{minTurns} turns of conversation have passed",
+        TriggerKind::TimeRemaining => "About {minutesRemaining} remain",
+        TriggerKind::SessionEnding => "The session is ending",
+        TriggerKind::Always | TriggerKind::ErrorDetected | TriggerKind::TaskContext => "",
+    }
+}
+
+/// `1 minute`, `2 minutes`: how the prompt and nudges say a minute count.
+pub fn minutes_phrase(minutes: u8) -> String {
+    if minutes == 1 {
+        "1 minute".to_owned()
+    } else {
+        format!("{minutes} minutes")
+    }
+}
+
 /// Replaces each `{name}` in `template` with its value.
 pub fn interpolate(template: &str, values: &[(&str, String)]) -> String {
     let mut out = template.to_owned();
@@ -55,14 +78,9 @@ pub fn trigger_instruction(condition: &TriggerCondition) -> String {
                 .join(", "),
         )],
         TriggerCondition::TurnCount { min_turns } => vec![("minTurns", min_turns.to_string())],
-        TriggerCondition::TimeRemaining { minutes_remaining } => vec![(
-            "minutesRemaining",
-            if *minutes_remaining == 1 {
-                "1 minute".to_owned()
-            } else {
-                format!("{minutes_remaining} minutes")
-            },
-        )],
+        TriggerCondition::TimeRemaining { minutes_remaining } => {
+            vec![("minutesRemaining", minutes_phrase(*minutes_remaining))]
+        }
         _ => Vec::new(),
     };
     interpolate(template(condition.kind()), &values)

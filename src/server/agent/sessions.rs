@@ -4,10 +4,12 @@
 
 use crate::domain::agent_session::{
     CallOutcome, CallResponse, CallResult, CallStatus, SessionEvent, SessionSnapshot,
-    SessionSummary, StatePatch, ToolCallRecord, WorkflowState,
+    SessionSummary, StatePatch, ToolCallRecord, TurnUpdate, WorkflowState,
 };
 use crate::domain::catalogue::{ToolId, WORKFLOW_SWITCH_TOOL};
 use crate::domain::effect::{apply_effects, missing_checks};
+use crate::domain::lesson::config::ToolConfig;
+use crate::domain::lesson::nudge::{evaluate, Nudge, Speaker};
 use crate::domain::limits::{
     bytes_in_words, excerpt, CALLS_PAGE_MAX, SNAPSHOT_CALLS, SNAPSHOT_VALUE_MAX_BYTES,
     TOOL_ARGUMENTS_MAX_BYTES, TOOL_NAME_MAX_CHARS, TOOL_RESULT_MAX_BYTES,
@@ -17,7 +19,8 @@ use crate::server::agent::builtins;
 use crate::server::agent::rules::Rules;
 use crate::server::auth::{random_token, token_hash};
 use crate::server::db::now;
-use crate::server::store::agent_sessions::{self as rows, NewSession, SessionRow};
+use crate::server::store::agent_sessions::{self as rows, LessonFields, NewSession, SessionRow};
+use crate::server::store::lessons;
 use crate::server::store::tool_calls::{self, NewCall};
 use crate::server::{AppState, ServerError};
 use serde_json::{json, Value};
@@ -84,11 +87,11 @@ async fn start(
     api_key: Option<i64>,
     runs_builtins: bool,
     tools: &str,
-    lesson: Option<(i64, &str, Option<&str>)>,
+    lesson: Option<LessonFields<'_>>,
 ) -> Result<(String, String), ServerError> {
     let id = format!("s{}", &random_token()[..15]).to_lowercase();
     let token = format!("st_{}", random_token());
-    let t = now();
+    let t = state.clock.now();
     rows::insert(
         &state.db,
         &NewSession {
@@ -135,6 +138,8 @@ pub struct LessonRun<'a> {
     pub tools: Vec<String>,
     /// Who it is for.
     pub student: Option<&'a str>,
+    /// How long it should run (the lesson's duration).
+    pub planned_minutes: Option<u32>,
 }
 
 /// Opens a tutor session for a lesson: its workflow is `lesson-{id}` and
@@ -146,8 +151,13 @@ pub async fn open_lesson(
 ) -> Result<(String, String), ServerError> {
     let ws = WorkflowState::start(&format!("lesson-{}", run.lesson_id));
     let tools = run.tools.join(",");
-    let lesson = Some((run.lesson_id, tools.as_str(), run.student));
-    start(state, ws, api_key, true, &tools, lesson).await
+    let lesson = LessonFields {
+        lesson_id: run.lesson_id,
+        tools: &tools,
+        student: run.student,
+        planned_minutes: run.planned_minutes,
+    };
+    start(state, ws, api_key, true, &tools, Some(lesson)).await
 }
 
 /// Records that `row`'s backend has been told `tools` (it fetched them),
@@ -223,6 +233,10 @@ pub async fn snapshot_of(
 ) -> Result<SessionSnapshot, ServerError> {
     let ws = row.workflow_state()?;
     Ok(SessionSnapshot {
+        started_at: row.created_at,
+        ended_at: row.ended_at,
+        planned_minutes: row.timing().planned_minutes,
+        turns: row.turn_log()?,
         tools: tools_now(state, row.lesson_tools.as_deref(), &ws),
         state: ws,
         calls: tool_calls::page(&state.db, &row.id, None, SNAPSHOT_CALLS)
@@ -596,4 +610,82 @@ pub async fn patch_state(
         publish_state_change(state, &row, &before, &ws);
     }
     Ok(ws)
+}
+
+/// What a reported turn gets back.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnAnswer {
+    /// Turns the student has taken.
+    pub student_turns: u32,
+    /// Turns the tutor has taken.
+    pub tutor_turns: u32,
+    /// Seconds since the session opened.
+    pub elapsed_seconds: i64,
+    /// Seconds left of the planned length (negative once overdue), if the
+    /// session has one.
+    pub remaining_seconds: Option<i64>,
+    /// Instructions for the model, from the triggers that fired now.
+    pub nudges: Vec<Nudge>,
+}
+
+/// The tool settings whose triggers a tutor session evaluates: the lesson's
+/// enabled tools that the session opened with (none for a workflow session
+/// or a deleted lesson).
+async fn trigger_tools(state: &AppState, row: &SessionRow) -> Result<Vec<ToolConfig>, ServerError> {
+    let (Some(lesson_id), Some(tools)) = (row.lesson_id, row.lesson_tools.as_deref()) else {
+        return Ok(Vec::new());
+    };
+    let lesson = match lessons::get_any(&state.db, lesson_id).await {
+        Ok(lesson) => lesson,
+        Err(ServerError::Api(ApiError::NotFound(_))) => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let session_tools: Vec<&str> = tools.split(',').collect();
+    Ok(lesson
+        .draft
+        .tool_configuration
+        .enabled_in_catalogue_order()
+        .into_iter()
+        .filter(|t| session_tools.contains(&t.tool_id.as_str()))
+        .cloned()
+        .collect())
+}
+
+/// Counts a turn the backend reports (`speaker` said `text`), evaluates
+/// the session's triggers on the session's clock, keeps the turn log and
+/// tells watchers; answers with the nudges that fired.
+pub async fn turn(
+    state: &AppState,
+    row: SessionRow,
+    speaker: Speaker,
+    text: Option<&str>,
+) -> Result<TurnAnswer, ServerError> {
+    let lock = state.session_lock(&row.id);
+    let _guard = lock.lock().await;
+    let row = get(state, &row.id).await?;
+    if row.ended_at.is_some() {
+        return Err(ApiError::Conflict(format!("Session {} has ended.", row.id)).into());
+    }
+    let tools = trigger_tools(state, &row).await?;
+    let mut log = row.turn_log()?;
+    let now = state.clock.now();
+    let timing = row.timing();
+    let nudges = evaluate(&tools, &mut log, speaker, text, timing, now);
+    rows::set_turns(&state.db, &row.id, &log).await?;
+    state.hub.publish(
+        &row.id,
+        &SessionEvent::Turn(TurnUpdate {
+            student: log.student,
+            tutor: log.tutor,
+            nudges: nudges.clone(),
+        }),
+    );
+    Ok(TurnAnswer {
+        student_turns: log.student,
+        tutor_turns: log.tutor,
+        elapsed_seconds: now - timing.started_at,
+        remaining_seconds: timing.remaining(now),
+        nudges,
+    })
 }

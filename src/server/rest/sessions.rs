@@ -8,7 +8,8 @@
 use crate::domain::agent_session::{SessionEvent, StatePatch};
 use crate::domain::api_key::Scope;
 use crate::domain::declaration::{export, DeclarationFormat};
-use crate::domain::limits::{API_BODY_MAX_BYTES, CALLS_PAGE_MAX};
+use crate::domain::lesson::nudge::{Speaker, TURN_TEXT_MAX_BYTES};
+use crate::domain::limits::{bytes_in_words, API_BODY_MAX_BYTES, CALLS_PAGE_MAX};
 use crate::error::ApiError;
 use crate::server::agent::hub::Frame;
 use crate::server::agent::sessions;
@@ -56,6 +57,7 @@ pub fn router() -> Router<AppState> {
             post(report_result),
         )
         .route("/api/sessions/{id}/state", patch(patch_state))
+        .route("/api/sessions/{id}/turns", post(report_turn))
         .route("/api/sessions/{id}/end", post(end))
         .route("/api/sessions/{id}/events", get(events))
         .route("/api/sessions/{id}/calls", get(calls))
@@ -150,6 +152,7 @@ async fn open(
                 lesson_id,
                 tools,
                 student,
+                planned_minutes: lesson.draft.duration_minutes,
             };
             sessions::open_lesson(&state, run, Some(key.id())).await?
         }
@@ -288,6 +291,41 @@ async fn patch_state(
     let body = json_body(body, API_BODY_MAX_BYTES)?;
     let ws = sessions::patch_state(&state, row, &body).await?;
     Ok(Json(json!({"state": ws})).into_response())
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TurnReport {
+    role: String,
+    #[serde(default)]
+    text: Option<String>,
+}
+
+/// `POST /api/sessions/{id}/turns` `{"role":"student"|"tutor","text"?}`:
+/// the backend reports a turn and gets the nudges due now.
+async fn report_turn(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Result<Json<TurnReport>, JsonRejection>,
+) -> Result<Response, ServerError> {
+    let row = sessions::authorize(&state, &id, token(&headers)).await?;
+    let body = json_body(body, API_BODY_MAX_BYTES)?;
+    let speaker = Speaker::parse(&body.role)
+        .ok_or_else(|| ApiError::invalid("role", "must be \"student\" or \"tutor\""))?;
+    if body
+        .text
+        .as_ref()
+        .is_some_and(|t| t.len() > TURN_TEXT_MAX_BYTES)
+    {
+        return Err(ApiError::TooLarge {
+            field: "text".into(),
+            limit: bytes_in_words(TURN_TEXT_MAX_BYTES),
+        }
+        .into());
+    }
+    let answer = sessions::turn(&state, row, speaker, body.text.as_deref()).await?;
+    Ok(Json(answer).into_response())
 }
 
 async fn end(

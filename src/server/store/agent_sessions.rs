@@ -6,6 +6,7 @@
 //! reads and writes rows.
 
 use crate::domain::agent_session::WorkflowState;
+use crate::domain::lesson::nudge::{Timing, TurnLog};
 use crate::server::db::now;
 use crate::server::ServerError;
 use sqlx::SqlitePool;
@@ -40,6 +41,10 @@ pub struct SessionRow {
     pub lesson_tools: Option<String>,
     /// Who a tutor session is for.
     pub student: Option<String>,
+    /// A tutor session's planned length.
+    pub planned_minutes: Option<i64>,
+    /// JSON TurnLog: the turns reported and the nudges given.
+    pub turns: Option<String>,
 }
 
 impl SessionRow {
@@ -49,9 +54,31 @@ impl SessionRow {
             ServerError::Config(format!("session {} has an unreadable state: {e}", self.id))
         })
     }
+
+    /// The turns reported so far (none yet: an empty log).
+    pub fn turn_log(&self) -> Result<TurnLog, ServerError> {
+        self.turns.as_deref().map_or(Ok(TurnLog::default()), |t| {
+            serde_json::from_str(t).map_err(|e| {
+                ServerError::Config(format!(
+                    "session {} has an unreadable turn log: {e}",
+                    self.id
+                ))
+            })
+        })
+    }
+
+    /// When it started and how long it should run.
+    pub fn timing(&self) -> Timing {
+        Timing {
+            started_at: self.created_at,
+            planned_minutes: self
+                .planned_minutes
+                .map(|m| m.clamp(0, u32::MAX.into()) as u32),
+        }
+    }
 }
 
-const SELECT: &str = "SELECT id, token_hash, state, verified_account, ended_at, last_activity, created_at, runs_builtins, tools_seen, lesson_id, lesson_tools, student FROM agent_sessions";
+const SELECT: &str = "SELECT id, token_hash, state, verified_account, ended_at, last_activity, created_at, runs_builtins, tools_seen, lesson_id, lesson_tools, student, planned_minutes, turns FROM agent_sessions";
 
 /// The session with this id, if any.
 pub async fn find(db: &SqlitePool, id: &str) -> Result<Option<SessionRow>, ServerError> {
@@ -90,19 +117,31 @@ pub struct NewSession<'a> {
     pub runs_builtins: bool,
     /// The tools its backend is told at opening (comma-separated).
     pub tools_seen: &'a str,
-    /// For a tutor session: the lesson, its tools (comma-separated) and
-    /// the student.
-    pub lesson: Option<(i64, &'a str, Option<&'a str>)>,
+    /// For a tutor session: the lesson and what it runs with.
+    pub lesson: Option<LessonFields<'a>>,
     /// Opened, Unix seconds.
     pub at: i64,
+}
+
+/// What a tutor session stores about its lesson.
+#[derive(Debug, Clone, Copy)]
+pub struct LessonFields<'a> {
+    /// The lesson.
+    pub lesson_id: i64,
+    /// Its tools when the session opened (comma-separated).
+    pub tools: &'a str,
+    /// Who it is for.
+    pub student: Option<&'a str>,
+    /// Its planned length.
+    pub planned_minutes: Option<u32>,
 }
 
 /// Stores a newly opened session, active as of its opening.
 pub async fn insert(db: &SqlitePool, session: &NewSession<'_>) -> Result<(), ServerError> {
     sqlx::query(
         "INSERT INTO agent_sessions (id, token_hash, api_key_id, state, runs_builtins, tools_seen,
-                                     lesson_id, lesson_tools, student, created_at, last_activity)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                     lesson_id, lesson_tools, student, planned_minutes, created_at, last_activity)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(session.id)
     .bind(session.token_hash)
@@ -110,9 +149,10 @@ pub async fn insert(db: &SqlitePool, session: &NewSession<'_>) -> Result<(), Ser
     .bind(serde_json::to_string(session.state).unwrap_or_default())
     .bind(session.runs_builtins)
     .bind(session.tools_seen)
-    .bind(session.lesson.map(|(id, _, _)| id))
-    .bind(session.lesson.map(|(_, tools, _)| tools))
-    .bind(session.lesson.and_then(|(_, _, student)| student))
+    .bind(session.lesson.map(|l| l.lesson_id))
+    .bind(session.lesson.map(|l| l.tools))
+    .bind(session.lesson.and_then(|l| l.student))
+    .bind(session.lesson.and_then(|l| l.planned_minutes))
     .bind(session.at)
     .bind(session.at)
     .execute(db)
@@ -128,6 +168,17 @@ pub async fn set_state(
 ) -> Result<(), ServerError> {
     sqlx::query("UPDATE agent_sessions SET state = ?, last_activity = ? WHERE id = ?")
         .bind(serde_json::to_string(state).unwrap_or_default())
+        .bind(now())
+        .bind(id)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+/// Stores a session's turn log (a turn was reported) and marks it active.
+pub async fn set_turns(db: &SqlitePool, id: &str, log: &TurnLog) -> Result<(), ServerError> {
+    sqlx::query("UPDATE agent_sessions SET turns = ?, last_activity = ? WHERE id = ?")
+        .bind(serde_json::to_string(log).unwrap_or_default())
         .bind(now())
         .bind(id)
         .execute(db)

@@ -1,11 +1,12 @@
 //! `/sessions` and `/sessions/{id}`: live agent sessions as they change,
 //! pushed by server-sent events (`events`), the list (`list`), one session's
-//! visualiser (`visualiser`) and the admins' console for trying the rules
+//! visualiser (`visualiser`) with its progress panel (`progress`) and the admins' console for trying the rules
 //! without an LLM (`console`).
 
 pub mod console;
 pub mod events;
 pub mod list;
+pub mod progress;
 pub mod visualiser;
 
 pub use list::SessionsPage;

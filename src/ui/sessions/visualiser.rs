@@ -14,6 +14,7 @@ use crate::ui::auth::RequireRole;
 use crate::ui::components::{Loaded, MaybeEmpty};
 use crate::ui::sessions::console::Console;
 use crate::ui::sessions::events::{subscribe, Link, LinkBadge};
+use crate::ui::sessions::progress::Progress;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 use std::collections::BTreeSet;
@@ -51,6 +52,9 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
     let tools = RwSignal::new(data.snapshot.tools.clone());
     let calls = RwSignal::new(data.snapshot.calls.clone());
     let ended = RwSignal::new(data.snapshot.ended);
+    let ended_at = RwSignal::new(data.snapshot.ended_at);
+    let turns = RwSignal::new(data.snapshot.turns.clone());
+    let (started_at, planned_minutes) = (data.snapshot.started_at, data.snapshot.planned_minutes);
     let pulsing = RwSignal::new(BTreeSet::<String>::new());
     let link = RwSignal::new(Link::Connecting);
     let workflows = StoredValue::new(data.workflows.clone());
@@ -61,6 +65,8 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
             tools.set(s.tools);
             calls.set(s.calls);
             ended.set(s.ended);
+            ended_at.set(s.ended_at);
+            turns.set(s.turns);
         }
         SessionEvent::WorkflowUpdate(u) => {
             let changed = ws.with_untracked(|old| changed_checks(old, &u.checks));
@@ -96,7 +102,16 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
             }
         }),
         SessionEvent::ToolsChanged { tools: now } => tools.set(now),
-        SessionEvent::Ended { .. } => ended.set(true),
+        SessionEvent::Turn(t) => turns.update(|log| {
+            log.student = t.student;
+            log.tutor = t.tutor;
+            log.nudges.extend(t.nudges);
+        }),
+        SessionEvent::Ended { .. } => {
+            ended.set(true);
+            #[cfg(feature = "hydrate")]
+            ended_at.set(Some((web_sys::js_sys::Date::now() / 1000.0) as i64));
+        }
     };
     subscribe(
         format!("/api/sessions/{id}/events"),
@@ -168,6 +183,7 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
                         }}
                     </div>
                 </section>
+                <Progress started_at planned_minutes ended_at turns />
                 {(!console_tools.is_empty()).then(|| view! { <Console session_id=session_id.clone() tools=console_tools.clone() /> })}
             </div>
             <section class="panel timeline-panel">
