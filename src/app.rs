@@ -6,7 +6,7 @@ use crate::ui::auth::{Auth, UnsavedChanges};
 use crate::ui::bindings::BindingsPage;
 use crate::ui::home::HomePage;
 use crate::ui::layout::{Layout, NotFound};
-use crate::ui::lessons::{LessonEditorPage, LessonsPage};
+use crate::ui::lessons::{LessonEditorPage, LessonRunsPage, LessonsPage};
 use crate::ui::login::LoginPage;
 use crate::ui::sessions::{SessionPage, SessionsPage};
 use leptos::prelude::*;
@@ -70,6 +70,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("") view=HomePage ssr=SsrMode::Async />
                     <Route path=path!("lessons") view=LessonsPage ssr=SsrMode::Async />
                     <Route path=path!("lessons/:id") view=LessonEditorPage ssr=SsrMode::Async />
+                    <Route path=path!("lessons/:id/sessions") view=LessonRunsPage ssr=SsrMode::Async />
                     <Route path=path!("bindings") view=BindingsPage ssr=SsrMode::Async />
                     <Route path=path!("sessions") view=SessionsPage ssr=SsrMode::Async />
                     <Route path=path!("sessions/:id") view=SessionPage ssr=SsrMode::Async />

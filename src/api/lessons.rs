@@ -158,3 +158,33 @@ pub async fn count_tokens(text: String) -> Result<TokenCount, ApiError> {
     })
     .await
 }
+
+/// A lesson's runs, as its teacher reviews them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LessonRunsPage {
+    /// The lesson.
+    pub lesson_id: i64,
+    /// Its title.
+    pub title: String,
+    /// Its runs, newest first.
+    pub runs: Vec<crate::domain::lesson::outcome::LessonRunReport>,
+}
+
+/// The runs of a lesson the caller may see (own, or any for admins).
+#[server(prefix = "/rpc", endpoint = "lesson_runs")]
+pub async fn lesson_runs(id: i64) -> Result<LessonRunsPage, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{ctx, lesson_runs, store};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        let user = ctx::require(Role::Teacher)?;
+        let lesson = store::lessons::get(&state.db, &user.0, id).await?;
+        Ok(LessonRunsPage {
+            lesson_id: lesson.id,
+            runs: lesson_runs::runs(&state, &lesson).await?,
+            title: lesson.draft.title,
+        })
+    })
+    .await
+}

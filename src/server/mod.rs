@@ -12,6 +12,7 @@ pub mod config;
 pub mod ctx;
 pub mod db;
 pub mod error;
+pub mod lesson_runs;
 pub mod memory;
 pub mod rest;
 pub mod router;

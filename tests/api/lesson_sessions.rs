@@ -477,3 +477,138 @@ async fn turn_reports_are_checked_and_scoped_to_the_session() {
     let (status, _) = turn(&app, &s, json!({"role": "student"})).await;
     assert_eq!(status, 409);
 }
+
+#[tokio::test]
+async fn the_teacher_sees_each_run_with_its_errors_tasks_and_summary_and_can_download_it() {
+    let app = spawn_app().await;
+    app.login(TEACHER).await;
+    let lesson = full_lesson(&app).await;
+    let key = app.api_key().await;
+    let s = open_with(&app, &key, json!({"lessonId": lesson, "student": "Ana"})).await;
+    for (tool, args) in [
+        (
+            "mark_for_review",
+            json!({"errorType": "grammar", "studentSaid": "=yo soy hambre", "correctForm": "tengo hambre", "severity": 5}),
+        ),
+        (
+            "mark_task_complete",
+            json!({"taskId": "ill", "evidence": "Estuve enfermo"}),
+        ),
+        (
+            "update_user_profile",
+            json!({"category": "interest", "value": "football"}),
+        ),
+        ("mark_item_mastered", json!({"itemId": "fui"})),
+        (
+            "show_session_summary",
+            json!({"summary": "Good progress.", "strengths": ["ordering"], "areasToImprove": ["past tense"], "stars": 4}),
+        ),
+    ] {
+        let (_, body) = call(&app, &s, tool, args).await;
+        assert_eq!(body["allowed"], true, "{tool}: {body}");
+    }
+    let quiet = open_with(&app, &key, json!({"lessonId": lesson})).await;
+
+    let page: Value = app
+        .rpc("lesson_runs", &[("id", &lesson.to_string())])
+        .await
+        .json()
+        .await
+        .unwrap();
+    let runs = page["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2, "{page}");
+    let run = runs
+        .iter()
+        .find(|r| r["sessionId"] == s.id.as_str())
+        .unwrap();
+    assert_eq!(run["student"], "Ana");
+    assert_eq!(run["errors"][0]["correctForm"], "tengo hambre");
+    let tasks: Vec<(String, bool)> = run["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["task"]["id"].as_str().unwrap().to_owned(),
+                t["done"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        tasks,
+        [("weekend".to_owned(), false), ("ill".to_owned(), true)]
+    );
+    assert_eq!(run["facts"][0]["value"], "football");
+    assert_eq!(run["mastered"][0]["text"], "Ayer fui al mercado");
+    assert_eq!(run["summary"]["stars"], 4);
+    let other = runs
+        .iter()
+        .find(|r| r["sessionId"] == quiet.id.as_str())
+        .unwrap();
+    assert_eq!(other["errors"], json!([]));
+    assert_eq!(other["summary"], Value::Null);
+
+    let csv = app
+        .client
+        .get(app.url(&format!("/lessons/{lesson}/sessions.csv")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(csv.status(), 200);
+    assert!(csv.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/csv"));
+    assert!(csv.headers()["content-disposition"]
+        .to_str()
+        .unwrap()
+        .contains(&format!("lesson-{lesson}-sessions.csv")));
+    let text = csv.text().await.unwrap();
+    assert_eq!(text.lines().count(), 3, "{text}");
+    let row = text.lines().find(|l| l.contains(&s.id)).unwrap();
+    assert!(
+        row.contains("'=yo soy hambre → tengo hambre (grammar, severity 5)"),
+        "no formula: {row}"
+    );
+    assert!(
+        row.contains(",1/2,✗ Say what you did last weekend; ✓ Say you were ill,"),
+        "{row}"
+    );
+    assert!(
+        row.ends_with(",Good progress.,ordering,past tense,4"),
+        "{row}"
+    );
+
+    // Another teacher sees neither; no one signed out does.
+    let otto = app.other_teacher().await;
+    let res = app
+        .rpc_with(&otto, "lesson_runs", &[("id", &lesson.to_string())])
+        .await;
+    assert_eq!(res.status(), 404);
+    let res = otto
+        .get(app.url(&format!("/lessons/{lesson}/sessions.csv")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 404);
+    let res = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+        .get(app.url(&format!("/lessons/{lesson}/sessions.csv")))
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_redirection(), "{}", res.status());
+    assert!(res.headers()["location"]
+        .to_str()
+        .unwrap()
+        .starts_with("/login"));
+    let res = app
+        .client
+        .get(app.url("/lessons/abc/sessions.csv"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 422);
+}

@@ -1,5 +1,6 @@
 //! `GET /api/lessons/{id}/prompt`: what an agent backend sends its tutor
-//! model for a lesson.
+//! model for a lesson; and `GET /lessons/{id}/sessions.csv`, the teacher's
+//! download of the lesson's runs.
 
 use crate::domain::api_key::Scope;
 use crate::domain::declaration::{export, DeclarationFormat};
@@ -15,7 +16,9 @@ use serde::{Deserialize, Serialize};
 
 /// Lesson routes.
 pub fn router() -> Router<AppState> {
-    Router::new().route("/api/lessons/{id}/prompt", get(prompt))
+    Router::new()
+        .route("/api/lessons/{id}/prompt", get(prompt))
+        .route("/lessons/{id}/sessions.csv", get(runs_csv))
 }
 
 /// Query of the prompt endpoint.
@@ -70,4 +73,32 @@ async fn prompt(
         token_count,
         system_prompt: built.system_prompt,
     }))
+}
+
+/// The lesson's runs as a CSV file, for the signed-in teacher who owns it
+/// (or an admin); another teacher's lesson is 404, as everywhere.
+async fn runs_csv(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    user: Option<axum::Extension<crate::server::auth::AuthUser>>,
+) -> Result<axum::response::Response, ServerError> {
+    use axum::http::header;
+    use axum::response::IntoResponse;
+    let user = user.ok_or(ApiError::Unauthenticated)?;
+    user.0.require(crate::domain::user::Role::Teacher)?;
+    let id = path_id(&id, "id")?;
+    let lesson = store::lessons::get(&state.db, &user.0 .0, id).await?;
+    let runs = crate::server::lesson_runs::runs(&state, &lesson).await?;
+    let body = crate::server::lesson_runs::csv(&runs)?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"lesson-{id}-sessions.csv\""),
+            ),
+        ],
+        body,
+    )
+        .into_response())
 }

@@ -178,6 +178,14 @@ fn LessonEditor(
                 </p>
             </div>
             <div class="save-bar">
+                <a
+                    class="button ghost small"
+                    href=format!("/lessons/{}/sessions", lesson.id)
+                    data-testid="lesson-runs"
+                    on:click=move |ev| confirm_leave(&ev)
+                >
+                    "Sessions"
+                </a>
                 <span class="muted small" data-testid="version">
                     {move || format!("Version {}", version.get())}
                 </span>

@@ -14,8 +14,10 @@ pub mod keyword_chips;
 pub mod list;
 pub mod preview;
 pub mod review_items;
+pub mod runs;
 pub mod tool_panel;
 pub mod tool_row;
 
 pub use editor::LessonEditorPage;
 pub use list::LessonsPage;
+pub use runs::LessonRunsPage;
