@@ -15,5 +15,6 @@ pub mod effect;
 pub mod error;
 pub mod lesson;
 pub mod limits;
+pub mod state_labels;
 pub mod time;
 pub mod user;

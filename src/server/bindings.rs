@@ -4,8 +4,8 @@
 //! The browser and the JSON API both save through here, so a document is
 //! validated exactly the same way whichever door it comes in by.
 
-use crate::domain::bindings::{BindingsDiff, SaveOutcome, ToolBindings};
-use crate::domain::catalogue::CatalogueTool;
+use crate::domain::bindings::{BindingProblem, BindingsDiff, SaveOutcome, ToolBindings};
+use crate::domain::catalogue::{known_checks, CatalogueTool};
 use crate::domain::limits::{bytes_in_words, TOOL_SCHEMA_MAX_BYTES};
 use crate::error::ApiError;
 use crate::server::agent::rules::compile_schema;
@@ -13,8 +13,9 @@ use crate::server::store::bindings as store;
 use crate::server::{AppState, ServerError};
 use sqlx::SqlitePool;
 
-/// Validates `document` against the stored catalogue and workflows,
-/// normalises it and stores it as the version after `expected`.
+/// Validates `document` against the stored catalogue and workflows (its
+/// labels against the checks the catalogue's effects set), normalises it
+/// and stores it as the version after `expected`.
 pub async fn save_document(
     db: &SqlitePool,
     expected: i64,
@@ -24,14 +25,20 @@ pub async fn save_document(
     summary_prefix: Option<&str>,
 ) -> Result<SaveOutcome, ServerError> {
     let (tools, workflows) = store::known_ids(db).await?;
-    let normalised = document.validate(&tools, &workflows).map_err(|problems| {
+    let refused = |problems: Vec<BindingProblem>| {
         let rule = problems
             .iter()
             .map(|p| p.message.as_str())
             .collect::<Vec<_>>()
             .join("; ");
         ApiError::invalid(problems[0].at.clone(), rule)
-    })?;
+    };
+    let normalised = document.validate(&tools, &workflows).map_err(refused)?;
+    let checks = known_checks(&store::tools(db).await?);
+    let label_problems = document.labels.problems(&checks);
+    if !label_problems.is_empty() {
+        return Err(refused(label_problems).into());
+    }
     let previous = store::current(db)
         .await?
         .map(|v| v.bindings)

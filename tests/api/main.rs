@@ -9,6 +9,7 @@ mod freed;
 mod hardening;
 mod health;
 mod helpers;
+mod labels;
 mod lesson_sessions;
 mod lessons;
 mod limits;

@@ -1,6 +1,7 @@
 //! The bindings matrix: save bar, the grid of checkboxes (tools in columns
 //! grouped by category, Global then each workflow in rows), the tools each
-//! workflow ends up with, and the panels under it.
+//! workflow ends up with, and the panels under it (labels, history, file,
+//! catalogue).
 //!
 //! Cells are built once and each reads only its own per-cell signals (see
 //! [`Grid`]), so a click updates a few attributes instead of re-rendering a
@@ -16,6 +17,7 @@ use crate::ui::bindings::catalogue::CatalogueEditor;
 use crate::ui::bindings::file_exchange::FileExchange;
 use crate::ui::bindings::grid::{cell, CellSignals, Grid};
 use crate::ui::bindings::history::History;
+use crate::ui::bindings::labels::LabelEditor;
 use crate::ui::bindings::Fetched;
 use crate::ui::components::{SaveMessage, SaveStatus};
 use crate::ui::current;
@@ -185,6 +187,7 @@ pub fn Matrix(
             </p>
         </section>
         <ResultingTools workflows=workflows.get_value() edited />
+        <LabelEditor edited tools=tools.get_value() />
         <div class="two-col">
             <History history version saved edited reload />
             <FileExchange edited />

@@ -1,13 +1,16 @@
 //! `/bindings`: the admin's matrix of which tools are global and which belong
 //! to each workflow (`matrix`, cells in `grid`), with unsaved-change
-//! tracking, history and restore (`history`), the JSON file to download and
-//! load (`file_exchange`), the resulting tool list per workflow, and
+//! tracking, history and restore (`history`, changes shown by `diff_view`),
+//! the JSON file to download and load (`file_exchange`), the resulting tool
+//! list per workflow, the labels of checks and steps (`labels`), and
 //! catalogue management (`catalogue`).
 
 pub mod catalogue;
+pub mod diff_view;
 pub mod file_exchange;
 pub mod grid;
 pub mod history;
+pub mod labels;
 pub mod matrix;
 
 use crate::api::bindings::{bindings_history, bindings_matrix, MatrixData};

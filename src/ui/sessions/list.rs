@@ -1,15 +1,23 @@
 //! `/sessions`: every recent session, refreshed whenever one opens, ends or
 //! changes workflow; admins can start a demo session from here.
 
-use crate::api::sessions::{list_sessions, NewDemoSession};
+use crate::api::sessions::{list_sessions, NewDemoSession, SessionListData};
 use crate::domain::agent_session::SessionSummary;
+use crate::domain::catalogue::{workflow_name, Workflow};
+use crate::domain::state_labels::StateLabels;
 use crate::domain::time::format_utc;
 use crate::domain::user::Role;
 use crate::error::ApiError;
-use crate::ui::auth::{use_auth, RequireRole};
-use crate::ui::components::Loaded;
+use crate::ui::auth::{signed_in_admin, RequireRole};
+use crate::ui::components::{Loaded, MaybeEmpty};
 use crate::ui::sessions::events::{subscribe, Link, LinkBadge};
 use leptos::prelude::*;
+
+impl MaybeEmpty for SessionListData {
+    fn is_empty(&self) -> bool {
+        self.sessions.is_empty()
+    }
+}
 
 /// The page: teachers and admins. The resource is created here, outside the
 /// role guard, so server rendering and hydration create it in the same order;
@@ -29,18 +37,9 @@ pub fn SessionsPage() -> impl IntoView {
 /// the table.
 #[component]
 fn SessionList(
-    sessions: Resource<Result<Vec<SessionSummary>, ApiError>>,
+    sessions: Resource<Result<SessionListData, ApiError>>,
     changes: RwSignal<u32>,
 ) -> impl IntoView {
-    let auth = use_auth();
-    let is_admin = move || {
-        // Untracked: the role guard re-renders this list when the user changes.
-        auth.user
-            .get_untracked()
-            .and_then(|r| r.ok())
-            .flatten()
-            .is_some_and(|u| u.role == Role::Admin)
-    };
     let link = RwSignal::new(Link::Connecting);
     subscribe(
         "/api/sessions/events".into(),
@@ -57,18 +56,16 @@ fn SessionList(
                     <LinkBadge link testid="list-connection" />
                 </p>
             </div>
-            {move || {
-                is_admin()
-                    .then(|| {
-                        view! {
-                            <ActionForm action=demo>
-                                <button type="submit" class="button primary">
-                                    "New demo session"
-                                </button>
-                            </ActionForm>
-                        }
-                    })
-            }}
+            {signed_in_admin()
+                .then(|| {
+                    view! {
+                        <ActionForm action=demo>
+                            <button type="submit" class="button primary">
+                                "New demo session"
+                            </button>
+                        </ActionForm>
+                    }
+                })}
         </section>
         <Loaded
             resource=sessions
@@ -80,50 +77,71 @@ fn SessionList(
                     </section>
                 }
             }
-            let:list
+            let:data
         >
-            <section class="panel">
-                <table class="table" data-testid="session-list">
-                    <thead>
-                        <tr>
-                            <th>"Session"</th>
-                            <th>"Workflow"</th>
-                            <th>"Step"</th>
-                            <th>"Last activity"</th>
-                            <th>"Status"</th>
-                        </tr>
-                    </thead>
-                    <tbody>
-                        // Keyed by everything a row shows, so only changed
-                        // rows are rebuilt.
-                        <For
-                            each=move || list.clone()
-                            key=|s| {
-                                (
-                                    s.id.clone(),
-                                    s.state.current_workflow.clone(),
-                                    s.state.current_step.clone(),
-                                    s.last_activity,
-                                    s.ended,
-                                )
-                            }
-                            let:session
-                        >
-                            <SessionRow session />
-                        </For>
-                    </tbody>
-                </table>
-            </section>
+            <SessionTable data />
         </Loaded>
     }
     .into_any()
 }
 
-/// One session: id (linking to its visualiser), workflow, step, last
-/// activity, open or ended.
+/// The table of sessions.
 #[component]
-fn SessionRow(session: SessionSummary) -> impl IntoView {
+fn SessionTable(data: SessionListData) -> impl IntoView {
+    let SessionListData {
+        sessions,
+        workflows,
+        labels,
+    } = data;
+    let (workflows, labels) = (StoredValue::new(workflows), StoredValue::new(labels));
+    view! {
+        <section class="panel">
+            <table class="table" data-testid="session-list">
+                <thead>
+                    <tr>
+                        <th>"Session"</th>
+                        <th>"Workflow"</th>
+                        <th>"Step"</th>
+                        <th>"Last activity"</th>
+                        <th>"Status"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    // Keyed by everything a row shows, so only changed
+                    // rows are rebuilt.
+                    <For
+                        each=move || sessions.clone()
+                        key=|s| {
+                            (
+                                s.id.clone(),
+                                s.state.current_workflow.clone(),
+                                s.state.current_step.clone(),
+                                s.last_activity,
+                                s.ended,
+                            )
+                        }
+                        let:session
+                    >
+                        <SessionRow session workflows labels />
+                    </For>
+                </tbody>
+            </table>
+        </section>
+    }
+    .into_any()
+}
+
+/// One session: id (linking to its visualiser), workflow name, step
+/// description, last activity, open or ended.
+#[component]
+fn SessionRow(
+    session: SessionSummary,
+    workflows: StoredValue<Vec<Workflow>>,
+    labels: StoredValue<StateLabels>,
+) -> impl IntoView {
     let s = session;
+    let workflow = workflows.with_value(|w| workflow_name(w, &s.state.current_workflow));
+    let step = labels.with_value(|l| l.step(&s.state.current_step));
     view! {
         <tr data-session=s.id.clone()>
             <td>
@@ -131,8 +149,8 @@ fn SessionRow(session: SessionSummary) -> impl IntoView {
                     <code>{s.id.clone()}</code>
                 </a>
             </td>
-            <td>{s.state.current_workflow.clone()}</td>
-            <td>{s.state.current_step.clone()}</td>
+            <td title=s.state.current_workflow.clone()>{workflow}</td>
+            <td title=s.state.current_step.clone() data-step=s.state.current_step.clone()>{step}</td>
             <td class="muted">{format_utc(s.last_activity)}</td>
             <td>
                 {if s.ended {

@@ -1,8 +1,9 @@
 //! `/sessions` and `/sessions/{id}`: live agent sessions as they change,
 //! pushed by server-sent events (`events`), the list (`list`), one session's
-//! visualiser (`visualiser`) and the admins' console for trying the rules
-//! without an LLM (`console`).
+//! visualiser (`visualiser`, its checks panel in `checks`) and the admins'
+//! console for trying the rules without an LLM (`console`).
 
+pub mod checks;
 pub mod console;
 pub mod events;
 pub mod list;

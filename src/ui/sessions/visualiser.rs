@@ -4,14 +4,14 @@
 
 use crate::api::sessions::{session_page, SessionPageData};
 use crate::domain::agent_session::{
-    changed_checks, check_names, CallOutcome, CallStatus, SessionEvent, ToolCallRecord,
-    WorkflowState,
+    changed_checks, CallOutcome, CallStatus, SessionEvent, ToolCallRecord, WorkflowState,
 };
-use crate::domain::catalogue::workflow_name;
+use crate::domain::catalogue::{workflow_name, Workflow};
 use crate::domain::time::format_utc;
 use crate::domain::user::Role;
 use crate::ui::auth::RequireRole;
 use crate::ui::components::{Loaded, MaybeEmpty};
+use crate::ui::sessions::checks::ChecksPanel;
 use crate::ui::sessions::console::Console;
 use crate::ui::sessions::events::{subscribe, Link, LinkBadge};
 use leptos::prelude::*;
@@ -54,6 +54,7 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
     let pulsing = RwSignal::new(BTreeSet::<String>::new());
     let link = RwSignal::new(Link::Connecting);
     let workflows = StoredValue::new(data.workflows.clone());
+    let labels = StoredValue::new(data.labels.clone());
 
     let apply = move |event: SessionEvent| match event {
         SessionEvent::Snapshot(s) => {
@@ -126,8 +127,13 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
                 <span class="workflow-badge" data-testid="workflow-badge">
                     {workflow}
                 </span>
-                <span class="step" data-testid="step">
-                    {move || ws.with(|w| w.current_step.clone())}
+                <span
+                    class="step"
+                    data-testid="step"
+                    data-step=move || ws.with(|w| w.current_step.clone())
+                    title=move || ws.with(|w| format!("step: {}", w.current_step))
+                >
+                    {move || ws.with(|w| labels.with_value(|l| l.step(&w.current_step)))}
                 </span>
                 {move || ended.get().then(|| view! { <span class="badge warn" data-testid="ended">"ended"</span> })}
                 <LinkBadge link testid="connection" state=true />
@@ -135,31 +141,7 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
         </section>
         <div class="visualiser">
             <div class="vis-side">
-                <section class="panel">
-                    <h2>"Checks"</h2>
-                    <ul class="checks" data-testid="checks">
-                        {move || {
-                            ws.with(check_names)
-                                .into_iter()
-                                .map(|name| {
-                                    let value = ws.with(|w| w.checks.get(&name).copied());
-                                    let (class, mark) = match value {
-                                        Some(true) => ("check-true", "✅"),
-                                        Some(false) => ("check-false", "✕"),
-                                        None => ("check-unknown", "•"),
-                                    };
-                                    let pulse = pulsing.with(|p| p.contains(&name));
-                                    view! {
-                                        <li class=class class:pulse=pulse data-check=name.clone()>
-                                            <span class="mark">{mark}</span>
-                                            <span>{name.clone()}</span>
-                                        </li>
-                                    }
-                                })
-                                .collect_view()
-                        }}
-                    </ul>
-                </section>
+                <ChecksPanel ws pulsing labels />
                 <section class="panel">
                     <h2>"Tools available now"</h2>
                     <div class="tool-chips" data-testid="available-tools">
@@ -176,7 +158,7 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
                     // Calls never change once made: new ones are added at the
                     // top and the rest stay as they are.
                     <For each=move || calls.get().into_iter().rev() key=|call| (call.id, call.status) let:call>
-                        <CallRow call />
+                        <CallRow call workflows />
                     </For>
                 </ol>
             </section>
@@ -185,11 +167,12 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
     .into_any()
 }
 
-/// One tool call: tool, allowed or refused, where and how long, the
-/// arguments, and the result or the reason for the refusal.
+/// One tool call: tool, allowed or refused, where (the workflow's name) and
+/// how long, the arguments, and the result or the reason for the refusal.
 #[component]
-fn CallRow(call: ToolCallRecord) -> impl IntoView {
+fn CallRow(call: ToolCallRecord, workflows: StoredValue<Vec<Workflow>>) -> impl IntoView {
     let allowed = call.outcome == CallOutcome::Allowed;
+    let workflow = workflows.with_value(|list| workflow_name(list, &call.workflow));
     let detail = call.detail();
     let status = call.status.as_str();
     let status_badge = (allowed && !call.status.is_done()).then(|| {
@@ -208,7 +191,7 @@ fn CallRow(call: ToolCallRecord) -> impl IntoView {
                 </span>
                 {status_badge}
                 <span class="muted small">
-                    {format!("in {} · {} µs · {}", call.workflow, call.duration_us, format_utc(call.at_ms / 1000))}
+                    {format!("in {workflow} · {} µs · {}", call.duration_us, format_utc(call.at_ms / 1000))}
                 </span>
             </div>
             <div class="call-args muted small">{format!("arguments: {}", call.arguments)}</div>

@@ -1,0 +1,51 @@
+//! The visualiser's checks panel: each check the session has (or the demo
+//! always shows) with its label from the bindings, and a pulse when it
+//! changes.
+
+use crate::domain::agent_session::{check_names, WorkflowState};
+use crate::domain::state_labels::StateLabels;
+use leptos::prelude::*;
+use std::collections::BTreeSet;
+
+/// The checks, by label (the key stays in `data-check`, the description is
+/// the tooltip and a line under the label); `pulsing` ones animate.
+#[component]
+pub fn ChecksPanel(
+    ws: RwSignal<WorkflowState>,
+    pulsing: RwSignal<BTreeSet<String>>,
+    labels: StoredValue<StateLabels>,
+) -> impl IntoView {
+    view! {
+        <section class="panel">
+            <h2>"Checks"</h2>
+            <ul class="checks" data-testid="checks">
+                {move || {
+                    ws.with(check_names)
+                        .into_iter()
+                        .map(|key| {
+                            let value = ws.with(|w| w.checks.get(&key).copied());
+                            let (class, mark) = match value {
+                                Some(true) => ("check-true", "✅"),
+                                Some(false) => ("check-false", "✕"),
+                                None => ("check-unknown", "•"),
+                            };
+                            let pulse = pulsing.with(|p| p.contains(&key));
+                            let (label, description) = labels
+                                .with_value(|l| (l.check(&key), l.check_description(&key)));
+                            let title = description.clone().unwrap_or_else(|| key.clone());
+                            view! {
+                                <li class=class class:pulse=pulse data-check=key.clone() title=title>
+                                    <span class="mark">{mark}</span>
+                                    <span class="check-text">
+                                        <span class="check-label">{label}</span>
+                                        {description.map(|d| view! { <span class="check-description">{d}</span> })}
+                                    </span>
+                                </li>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </ul>
+        </section>
+    }
+}
