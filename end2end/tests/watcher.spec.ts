@@ -1,11 +1,13 @@
 import { expect, test } from '@playwright/test';
 import { apiKey, callTool, failOnConsoleErrors, hydrated, openSession } from './helpers';
 
-// What a watcher sees on the sessions pages: labels instead of keys.
+// What a watcher and an operator see on the sessions pages: labels instead
+// of keys, icons that need no emoji font, local times, and less motion
+// when asked.
 
 const idv = { accountNumber: '12345678', sortCode: '12-34-56', dateOfBirth: '1985-04-12' };
 
-test('checks and steps read as their labels', async ({ page, request }) => {
+test('checks and steps read as their labels, with drawn icons and no emoji', async ({ page, request }) => {
   const key = await apiKey(page, 'Labels agent');
   const s = await openSession(request, key, 'idv');
   await callTool(request, s, 'perform_idv_check', idv);
@@ -17,6 +19,65 @@ test('checks and steps read as their labels', async ({ page, request }) => {
   await expect(identity).toHaveClass(/check-true/);
   await expect(identity.locator('.check-label')).toHaveText('Identity verified');
   await expect(identity).toContainText('banking tools need it');
-  await expect(page.locator('[data-check="account_found"] .check-label')).toHaveText('Account found');
+  await expect(identity.locator('.status-icon.passed svg')).toBeVisible();
+  await expect(identity.locator('.visually-hidden')).toHaveText('passed');
+  const account = page.locator('[data-check="account_found"]');
+  await expect(account.locator('.status-icon.unknown svg')).toBeVisible();
+  await expect(account.locator('.visually-hidden')).toHaveText('not yet known');
+  await expect(page.getByTestId('timeline').locator('.badge.ok .status-icon.passed')).toHaveCount(1);
+  const text = await page.locator('body').innerText();
+  expect(text).not.toMatch(/\p{Emoji_Presentation}/u);
   noErrors();
+});
+
+test.describe('a watcher in Kolkata (UTC+05:30)', () => {
+  test.use({ timezoneId: 'Asia/Kolkata' });
+
+  test('sees times in local time once hydrated, and UTC from the server', async ({ page, request }) => {
+    const problems: string[] = [];
+    page.on('console', (msg) => {
+      if (['error', 'warning'].includes(msg.type())) problems.push(msg.text());
+    });
+    const key = await apiKey(page, 'Clock agent');
+    const s = await openSession(request, key, 'idv');
+    await callTool(request, s, 'get_server_time', {});
+
+    // The server cannot know the zone: it renders UTC, and says so.
+    const html = await (await page.request.get(`/sessions/${s.sessionId}`)).text();
+    expect(html).toMatch(/<time[^>]*data-zone="utc"[^>]*>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);
+
+    const local = (iso: string, seconds: boolean) =>
+      new Date(new Date(iso).getTime() + 330 * 60_000)
+        .toISOString()
+        .replace('T', ' ')
+        .slice(0, seconds ? 19 : 16);
+    await page.goto(`/sessions/${s.sessionId}`);
+    await hydrated(page);
+    const call = page.getByTestId('timeline').locator('time').first();
+    await expect(call).toHaveAttribute('data-zone', 'local');
+    await expect(call).toHaveText(local((await call.getAttribute('datetime'))!, true));
+
+    await page.goto('/sessions');
+    await hydrated(page);
+    const row = page.locator(`[data-session="${s.sessionId}"] time`);
+    await expect(row).toHaveAttribute('data-zone', 'local');
+    await expect(row).toHaveText(local((await row.getAttribute('datetime'))!, false));
+    expect(problems.filter((p) => /hydrat|mismatch/i.test(p))).toEqual([]);
+  });
+});
+
+test('a watcher who asked for less motion gets no pulse', async ({ page, request }) => {
+  const key = await apiKey(page, 'Motion agent');
+  for (const reduce of [false, true]) {
+    await page.emulateMedia({ reducedMotion: reduce ? 'reduce' : 'no-preference' });
+    const s = await openSession(request, key, 'idv');
+    await page.goto(`/sessions/${s.sessionId}`);
+    await hydrated(page);
+    await expect(page.getByTestId('connection')).toHaveText('live');
+    await callTool(request, s, 'perform_idv_check', idv);
+    const identity = page.locator('[data-check="identity_verified"]');
+    await expect(identity).toHaveClass(/pulse/);
+    const animation = await identity.evaluate((el) => getComputedStyle(el).animationName);
+    expect(animation, `reduced motion ${reduce}`).toBe(reduce ? 'none' : 'pulse');
+  }
 });

@@ -3,10 +3,9 @@
 
 use crate::api::bindings::{get_bindings_version, RestoreBindings};
 use crate::domain::bindings::{BindingsDiff, ToolBindings, VersionMeta};
-use crate::domain::time::format_utc;
 use crate::ui::bindings::diff_view::DiffView;
 use crate::ui::bindings::Fetched;
-use crate::ui::components::Loaded;
+use crate::ui::components::{Loaded, LocalTime};
 use crate::ui::current;
 use leptos::prelude::*;
 
@@ -98,7 +97,8 @@ where
         <li data-version=v>
             <div>
                 <strong>{format!("v{v}")}</strong>
-                <span>{format!(" · {} · {}", meta.author, format_utc(meta.created_at))}</span>
+                <span>{format!(" · {} · ", meta.author)}</span>
+                <LocalTime ms=meta.created_at * 1000 />
                 <span class="badge" class:hidden=!current>
                     "current"
                 </span>

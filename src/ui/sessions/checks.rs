@@ -1,9 +1,10 @@
 //! The visualiser's checks panel: each check the session has (or the demo
-//! always shows) with its label from the bindings, and a pulse when it
-//! changes.
+//! always shows) with its label from the bindings, an icon that does not
+//! need an emoji font, and a pulse when it changes.
 
 use crate::domain::agent_session::{check_names, WorkflowState};
 use crate::domain::state_labels::StateLabels;
+use crate::ui::components::{Status, StatusIcon};
 use leptos::prelude::*;
 use std::collections::BTreeSet;
 
@@ -24,10 +25,10 @@ pub fn ChecksPanel(
                         .into_iter()
                         .map(|key| {
                             let value = ws.with(|w| w.checks.get(&key).copied());
-                            let (class, mark) = match value {
-                                Some(true) => ("check-true", "✅"),
-                                Some(false) => ("check-false", "✕"),
-                                None => ("check-unknown", "•"),
+                            let (class, status, words) = match value {
+                                Some(true) => ("check-true", Status::Passed, "passed"),
+                                Some(false) => ("check-false", Status::Failed, "failed"),
+                                None => ("check-unknown", Status::Unknown, "not yet known"),
                             };
                             let pulse = pulsing.with(|p| p.contains(&key));
                             let (label, description) = labels
@@ -35,7 +36,9 @@ pub fn ChecksPanel(
                             let title = description.clone().unwrap_or_else(|| key.clone());
                             view! {
                                 <li class=class class:pulse=pulse data-check=key.clone() title=title>
-                                    <span class="mark">{mark}</span>
+                                    <span class="mark">
+                                        <StatusIcon status text=words />
+                                    </span>
                                     <span class="check-text">
                                         <span class="check-label">{label}</span>
                                         {description.map(|d| view! { <span class="check-description">{d}</span> })}

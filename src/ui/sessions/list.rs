@@ -5,11 +5,10 @@ use crate::api::sessions::{list_sessions, NewDemoSession, SessionListData};
 use crate::domain::agent_session::SessionSummary;
 use crate::domain::catalogue::{workflow_name, Workflow};
 use crate::domain::state_labels::StateLabels;
-use crate::domain::time::format_utc;
 use crate::domain::user::Role;
 use crate::error::ApiError;
 use crate::ui::auth::{signed_in_admin, RequireRole};
-use crate::ui::components::{Loaded, MaybeEmpty};
+use crate::ui::components::{Loaded, LocalTime, MaybeEmpty};
 use crate::ui::sessions::events::{subscribe, Link, LinkBadge};
 use leptos::prelude::*;
 
@@ -132,7 +131,7 @@ fn SessionTable(data: SessionListData) -> impl IntoView {
 }
 
 /// One session: id (linking to its visualiser), workflow name, step
-/// description, last activity, open or ended.
+/// description, last activity in local time, open or ended.
 #[component]
 fn SessionRow(
     session: SessionSummary,
@@ -151,7 +150,9 @@ fn SessionRow(
             </td>
             <td title=s.state.current_workflow.clone()>{workflow}</td>
             <td title=s.state.current_step.clone() data-step=s.state.current_step.clone()>{step}</td>
-            <td class="muted">{format_utc(s.last_activity)}</td>
+            <td class="muted">
+                <LocalTime ms=s.last_activity * 1000 />
+            </td>
             <td>
                 {if s.ended {
                     view! { <span class="badge warn">"ended"</span> }.into_any()

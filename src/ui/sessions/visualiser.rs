@@ -7,10 +7,9 @@ use crate::domain::agent_session::{
     changed_checks, CallOutcome, CallStatus, SessionEvent, ToolCallRecord, WorkflowState,
 };
 use crate::domain::catalogue::{workflow_name, Workflow};
-use crate::domain::time::format_utc;
 use crate::domain::user::Role;
 use crate::ui::auth::RequireRole;
-use crate::ui::components::{Loaded, MaybeEmpty};
+use crate::ui::components::{Loaded, LocalTime, MaybeEmpty, Status, StatusIcon};
 use crate::ui::sessions::checks::ChecksPanel;
 use crate::ui::sessions::console::Console;
 use crate::ui::sessions::events::{subscribe, Link, LinkBadge};
@@ -168,7 +167,8 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
 }
 
 /// One tool call: tool, allowed or refused, where (the workflow's name) and
-/// how long, the arguments, and the result or the reason for the refusal.
+/// how long, when (in the watcher's time zone), the arguments, and the
+/// result or the reason for the refusal.
 #[component]
 fn CallRow(call: ToolCallRecord, workflows: StoredValue<Vec<Workflow>>) -> impl IntoView {
     let allowed = call.outcome == CallOutcome::Allowed;
@@ -178,7 +178,11 @@ fn CallRow(call: ToolCallRecord, workflows: StoredValue<Vec<Workflow>>) -> impl 
     let status_badge = (allowed && !call.status.is_done()).then(|| {
         view! {
             <span class=format!("badge status-{status}") data-testid="call-status">
-                {if call.status == CallStatus::Awaiting { "awaiting result" } else { "failed" }}
+                {if call.status == CallStatus::Awaiting {
+                    view! { <StatusIcon status=Status::Waiting decorative=true /> "awaiting result" }.into_any()
+                } else {
+                    view! { <StatusIcon status=Status::Failed decorative=true /> "failed" }.into_any()
+                }}
             </span>
         }
     });
@@ -187,11 +191,13 @@ fn CallRow(call: ToolCallRecord, workflows: StoredValue<Vec<Workflow>>) -> impl 
             <div class="call-head">
                 <code class="call-tool">{call.tool.clone()}</code>
                 <span class=if allowed { "badge ok" } else { "badge bad" }>
+                    <StatusIcon status=if allowed { Status::Passed } else { Status::Failed } decorative=true />
                     {if allowed { "allowed" } else { "refused" }}
                 </span>
                 {status_badge}
                 <span class="muted small">
-                    {format!("in {workflow} · {} µs · {}", call.duration_us, format_utc(call.at_ms / 1000))}
+                    {format!("in {workflow} · {} µs · ", call.duration_us)}
+                    <LocalTime ms=call.at_ms seconds=true />
                 </span>
             </div>
             <div class="call-args muted small">{format!("arguments: {}", call.arguments)}</div>
