@@ -1,9 +1,9 @@
 import { expect, test } from '@playwright/test';
-import { apiKey, callTool, failOnConsoleErrors, hydrated, openSession } from './helpers';
+import { TEACHER, apiKey, callTool, failOnConsoleErrors, hydrated, openSession, signIn } from './helpers';
 
 // What a watcher and an operator see on the sessions pages: labels instead
-// of keys, icons that need no emoji font, local times, and less motion
-// when asked.
+// of keys, icons that need no emoji font, local times, less motion when
+// asked, and the admin's End session.
 
 const idv = { accountNumber: '12345678', sortCode: '12-34-56', dateOfBirth: '1985-04-12' };
 
@@ -80,4 +80,41 @@ test('a watcher who asked for less motion gets no pulse', async ({ page, request
     const animation = await identity.evaluate((el) => getComputedStyle(el).animationName);
     expect(animation, `reduced motion ${reduce}`).toBe(reduce ? 'none' : 'pulse');
   }
+});
+
+test('an admin ends a session after confirming; a teacher gets no button', async ({ page, request, browser }) => {
+  const key = await apiKey(page, 'End agent');
+  const s = await openSession(request, key, 'idv');
+
+  const teacher = await browser.newPage();
+  await signIn(teacher, TEACHER);
+  await expect(teacher.getByTestId('welcome')).toBeVisible();
+  await teacher.goto(`/sessions/${s.sessionId}`);
+  await hydrated(teacher);
+  await expect(teacher.getByTestId('connection')).toHaveText('live');
+  await expect(teacher.getByTestId('end-session')).toHaveCount(0);
+
+  const noErrors = failOnConsoleErrors(page);
+  await page.goto(`/sessions/${s.sessionId}`);
+  await hydrated(page);
+  await page.getByTestId('end-session').click();
+  const confirm = page.getByTestId('end-session-confirm');
+  await expect(confirm).toContainText('End this session?');
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  await expect(confirm).toHaveCount(0);
+  await expect(page.getByTestId('ended')).toHaveCount(0);
+
+  await page.getByTestId('end-session').click();
+  await confirm.getByRole('button', { name: 'Yes, end it' }).click();
+  await expect(page.getByTestId('ended')).toBeVisible();
+  await expect(page.getByTestId('end-session')).toHaveCount(0);
+  // The teacher watching is told by the stream.
+  await expect(teacher.getByTestId('ended')).toBeVisible();
+  const res = await request.post(`/api/sessions/${s.sessionId}/tool-calls`, {
+    headers: { Authorization: `Bearer ${s.sessionToken}` },
+    data: { name: 'get_server_time', arguments: {} },
+  });
+  expect(res.status()).toBe(409);
+  await teacher.close();
+  noErrors();
 });

@@ -76,6 +76,26 @@ pub async fn session_page(id: String) -> Result<SessionPageData, ApiError> {
     .await
 }
 
+/// Ends session `id` for an admin watching it (the agent is refused from
+/// then on and every watcher gets the `ended` event); ending an ended
+/// session again changes nothing. A server function, so the cross-site
+/// check on `/rpc/` guards it like every other cookie-authenticated change.
+#[server(prefix = "/rpc", endpoint = "admin_end_session")]
+pub async fn admin_end_session(id: String) -> Result<(), ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::agent::sessions;
+    use crate::server::ctx;
+    ctx::finish(async {
+        let state = ctx::state()?;
+        let admin = ctx::require(Role::Admin)?;
+        sessions::get(&state, &id).await?;
+        sessions::end(&state, &id, "ended by admin").await?;
+        tracing::info!(session = %id, admin = admin.0.id, "session ended by an admin");
+        Ok(())
+    })
+    .await
+}
+
 /// Opens a demo session in the ID&V workflow (admins), for trying the rules.
 #[server(prefix = "/rpc", endpoint = "new_demo_session")]
 pub async fn new_demo_session() -> Result<String, ApiError> {

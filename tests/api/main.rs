@@ -5,6 +5,7 @@ mod auth;
 mod backends;
 mod bindings;
 mod connections;
+mod end_session;
 mod freed;
 mod hardening;
 mod health;

@@ -12,6 +12,7 @@ use crate::ui::auth::RequireRole;
 use crate::ui::components::{Loaded, LocalTime, MaybeEmpty, Status, StatusIcon};
 use crate::ui::sessions::checks::ChecksPanel;
 use crate::ui::sessions::console::Console;
+use crate::ui::sessions::end_button::EndSessionButton;
 use crate::ui::sessions::events::{subscribe, Link, LinkBadge};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
@@ -136,6 +137,7 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
                 </span>
                 {move || ended.get().then(|| view! { <span class="badge warn" data-testid="ended">"ended"</span> })}
                 <LinkBadge link testid="connection" state=true />
+                <EndSessionButton session_id=id.clone() ended />
             </div>
         </section>
         <div class="visualiser">
