@@ -3,7 +3,7 @@ import { TEACHER, apiKey, callTool, failOnConsoleErrors, hydrated, openSession, 
 
 // What a watcher and an operator see on the sessions pages: labels instead
 // of keys, icons that need no emoji font, local times, less motion when
-// asked, and the admin's End session.
+// asked, the admin's End session, and the list's filter.
 
 const idv = { accountNumber: '12345678', sortCode: '12-34-56', dateOfBirth: '1985-04-12' };
 
@@ -117,4 +117,55 @@ test('an admin ends a session after confirming; a teacher gets no button', async
   expect(res.status()).toBe(409);
   await teacher.close();
   noErrors();
+});
+
+test('the sessions list filters by words and status, and keeps updating live', async ({ page, request }) => {
+  const key = await apiKey(page, 'Filter agent');
+  const disputes = await openSession(request, key, 'disputes');
+  const mortgage = await openSession(request, key, 'mortgage');
+  const ended = await openSession(request, key, 'idv');
+  await request.post(`/api/sessions/${ended.sessionId}/end`, {
+    headers: { Authorization: `Bearer ${ended.sessionToken}` },
+  });
+  await page.goto('/sessions');
+  await hydrated(page);
+  await expect(page.getByTestId('list-connection')).toHaveText('live');
+  const row = (s: { sessionId: string }) => page.locator(`[data-session="${s.sessionId}"]`);
+  const rows = page.getByTestId('session-list').locator('tbody tr');
+  const search = page.getByRole('searchbox', { name: 'Search' });
+  const status = page.getByRole('combobox', { name: 'Status' });
+
+  // By id, by workflow name, by step description.
+  await search.fill(mortgage.sessionId.toUpperCase());
+  await expect(rows).toHaveCount(1);
+  await expect(row(mortgage)).toContainText('Mortgages');
+  await search.fill('mortgages conversation started');
+  await expect(row(mortgage)).toBeVisible();
+  await expect(row(disputes)).toHaveCount(0);
+  await search.fill('no session is called this');
+  await expect(rows).toHaveCount(0);
+  await expect(page.getByTestId('no-match')).toBeVisible();
+
+  // By status.
+  await search.fill('');
+  await status.selectOption('ended');
+  await expect(row(ended)).toBeVisible();
+  await expect(row(disputes)).toHaveCount(0);
+  await expect(page.locator('[data-ended="false"]')).toHaveCount(0);
+  await status.selectOption('open');
+  await expect(row(disputes)).toBeVisible();
+  await expect(row(ended)).toHaveCount(0);
+
+  // Live: a new session that passes shows up, one that does not stays out,
+  // and the filter is left as typed.
+  await search.fill('disputes');
+  const count = page.getByTestId('session-count');
+  const before = await count.innerText();
+  const other = await openSession(request, key, 'idv');
+  await expect(count).not.toHaveText(before);
+  await expect(row(other)).toHaveCount(0);
+  const fresh = await openSession(request, key, 'disputes');
+  await expect(row(fresh)).toBeVisible();
+  await expect(search).toHaveValue('disputes');
+  await expect(status).toHaveValue('open');
 });

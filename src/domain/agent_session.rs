@@ -214,6 +214,9 @@ pub struct SessionSummary {
     pub created_at: i64,
     /// Whether it has ended.
     pub ended: bool,
+    /// Who a tutor session is for, if its backend named them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub student: Option<String>,
 }
 
 /// The data of a `tool_result` event: a backend-executed call's outcome.

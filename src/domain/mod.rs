@@ -15,6 +15,7 @@ pub mod effect;
 pub mod error;
 pub mod lesson;
 pub mod limits;
+pub mod session_filter;
 pub mod state_labels;
 pub mod time;
 pub mod user;

@@ -1,9 +1,11 @@
 //! `/sessions`: every recent session, refreshed whenever one opens, ends or
-//! changes workflow; admins can start a demo session from here.
+//! changes workflow, narrowed by a search box and a status filter; admins
+//! can start a demo session from here.
 
 use crate::api::sessions::{list_sessions, NewDemoSession, SessionListData};
 use crate::domain::agent_session::SessionSummary;
 use crate::domain::catalogue::{workflow_name, Workflow};
+use crate::domain::session_filter::{SessionFilter, StatusFilter};
 use crate::domain::state_labels::StateLabels;
 use crate::domain::user::Role;
 use crate::error::ApiError;
@@ -32,8 +34,9 @@ pub fn SessionsPage() -> impl IntoView {
     }
 }
 
-/// The heading with the live badge (and for admins "New demo session"), then
-/// the table.
+/// The heading with the live badge (and for admins "New demo session"), the
+/// filter, then the table. The filter lives outside the loaded data, so a
+/// live update refetches the list without touching what is typed.
 #[component]
 fn SessionList(
     sessions: Resource<Result<SessionListData, ApiError>>,
@@ -46,6 +49,7 @@ fn SessionList(
         link,
     );
     let demo = ServerAction::<NewDemoSession>::new();
+    let filter = RwSignal::new(SessionFilter::default());
     view! {
         <section class="page-head split">
             <div>
@@ -66,6 +70,7 @@ fn SessionList(
                     }
                 })}
         </section>
+        <FilterBar filter />
         <Loaded
             resource=sessions
             loading="Loading sessions…"
@@ -78,23 +83,82 @@ fn SessionList(
             }
             let:data
         >
-            <SessionTable data />
+            <SessionTable data filter />
         </Loaded>
     }
     .into_any()
 }
 
-/// The table of sessions.
+/// The search box and the status choice.
 #[component]
-fn SessionTable(data: SessionListData) -> impl IntoView {
+fn FilterBar(filter: RwSignal<SessionFilter>) -> impl IntoView {
+    view! {
+        <form class="filter-bar" role="search" data-testid="session-filter" on:submit=|ev| ev.prevent_default()>
+            <label class="inline">
+                <span>"Search"</span>
+                <input
+                    type="search"
+                    placeholder="id, workflow, step or student"
+                    prop:value=move || filter.with(|f| f.text.clone())
+                    on:input=move |ev| {
+                        let text = event_target_value(&ev);
+                        filter.update(|f| f.text = text);
+                    }
+                />
+            </label>
+            <label class="inline">
+                <span>"Status"</span>
+                <select on:change=move |ev| {
+                    let status = StatusFilter::parse(&event_target_value(&ev));
+                    filter.update(|f| f.status = status);
+                }>
+                    {StatusFilter::ALL
+                        .into_iter()
+                        .map(|s| {
+                            view! {
+                                <option value=s.as_str() selected=move || filter.with(|f| f.status == s)>
+                                    {s.label()}
+                                </option>
+                            }
+                        })
+                        .collect_view()}
+                </select>
+            </label>
+        </form>
+    }
+}
+
+/// The sessions that pass the filter, with how many that is.
+#[component]
+fn SessionTable(data: SessionListData, filter: RwSignal<SessionFilter>) -> impl IntoView {
     let SessionListData {
         sessions,
         workflows,
         labels,
     } = data;
+    let total = sessions.len();
     let (workflows, labels) = (StoredValue::new(workflows), StoredValue::new(labels));
+    let shown = Memo::new(move |_| {
+        filter.with(|f| {
+            workflows.with_value(|w| {
+                labels.with_value(|l| {
+                    sessions
+                        .iter()
+                        .filter(|s| f.matches(s, w, l))
+                        .cloned()
+                        .collect::<Vec<_>>()
+                })
+            })
+        })
+    });
     view! {
         <section class="panel">
+            <p class="muted small" data-testid="session-count">
+                {move || {
+                    let n = shown.with(Vec::len);
+                    if n == total { format!("{total} sessions") } else { format!("{n} of {total} sessions") }
+                }}
+            </p>
             <table class="table" data-testid="session-list">
                 <thead>
                     <tr>
@@ -109,7 +173,7 @@ fn SessionTable(data: SessionListData) -> impl IntoView {
                     // Keyed by everything a row shows, so only changed
                     // rows are rebuilt.
                     <For
-                        each=move || sessions.clone()
+                        each=move || shown.get()
                         key=|s| {
                             (
                                 s.id.clone(),
@@ -125,13 +189,18 @@ fn SessionTable(data: SessionListData) -> impl IntoView {
                     </For>
                 </tbody>
             </table>
+            {move || {
+                shown
+                    .with(Vec::is_empty)
+                    .then(|| view! { <p class="muted empty" data-testid="no-match">"No session matches the filter."</p> })
+            }}
         </section>
     }
     .into_any()
 }
 
-/// One session: id (linking to its visualiser), workflow name, step
-/// description, last activity in local time, open or ended.
+/// One session: id (linking to its visualiser) and student, workflow name,
+/// step description, last activity in local time, open or ended.
 #[component]
 fn SessionRow(
     session: SessionSummary,
@@ -142,11 +211,12 @@ fn SessionRow(
     let workflow = workflows.with_value(|w| workflow_name(w, &s.state.current_workflow));
     let step = labels.with_value(|l| l.step(&s.state.current_step));
     view! {
-        <tr data-session=s.id.clone()>
+        <tr data-session=s.id.clone() data-ended=s.ended.to_string()>
             <td>
                 <a href=format!("/sessions/{}", s.id)>
                     <code>{s.id.clone()}</code>
                 </a>
+                {s.student.clone().map(|who| view! { <div class="muted small">{format!("for {who}")}</div> })}
             </td>
             <td title=s.state.current_workflow.clone()>{workflow}</td>
             <td title=s.state.current_step.clone() data-step=s.state.current_step.clone()>{step}</td>
