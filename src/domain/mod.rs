@@ -8,6 +8,7 @@
 pub mod agent_session;
 pub mod api_key;
 pub mod bindings;
+pub mod bindings_file;
 pub mod catalogue;
 pub mod console_form;
 pub mod declaration;

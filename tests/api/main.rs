@@ -4,6 +4,7 @@
 mod auth;
 mod backends;
 mod bindings;
+mod bindings_file;
 mod connections;
 mod end_session;
 mod freed;

@@ -1,5 +1,6 @@
 //! What a change to the bindings would do, one line per binding added or
-//! removed and per label changed: shown before a restore.
+//! removed and per label changed: shown before a restore and before an
+//! import of the start-up file.
 
 use crate::domain::bindings::BindingsDiff;
 use leptos::prelude::*;
