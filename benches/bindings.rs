@@ -37,6 +37,7 @@ fn matrix() -> (ToolBindings, Vec<String>, Vec<String>) {
         ToolBindings {
             global,
             workflows: per,
+            labels: Default::default(),
         },
         all_tools,
         workflows,

@@ -6,6 +6,33 @@ const port = Number(process.env.E2E_PORT ?? 3100);
 const bin = process.env.SWITCHBOARD_BIN ?? '../target/debug/switchboard';
 const siteRoot = process.env.SITE_ROOT ?? '../target/site-debug';
 export const baseURL = `http://127.0.0.1:${port}`;
+// A second server, seeded from a SWITCHBOARD_BINDINGS_FILE, for the spec
+// about that file: it changes the bindings, which no other spec should see.
+const filePort = port + 1;
+const fileURL = `http://127.0.0.1:${filePort}`;
+const fileSpec = /bindings-file\.spec\.ts$/;
+
+/** A server on `p` over a brand-new database in `dir`, with `env` added. */
+function server(p: number, dir: string, env: Record<string, string> = {}) {
+  return {
+    command: `rm -rf ${dir} && mkdir -p ${dir} && exec ${bin}`,
+    url: `http://127.0.0.1:${p}/healthz`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: 'pipe' as const,
+    stderr: 'pipe' as const,
+    env: {
+      PORT: String(p),
+      HOST: '127.0.0.1',
+      DATABASE_URL: `sqlite://${dir}/e2e.db`,
+      SITE_ROOT: siteRoot,
+      SWITCHBOARD_TEACHER_PASSWORD: 'teacher-e2e-pass',
+      SWITCHBOARD_ADMIN_PASSWORD: 'admin-e2e-pass',
+      RUST_LOG: process.env.RUST_LOG ?? 'warn',
+      ...env,
+    },
+  };
+}
 
 const chromium = {
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
@@ -37,24 +64,12 @@ export default defineConfig({
     screenshot: 'only-on-failure',
   },
   projects: [
-    { name: 'hydrated', testIgnore: /\.nojs\.spec\.ts$/, use: { javaScriptEnabled: true } },
+    { name: 'hydrated', testIgnore: [/\.nojs\.spec\.ts$/, fileSpec], use: { javaScriptEnabled: true } },
     { name: 'no-js', testMatch: /\.nojs\.spec\.ts$/, use: { javaScriptEnabled: false } },
+    { name: 'bindings-file', testMatch: fileSpec, use: { javaScriptEnabled: true, baseURL: fileURL } },
   ],
-  webServer: {
-    command: `rm -rf .data && mkdir -p .data && exec ${bin}`,
-    url: `${baseURL}/healthz`,
-    reuseExistingServer: false,
-    timeout: 60_000,
-    stdout: 'pipe',
-    stderr: 'pipe',
-    env: {
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: 'sqlite://.data/e2e.db',
-      SITE_ROOT: siteRoot,
-      SWITCHBOARD_TEACHER_PASSWORD: 'teacher-e2e-pass',
-      SWITCHBOARD_ADMIN_PASSWORD: 'admin-e2e-pass',
-      RUST_LOG: process.env.RUST_LOG ?? 'warn',
-    },
-  },
+  webServer: [
+    server(port, '.data'),
+    server(filePort, '.data-file', { SWITCHBOARD_BINDINGS_FILE: 'fixtures/tool-bindings.json' }),
+  ],
 });

@@ -1,4 +1,4 @@
-import { expect, type Page } from '@playwright/test';
+import { expect, type APIRequestContext, type Page } from '@playwright/test';
 
 export const TEACHER = { email: 'teacher@example.com', password: 'teacher-e2e-pass' };
 export const ADMIN = { email: 'admin@example.com', password: 'admin-e2e-pass' };
@@ -25,4 +25,37 @@ export function failOnConsoleErrors(page: Page) {
   });
   page.on('pageerror', (err) => problems.push(err.message));
   return () => expect(problems.map((p) => p.split('\n')[0]), 'console errors').toEqual([]);
+}
+
+/** Creates an API key through the admin's start page and returns it. */
+export async function apiKey(page: Page, name: string) {
+  await signIn(page, ADMIN);
+  await expect(page.getByTestId('welcome')).toBeVisible();
+  await hydrated(page);
+  const panel = page.getByTestId('api-keys');
+  await panel.getByLabel('Key name').fill(name);
+  await panel.getByRole('button', { name: 'Create key' }).click();
+  return (await page.getByTestId('new-api-key').innerText()).trim();
+}
+
+/** Opens a session in `workflowId` as an agent backend would. */
+export async function openSession(request: APIRequestContext, key: string, workflowId: string) {
+  const res = await request.post('/api/sessions', { headers: { Authorization: `Bearer ${key}` }, data: { workflowId } });
+  expect(res.status()).toBe(201);
+  return (await res.json()) as { sessionId: string; sessionToken: string };
+}
+
+/** Calls a tool in session `s` as its agent would; expects 200. */
+export async function callTool(
+  request: APIRequestContext,
+  s: { sessionId: string; sessionToken: string },
+  name: string,
+  args: object,
+) {
+  const res = await request.post(`/api/sessions/${s.sessionId}/tool-calls`, {
+    headers: { Authorization: `Bearer ${s.sessionToken}` },
+    data: { name, arguments: args },
+  });
+  expect(res.status()).toBe(200);
+  return res.json();
 }

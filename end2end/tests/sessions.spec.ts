@@ -1,37 +1,6 @@
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import * as net from 'node:net';
-import { ADMIN, TEACHER, hydrated, signIn } from './helpers';
-
-/** Creates an API key through the admin's start page and returns it. */
-async function apiKey(page: Page, name: string) {
-  await signIn(page, ADMIN);
-  await expect(page.getByTestId('welcome')).toBeVisible();
-  await hydrated(page);
-  const panel = page.getByTestId('api-keys');
-  await panel.getByLabel('Key name').fill(name);
-  await panel.getByRole('button', { name: 'Create key' }).click();
-  return (await page.getByTestId('new-api-key').innerText()).trim();
-}
-
-async function openSession(request: APIRequestContext, key: string, workflowId: string) {
-  const res = await request.post('/api/sessions', { headers: { Authorization: `Bearer ${key}` }, data: { workflowId } });
-  expect(res.status()).toBe(201);
-  return (await res.json()) as { sessionId: string; sessionToken: string };
-}
-
-async function callTool(
-  request: APIRequestContext,
-  s: { sessionId: string; sessionToken: string },
-  name: string,
-  args: object,
-) {
-  const res = await request.post(`/api/sessions/${s.sessionId}/tool-calls`, {
-    headers: { Authorization: `Bearer ${s.sessionToken}` },
-    data: { name, arguments: args },
-  });
-  expect(res.status()).toBe(200);
-  return res.json();
-}
+import { ADMIN, TEACHER, apiKey, callTool, hydrated, openSession, signIn } from './helpers';
 
 /**
  * A TCP proxy in front of the server, so a test can cut the browser's live
@@ -91,7 +60,8 @@ test('a watcher sees each change arrive, refusals with reasons, and catches up a
   await hydrated(page);
   await expect(page.getByTestId('connection')).toHaveText('live');
   await expect(page.getByTestId('workflow-badge')).toHaveText('ID&V');
-  await expect(page.getByTestId('step')).toHaveText('started');
+  await expect(page.getByTestId('step')).toHaveText('Conversation started');
+  await expect(page.getByTestId('step')).toHaveAttribute('data-step', 'started');
   const identity = page.locator('[data-check="identity_verified"]');
   await expect(identity).toHaveClass(/check-unknown/);
 
@@ -104,7 +74,7 @@ test('a watcher sees each change arrive, refusals with reasons, and catches up a
   await callTool(request, s, 'perform_idv_check', idv);
   await expect(identity).toHaveClass(/check-true/, soon);
   await expect(identity).toHaveClass(/pulse/);
-  await expect(page.getByTestId('step')).toHaveText('identity_verified', soon);
+  await expect(page.getByTestId('step')).toHaveText("Caller's identity verified", soon);
 
   await callTool(request, s, 'start_workflow', { workflowId: 'banking-master' });
   await expect(page.getByTestId('workflow-badge')).toHaveText('Banking Master', soon);
@@ -126,7 +96,7 @@ test('a watcher sees each change arrive, refusals with reasons, and catches up a
   await expect(timeline.nth(1)).toContainText('allowed');
   await expect(timeline.nth(1)).toContainText('£2543.99');
   // The workflow_update sent while cut was caught up too.
-  await expect(page.getByTestId('step')).toHaveText('balance_given');
+  await expect(page.getByTestId('step')).toHaveAttribute('data-step', 'balance_given');
   proxy.close();
 });
 
@@ -139,7 +109,7 @@ test('the session list updates without a reload and a teacher can watch', async 
   await hydrated(watcher);
   await expect(watcher.getByTestId('list-connection')).toHaveText('live');
   const s = await openSession(request, key, 'disputes');
-  await expect(watcher.locator(`[data-session="${s.sessionId}"]`)).toContainText('disputes', { timeout: 2000 });
+  await expect(watcher.locator(`[data-session="${s.sessionId}"]`)).toContainText('Disputes', { timeout: 2000 });
   await request.post(`/api/sessions/${s.sessionId}/end`, { headers: { Authorization: `Bearer ${s.sessionToken}` } });
   await expect(watcher.locator(`[data-session="${s.sessionId}"]`)).toContainText('ended', { timeout: 2000 });
   await watcher.close();

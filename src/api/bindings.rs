@@ -1,6 +1,8 @@
-//! The admin's tool-binding matrix, its history, and catalogue management.
+//! The admin's tool-binding matrix, its history, the start-up file's
+//! comparison and import, and catalogue management.
 
 use crate::domain::bindings::{BindingsVersion, SaveOutcome, ToolBindings, VersionMeta};
+use crate::domain::bindings_file::BindingsFileStatus;
 use crate::domain::catalogue::{CatalogueTool, Workflow};
 use crate::error::ApiError;
 use leptos::prelude::*;
@@ -105,6 +107,34 @@ pub async fn restore_bindings(restore: i64, current: i64) -> Result<SaveOutcome,
             Some(&format!("Restored version {restore}")),
         )
         .await
+    })
+    .await
+}
+
+/// How the start-up file (`SWITCHBOARD_BINDINGS_FILE`) compares with the
+/// bindings in force; `None` without a file (admins only).
+#[server(prefix = "/rpc", endpoint = "bindings_file")]
+pub async fn bindings_file() -> Result<Option<BindingsFileStatus>, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{bindings, ctx};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        ctx::require(Role::Admin)?;
+        bindings::file_status(&state).await
+    })
+    .await
+}
+
+/// Imports the start-up file's bindings as a new version, if the current
+/// version is still `current`.
+#[server(prefix = "/rpc", endpoint = "import_bindings_file")]
+pub async fn import_bindings_file(current: i64) -> Result<SaveOutcome, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{bindings, ctx};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        let admin = ctx::require(Role::Admin)?;
+        bindings::import_file(&state, current, admin.0.id, &admin.0.display_name).await
     })
     .await
 }

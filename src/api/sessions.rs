@@ -2,21 +2,38 @@
 
 use crate::domain::agent_session::{CallResponse, SessionSnapshot, SessionSummary};
 use crate::domain::catalogue::{CatalogueTool, Workflow};
+use crate::domain::state_labels::StateLabels;
 use crate::error::ApiError;
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 use serde::{Deserialize, Serialize};
 
-/// Recent sessions, open ones first.
+/// The sessions list's data: the sessions and what their keys read as.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionListData {
+    /// Recent sessions, open ones first.
+    pub sessions: Vec<SessionSummary>,
+    /// Workflow names, for the workflow column.
+    pub workflows: Vec<Workflow>,
+    /// Step descriptions, for the step column.
+    pub labels: StateLabels,
+}
+
+/// Recent sessions, open ones first, with the names their keys read as.
 #[server(prefix = "/rpc", endpoint = "list_sessions")]
-pub async fn list_sessions() -> Result<Vec<SessionSummary>, ApiError> {
+pub async fn list_sessions() -> Result<SessionListData, ApiError> {
     use crate::domain::user::Role;
     use crate::server::agent::sessions;
-    use crate::server::ctx;
+    use crate::server::{ctx, store};
     ctx::finish(async {
         let state = ctx::state()?;
         ctx::require(Role::Teacher)?;
-        sessions::list(&state).await
+        Ok(SessionListData {
+            sessions: sessions::list(&state).await?,
+            workflows: store::bindings::workflows(&state.db).await?,
+            labels: state.rules().bindings.labels.clone(),
+        })
     })
     .await
 }
@@ -29,6 +46,8 @@ pub struct SessionPageData {
     pub snapshot: SessionSnapshot,
     /// Workflow names, for the badge.
     pub workflows: Vec<Workflow>,
+    /// Check labels and step descriptions, from the bindings in force.
+    pub labels: StateLabels,
     /// The whole catalogue, for the admin console (empty for teachers).
     pub console_tools: Vec<CatalogueTool>,
 }
@@ -50,8 +69,29 @@ pub async fn session_page(id: String) -> Result<SessionPageData, ApiError> {
         Ok(SessionPageData {
             snapshot: sessions::snapshot(&state, &id).await?,
             workflows: store::bindings::workflows(&state.db).await?,
+            labels: state.rules().bindings.labels.clone(),
             console_tools,
         })
+    })
+    .await
+}
+
+/// Ends session `id` for an admin watching it (the agent is refused from
+/// then on and every watcher gets the `ended` event); ending an ended
+/// session again changes nothing. A server function, so the cross-site
+/// check on `/rpc/` guards it like every other cookie-authenticated change.
+#[server(prefix = "/rpc", endpoint = "admin_end_session")]
+pub async fn admin_end_session(id: String) -> Result<(), ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::agent::sessions;
+    use crate::server::ctx;
+    ctx::finish(async {
+        let state = ctx::state()?;
+        let admin = ctx::require(Role::Admin)?;
+        sessions::get(&state, &id).await?;
+        sessions::end(&state, &id, "ended by admin").await?;
+        tracing::info!(session = %id, admin = admin.0.id, "session ended by an admin");
+        Ok(())
     })
     .await
 }

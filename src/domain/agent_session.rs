@@ -14,6 +14,9 @@ pub const IDENTITY_VERIFIED: &str = "identity_verified";
 /// Check set when `lookup_account` finds the account.
 pub const ACCOUNT_FOUND: &str = "account_found";
 
+/// The step every session starts at (and is back at after a workflow switch).
+pub const START_STEP: &str = "started";
+
 /// Where a session is: its workflow, the step within it, and named checks
 /// (absent = not yet known).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -44,7 +47,7 @@ impl WorkflowState {
     pub fn start(workflow: &str) -> Self {
         Self {
             current_workflow: workflow.to_owned(),
-            current_step: "started".into(),
+            current_step: START_STEP.into(),
             checks: BTreeMap::new(),
             failed_identity_checks: 0,
         }
@@ -238,6 +241,9 @@ pub struct SessionSummary {
     pub created_at: i64,
     /// Whether it has ended.
     pub ended: bool,
+    /// Who a tutor session is for, if its backend named them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub student: Option<String>,
 }
 
 /// The data of a `tool_result` event: a backend-executed call's outcome.

@@ -6,10 +6,13 @@
 //! called in workflow W" so enforcement is a hash lookup.
 
 use crate::domain::catalogue::{Workflow, WORKFLOW_SWITCH_TOOL};
+use crate::domain::state_labels::StateLabels;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-/// `{"global": [...], "workflows": {"id": [...]}}`.
+/// `{"global": [...], "workflows": {"id": [...]}, "labels": {...}}`;
+/// `labels` (what people read for checks and steps, see
+/// [`StateLabels`]) is optional, so documents from before it still load.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ToolBindings {
@@ -19,6 +22,9 @@ pub struct ToolBindings {
     /// Tools available only in each workflow.
     #[serde(default)]
     pub workflows: BTreeMap<String, Vec<String>>,
+    /// Labels of checks and descriptions of steps.
+    #[serde(default, skip_serializing_if = "StateLabels::is_empty")]
+    pub labels: StateLabels,
 }
 
 /// A problem with a bindings document.
@@ -57,6 +63,7 @@ impl ToolBindings {
                     list(&["create_dispute_case", "lookup_transaction"]),
                 ),
             ]),
+            labels: StateLabels::demo(),
         }
     }
 
@@ -64,6 +71,8 @@ impl ToolBindings {
     /// workflows. Refused: unknown tools, unknown workflows, and a
     /// workflow-switch tool that is not global. Normalised (with a note):
     /// repeated ids and per-workflow entries that are already global.
+    /// Labels are kept as they are; their rules need the catalogue's checks
+    /// ([`StateLabels::problems`]).
     pub fn validate(
         &self,
         known_tools: &HashSet<String>,
@@ -147,7 +156,11 @@ impl ToolBindings {
             workflows.insert(workflow.clone(), kept);
         }
         Ok(Normalised {
-            bindings: ToolBindings { global, workflows },
+            bindings: ToolBindings {
+                global,
+                workflows,
+                labels: self.labels.clone(),
+            },
             notes,
         })
     }
@@ -208,6 +221,9 @@ pub struct BindingsDiff {
     pub added: Vec<(String, String)>,
     /// (scope, tool) pairs removed.
     pub removed: Vec<(String, String)>,
+    /// Labels changed, added or removed: `check <key>` or `step <key>`.
+    #[serde(default)]
+    pub labels: Vec<String>,
 }
 
 impl BindingsDiff {
@@ -217,17 +233,23 @@ impl BindingsDiff {
         Self {
             added: b.difference(&a).cloned().collect(),
             removed: a.difference(&b).cloned().collect(),
+            labels: new.labels.changed_from(&old.labels),
         }
     }
 
     /// Whether nothing changed.
     pub fn is_empty(&self) -> bool {
-        self.added.is_empty() && self.removed.is_empty()
+        self.added.is_empty() && self.removed.is_empty() && self.labels.is_empty()
     }
 
-    /// `+2 / −1`.
+    /// `+2 / −1`, and `· 3 labels` when labels changed.
     pub fn counts(&self) -> String {
-        format!("+{} / −{}", self.added.len(), self.removed.len())
+        let pairs = format!("+{} / −{}", self.added.len(), self.removed.len());
+        match self.labels.len() {
+            0 => pairs,
+            1 => format!("{pairs} · 1 label"),
+            n => format!("{pairs} · {n} labels"),
+        }
     }
 
     /// One line for the history: what was added and removed where.
@@ -251,9 +273,20 @@ impl BindingsDiff {
                 format!("{verb} {}", shown.join(", "))
             })
         };
+        let labels = (!self.labels.is_empty()).then(|| {
+            let shown = self.labels.iter().take(3).cloned().collect::<Vec<_>>();
+            let more = self.labels.len().saturating_sub(3);
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            format!("labels changed: {}{more}", shown.join(", "))
+        });
         [
             describe(&self.added, "added"),
             describe(&self.removed, "removed"),
+            labels,
         ]
         .into_iter()
         .flatten()
@@ -391,7 +424,11 @@ mod tests {
     fn the_example_document_round_trips_equal_in_meaning() {
         let text = r#"{"global":["get_server_time","start_workflow","end_session"],"workflows":{"banking-master":["manage_recent_interactions","check_balance"],"idv":["perform_idv_check","lookup_account"],"disputes":["create_dispute_case","lookup_transaction"]}}"#;
         let parsed: ToolBindings = serde_json::from_str(text).unwrap();
-        assert_eq!(parsed, ToolBindings::demo());
+        let unlabelled = ToolBindings {
+            labels: StateLabels::default(),
+            ..ToolBindings::demo()
+        };
+        assert_eq!(parsed, unlabelled);
         let again: serde_json::Value = serde_json::to_value(&parsed).unwrap();
         assert_eq!(
             again,
@@ -511,6 +548,28 @@ mod tests {
         assert!(
             new.has("disputes", "check_balance") && !new.has("banking-master", "check_balance")
         );
+    }
+
+    #[test]
+    fn relabelling_alone_is_a_change_and_is_summarised() {
+        let old = ToolBindings::demo();
+        let mut new = old.clone();
+        new.labels.steps.insert("ended".into(), "Hung up".into());
+        let diff = BindingsDiff::between(&old, &new);
+        assert!(!diff.is_empty());
+        assert_eq!(diff.counts(), "+0 / −0 · 1 label");
+        assert_eq!(diff.summary(), "labels changed: step ended");
+        new.labels = StateLabels::default();
+        let diff = BindingsDiff::between(&old, &new);
+        assert_eq!(diff.labels.len(), 11);
+        assert!(diff.summary().ends_with("and 8 more"), "{}", diff.summary());
+    }
+
+    #[test]
+    fn validation_keeps_the_labels() {
+        let (tools, workflows) = known();
+        let n = ToolBindings::demo().validate(&tools, &workflows).unwrap();
+        assert_eq!(n.bindings.labels, StateLabels::demo());
     }
 
     #[test]

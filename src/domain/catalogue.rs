@@ -4,7 +4,7 @@
 //! Ids are parsed once (`ToolId::parse`, `WorkflowId::parse`): a value of
 //! these types is known to satisfy the model APIs' naming limits.
 
-use crate::domain::agent_session::{ACCOUNT_FOUND, IDENTITY_VERIFIED};
+use crate::domain::agent_session::{ACCOUNT_FOUND, IDENTITY_VERIFIED, START_STEP};
 use crate::domain::declaration::FunctionDeclaration;
 use crate::domain::effect::{rules_problems, Effect, StateChange};
 use crate::domain::error::FieldError;
@@ -201,6 +201,17 @@ pub fn known_checks<'a>(tools: impl IntoIterator<Item = &'a CatalogueTool>) -> B
     tools
         .into_iter()
         .flat_map(|t| t.effects.iter().flat_map(|e| e.checks().cloned()))
+        .collect()
+}
+
+/// Every step a session can be at by the catalogue's own doing: the one a
+/// session starts at and each step some tool's effects move it to. The
+/// steps the label editor offers to describe.
+pub fn known_steps<'a>(tools: impl IntoIterator<Item = &'a CatalogueTool>) -> BTreeSet<String> {
+    tools
+        .into_iter()
+        .flat_map(|t| t.effects.iter().flat_map(|e| e.steps().cloned()))
+        .chain(std::iter::once(START_STEP.to_owned()))
         .collect()
 }
 

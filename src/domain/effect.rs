@@ -174,6 +174,14 @@ impl Effect {
             .keys()
             .chain(self.otherwise.iter().flat_map(|o| o.checks.keys()))
     }
+
+    /// Every step this effect can move a session to.
+    pub fn steps(&self) -> impl Iterator<Item = &String> {
+        self.then
+            .step
+            .iter()
+            .chain(self.otherwise.iter().flat_map(|o| o.step.iter()))
+    }
 }
 
 fn truthy(value: &Value) -> bool {

@@ -8,6 +8,7 @@
 pub mod agent_session;
 pub mod api_key;
 pub mod bindings;
+pub mod bindings_file;
 pub mod catalogue;
 pub mod console_form;
 pub mod declaration;
@@ -15,5 +16,7 @@ pub mod effect;
 pub mod error;
 pub mod lesson;
 pub mod limits;
+pub mod session_filter;
+pub mod state_labels;
 pub mod time;
 pub mod user;

@@ -1,11 +1,16 @@
 //! Saving tool bindings and catalogue entries: validation against what is
-//! stored, normalisation, the version summary, and JSON Schema checks.
+//! stored, normalisation, the version summary, and JSON Schema checks; and
+//! the start-up bindings file: seeding from it, comparing it with the
+//! bindings in force, importing it as a new version.
 //!
 //! The browser and the JSON API both save through here, so a document is
 //! validated exactly the same way whichever door it comes in by.
 
-use crate::domain::bindings::{BindingsDiff, SaveOutcome, ToolBindings};
-use crate::domain::catalogue::CatalogueTool;
+use crate::domain::bindings::{
+    BindingProblem, BindingsDiff, BindingsVersion, SaveOutcome, ToolBindings,
+};
+use crate::domain::bindings_file::{BindingsFileStatus, FileComparison};
+use crate::domain::catalogue::{known_checks, CatalogueTool};
 use crate::domain::limits::{bytes_in_words, TOOL_SCHEMA_MAX_BYTES};
 use crate::error::ApiError;
 use crate::server::agent::rules::compile_schema;
@@ -13,8 +18,9 @@ use crate::server::store::bindings as store;
 use crate::server::{AppState, ServerError};
 use sqlx::SqlitePool;
 
-/// Validates `document` against the stored catalogue and workflows,
-/// normalises it and stores it as the version after `expected`.
+/// Validates `document` against the stored catalogue and workflows (its
+/// labels against the checks the catalogue's effects set), normalises it
+/// and stores it as the version after `expected`.
 pub async fn save_document(
     db: &SqlitePool,
     expected: i64,
@@ -24,14 +30,20 @@ pub async fn save_document(
     summary_prefix: Option<&str>,
 ) -> Result<SaveOutcome, ServerError> {
     let (tools, workflows) = store::known_ids(db).await?;
-    let normalised = document.validate(&tools, &workflows).map_err(|problems| {
+    let refused = |problems: Vec<BindingProblem>| {
         let rule = problems
             .iter()
             .map(|p| p.message.as_str())
             .collect::<Vec<_>>()
             .join("; ");
         ApiError::invalid(problems[0].at.clone(), rule)
-    })?;
+    };
+    let normalised = document.validate(&tools, &workflows).map_err(refused)?;
+    let checks = known_checks(&store::tools(db).await?);
+    let label_problems = document.labels.problems(&checks);
+    if !label_problems.is_empty() {
+        return Err(refused(label_problems).into());
+    }
     let previous = store::current(db)
         .await?
         .map(|v| v.bindings)
@@ -124,9 +136,18 @@ pub async fn seed_catalogue(db: &SqlitePool) -> Result<(), ServerError> {
 
 /// Gives a database without bindings its first version: the file named by
 /// `SWITCHBOARD_BINDINGS_FILE` if set (an unreadable or invalid file is an
-/// error that stops start-up), else the demo default.
+/// error that stops start-up), else the demo default. A database that has
+/// bindings keeps them; if a file is set, the log says so and whether the
+/// file differs (a warning then: an admin decides on `/bindings`).
 pub async fn seed_bindings(db: &SqlitePool, file: Option<&str>) -> Result<(), ServerError> {
-    if store::current(db).await?.is_some() {
+    if let Some(in_force) = store::current(db).await? {
+        if let Some(path) = file {
+            let status = compare_file(path, &in_force).await;
+            match status.startup_report() {
+                (true, line) => tracing::warn!("{line}"),
+                (false, line) => tracing::info!("{line}"),
+            }
+        }
         return Ok(());
     }
     let (document, source) = match file {
@@ -150,6 +171,65 @@ pub async fn seed_bindings(db: &SqlitePool, file: Option<&str>) -> Result<(), Se
             other => other,
         })?;
     Ok(())
+}
+
+/// Reads the bindings file at `path` and compares it with `in_force`.
+async fn compare_file(path: &str, in_force: &BindingsVersion) -> BindingsFileStatus {
+    let text = tokio::fs::read_to_string(path)
+        .await
+        .map_err(|e| format!("it cannot be read: {e}"));
+    BindingsFileStatus {
+        path: path.to_owned(),
+        version: in_force.meta.version,
+        comparison: FileComparison::of(text.as_deref().map_err(Clone::clone), &in_force.bindings),
+    }
+}
+
+/// How `SWITCHBOARD_BINDINGS_FILE` compares with the bindings in force,
+/// read afresh (the file may have changed since start-up); `None` when no
+/// file is configured or no bindings exist yet.
+pub async fn file_status(state: &AppState) -> Result<Option<BindingsFileStatus>, ServerError> {
+    let Some(path) = state.config.bindings_file.as_deref() else {
+        return Ok(None);
+    };
+    let Some(in_force) = store::current(&state.db).await? else {
+        return Ok(None);
+    };
+    Ok(Some(compare_file(path, &in_force).await))
+}
+
+/// Saves the bindings file's current content as the version after
+/// `expected`, through the same validation, concurrent-edit check and
+/// announcement as any save (a stale `expected` is a 409 naming who saved).
+pub async fn import_file(
+    state: &AppState,
+    expected: i64,
+    author_id: i64,
+    author_name: &str,
+) -> Result<SaveOutcome, ServerError> {
+    let path = state
+        .config
+        .bindings_file
+        .as_deref()
+        .ok_or_else(|| ApiError::NotFound("A bindings file to import".into()))?;
+    let text = tokio::fs::read_to_string(path)
+        .await
+        .map_err(|e| ApiError::invalid("file", format!("{path} cannot be read: {e}")))?;
+    let document: ToolBindings = serde_json::from_str(&text).map_err(|e| {
+        ApiError::invalid(
+            "file",
+            format!("{path} is not a tool-bindings document: {e}"),
+        )
+    })?;
+    save_in_force(
+        state,
+        expected,
+        &document,
+        Some(author_id),
+        author_name,
+        Some(&format!("Imported from {path}")),
+    )
+    .await
 }
 
 #[cfg(test)]

@@ -42,6 +42,18 @@ pub fn use_auth() -> Auth {
     expect_context::<Auth>()
 }
 
+/// Whether an admin is signed in, read untracked: for a part of a page only
+/// admins get (a button, a form), inside a role guard that re-renders the
+/// page when the user changes. The server decides again on every call.
+pub fn signed_in_admin() -> bool {
+    use_auth()
+        .user
+        .get_untracked()
+        .and_then(|r| r.ok())
+        .flatten()
+        .is_some_and(|u| u.role == Role::Admin)
+}
+
 /// Sets the HTTP status of a server-rendered page (no-op in the browser), so
 /// a forbidden or missing page is also a 403 or 404 to scripts and crawlers.
 pub fn set_page_status(code: u16) {

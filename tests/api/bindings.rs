@@ -2,7 +2,15 @@ use crate::helpers::{spawn_app, TestApp, ADMIN, TEACHER};
 use serde_json::{json, Value};
 use switchboard::error::ApiError;
 
+/// The example `tool-bindings.json` as written before labels existed: still
+/// a valid document.
 const EXAMPLE: &str = r#"{"global":["get_server_time","start_workflow","end_session"],"workflows":{"banking-master":["manage_recent_interactions","check_balance"],"idv":["perform_idv_check","lookup_account"],"disputes":["create_dispute_case","lookup_transaction"]}}"#;
+
+/// The document a new database starts with: the example plus the demo's
+/// check and step labels.
+fn demo() -> Value {
+    serde_json::to_value(switchboard::domain::bindings::ToolBindings::demo()).unwrap()
+}
 
 async fn get(app: &TestApp, key: &str) -> (String, Value) {
     let res = app
@@ -42,7 +50,11 @@ async fn get_returns_the_demo_document_with_an_etag() {
     let key = app.api_key().await;
     let (etag, doc) = get(&app, &key).await;
     assert_eq!(etag, "\"1\"");
-    assert_eq!(doc, serde_json::from_str::<Value>(EXAMPLE).unwrap());
+    assert_eq!(doc, demo());
+    assert_eq!(
+        doc["labels"]["checks"]["identity_verified"]["label"],
+        "Identity verified"
+    );
     let res = app
         .client
         .get(app.url("/api/bindings"))
@@ -133,7 +145,7 @@ async fn redundant_entries_are_normalised_and_reported() {
     let body: Value = res.json().await.unwrap();
     assert!(body["notes"][0].as_str().unwrap().contains("redundant"));
     let (_, stored) = get(&app, &key).await;
-    assert_eq!(stored, serde_json::from_str::<Value>(EXAMPLE).unwrap());
+    assert_eq!(stored, demo());
 }
 
 #[tokio::test]
@@ -182,7 +194,7 @@ async fn a_save_from_a_stale_version_names_who_changed_it() {
 async fn restoring_an_old_version_creates_a_new_version() {
     let app = spawn_app().await;
     let admin = app.signed_in(ADMIN).await;
-    let mut doc: Value = serde_json::from_str(EXAMPLE).unwrap();
+    let mut doc = demo();
     doc["workflows"]["banking-master"] = json!(["manage_recent_interactions"]);
     let res = app.save_bindings(&admin, 1, &doc).await;
     assert_eq!(res.status(), 200);
@@ -215,10 +227,7 @@ async fn restoring_an_old_version_creates_a_new_version() {
     );
     assert_eq!(history[0]["author"], "Ada Admin");
     let key = app.api_key().await;
-    assert_eq!(
-        get(&app, &key).await.1,
-        serde_json::from_str::<Value>(EXAMPLE).unwrap()
-    );
+    assert_eq!(get(&app, &key).await.1, demo());
 }
 
 #[tokio::test]

@@ -4,11 +4,14 @@
 mod auth;
 mod backends;
 mod bindings;
+mod bindings_file;
 mod connections;
+mod end_session;
 mod freed;
 mod hardening;
 mod health;
 mod helpers;
+mod labels;
 mod lesson_sessions;
 mod lessons;
 mod limits;

@@ -111,7 +111,7 @@ async fn start(
         .publish(&id, &SessionEvent::WorkflowUpdate(ws.update()));
     state
         .hub
-        .publish_list(&json!({"type": "opened", "session": summary_of(&id, &ws, t, t, false)}));
+        .publish_list(&json!({"type": "opened", "session": summary_of(&id, &ws, t, t, false, lesson.and_then(|l| l.student))}));
     Ok((id, token))
 }
 
@@ -181,6 +181,7 @@ fn summary_of(
     created_at: i64,
     last_activity: i64,
     ended: bool,
+    student: Option<&str>,
 ) -> SessionSummary {
     SessionSummary {
         id: id.to_owned(),
@@ -188,6 +189,7 @@ fn summary_of(
         last_activity,
         created_at,
         ended,
+        student: student.map(str::to_owned),
     }
 }
 
@@ -203,6 +205,7 @@ pub async fn list(state: &AppState) -> Result<Vec<SessionSummary>, ServerError> 
                 r.created_at,
                 r.last_activity,
                 r.ended_at.is_some(),
+                r.student.as_deref(),
             ))
         })
         .collect()
@@ -516,7 +519,7 @@ fn publish_state_change(
         state
             .hub
             .publish(&row.id, &SessionEvent::WorkflowUpdate(ws.update()));
-        state.hub.publish_list(&json!({"type": "updated", "session": summary_of(&row.id, ws, row.created_at, now(), false)}));
+        state.hub.publish_list(&json!({"type": "updated", "session": summary_of(&row.id, ws, row.created_at, now(), false, row.student.as_deref())}));
     }
 }
 

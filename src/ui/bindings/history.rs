@@ -3,9 +3,9 @@
 
 use crate::api::bindings::{get_bindings_version, RestoreBindings};
 use crate::domain::bindings::{BindingsDiff, ToolBindings, VersionMeta};
-use crate::domain::time::format_utc;
+use crate::ui::bindings::diff_view::DiffView;
 use crate::ui::bindings::Fetched;
-use crate::ui::components::Loaded;
+use crate::ui::components::{Loaded, LocalTime};
 use crate::ui::current;
 use leptos::prelude::*;
 
@@ -63,7 +63,13 @@ pub fn History(
                     .get()
                     .map(|(v, result)| match result {
                         Err(e) => view! { <p class="error">{e}</p> }.into_any(),
-                        Ok(diff) => view! { <DiffView version=v diff /> }.into_any(),
+                        Ok(diff) => {
+                            let heading = format!(
+                                "Restoring v{v} would change the current version by {}",
+                                diff.counts(),
+                            );
+                            view! { <DiffView heading diff testid="diff" /> }.into_any()
+                        }
                     })
             }}
         </section>
@@ -91,7 +97,8 @@ where
         <li data-version=v>
             <div>
                 <strong>{format!("v{v}")}</strong>
-                <span>{format!(" · {} · {}", meta.author, format_utc(meta.created_at))}</span>
+                <span>{format!(" · {} · ", meta.author)}</span>
+                <LocalTime ms=meta.created_at * 1000 />
                 <span class="badge" class:hidden=!current>
                     "current"
                 </span>
@@ -127,23 +134,5 @@ where
                 </button>
             </div>
         </li>
-    }
-}
-
-/// What restoring version `version` would change: added and removed
-/// bindings, one line each.
-#[component]
-fn DiffView(version: i64, diff: BindingsDiff) -> impl IntoView {
-    let line = |pairs: Vec<(String, String)>, sign: &'static str| {
-        pairs
-            .into_iter()
-            .map(|(s, t)| view! { <li class=format!("diff-{sign}")>{format!("{sign} {t} in {s}")}</li> })
-            .collect_view()
-    };
-    view! {
-        <div class="diff" data-testid="diff">
-            <h3>{format!("Restoring v{version} would change the current version by {}", diff.counts())}</h3>
-            <ul>{line(diff.added.clone(), "+")} {line(diff.removed.clone(), "−")}</ul>
-        </div>
     }
 }

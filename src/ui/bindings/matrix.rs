@@ -1,6 +1,7 @@
-//! The bindings matrix: save bar, the grid of checkboxes (tools in columns
-//! grouped by category, Global then each workflow in rows), the tools each
-//! workflow ends up with, and the panels under it.
+//! The bindings matrix: the start-up file's notice, save bar, the grid of
+//! checkboxes (tools in columns grouped by category, Global then each
+//! workflow in rows), the tools each workflow ends up with, and the panels
+//! under it (labels, history, file, catalogue).
 //!
 //! Cells are built once and each reads only its own per-cell signals (see
 //! [`Grid`]), so a click updates a few attributes instead of re-rendering a
@@ -8,15 +9,17 @@
 
 use crate::api::bindings::{MatrixData, SaveBindings};
 use crate::domain::bindings::{
-    matrix_rows, saved_message, BindingsDiff, MatrixRow, ToolBindings, VersionMeta, GLOBAL_SCOPE,
+    matrix_rows, saved_message, BindingsDiff, MatrixRow, ToolBindings, GLOBAL_SCOPE,
 };
 use crate::domain::catalogue::{by_category, Workflow, WORKFLOW_SWITCH_TOOL};
 use crate::ui::auth::UnsavedChanges;
 use crate::ui::bindings::catalogue::CatalogueEditor;
 use crate::ui::bindings::file_exchange::FileExchange;
+use crate::ui::bindings::file_notice::FileNotice;
 use crate::ui::bindings::grid::{cell, CellSignals, Grid};
 use crate::ui::bindings::history::History;
-use crate::ui::bindings::Fetched;
+use crate::ui::bindings::labels::LabelEditor;
+use crate::ui::bindings::Fetches;
 use crate::ui::components::{SaveMessage, SaveStatus};
 use crate::ui::current;
 use leptos::prelude::*;
@@ -24,12 +27,13 @@ use leptos::prelude::*;
 /// The loaded matrix: owns the saved and the edited document, the version
 /// and the save, and asks before unsaved changes are left behind.
 #[component]
-pub fn Matrix(
-    data: MatrixData,
-    history: Fetched<Vec<VersionMeta>>,
-    reload: RwSignal<u32>,
-    saves: RwSignal<u32>,
-) -> impl IntoView {
+pub fn Matrix(data: MatrixData, fetched: Fetches) -> impl IntoView {
+    let Fetches {
+        history,
+        file,
+        reload,
+        saves,
+    } = fetched;
     let saved = RwSignal::new(data.current.bindings.clone());
     let edited = RwSignal::new(data.current.bindings.clone());
     let version = RwSignal::new(data.current.meta.version);
@@ -85,6 +89,7 @@ pub fn Matrix(
     let columns = move || groups.get_value().into_iter().flat_map(|(_, list)| list);
 
     view! {
+        <FileNotice file version saved edited reload />
         <section class="panel matrix-panel">
             <div class="split save-bar-wrap">
                 <div class="muted small" data-testid="bindings-version">
@@ -185,6 +190,7 @@ pub fn Matrix(
             </p>
         </section>
         <ResultingTools workflows=workflows.get_value() edited />
+        <LabelEditor edited tools=tools.get_value() />
         <div class="two-col">
             <History history version saved edited reload />
             <FileExchange edited />

@@ -1,6 +1,6 @@
 //! Pieces every page shares, each written once: the loading / error / empty
-//! states of loaded data, the save status line, the one-field create form
-//! and the message under a field.
+//! states of loaded data, the save status line, the one-field create form,
+//! the message under a field, times in the watcher's zone and status icons.
 //!
 //! Small on purpose: a page reads as what it shows, and a change to how,
 //! say, a failed load looks is made in one place for every page.
@@ -8,9 +8,13 @@
 pub mod create_form;
 pub mod field_problem;
 pub mod loaded;
+pub mod local_time;
 pub mod save_status;
+pub mod status_icon;
 
 pub use create_form::CreateForm;
 pub use field_problem::FieldProblem;
 pub use loaded::{Loaded, MaybeEmpty};
+pub use local_time::LocalTime;
 pub use save_status::{SaveMessage, SaveStatus};
+pub use status_icon::{Status, StatusIcon};

@@ -5,10 +5,10 @@
 
 use crate::api::lessons::{lesson_runs, LessonRunsPage};
 use crate::domain::lesson::outcome::LessonRunReport;
-use crate::domain::time::format_utc;
 use crate::domain::user::Role;
 use crate::ui::auth::RequireRole;
-use crate::ui::components::{Loaded, MaybeEmpty};
+use crate::ui::components::LocalTime;
+use crate::ui::components::{Loaded, MaybeEmpty, Status, StatusIcon};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
@@ -78,9 +78,8 @@ fn Runs(data: LessonRunsPage) -> impl IntoView {
 fn RunCard(run: LessonRunReport) -> impl IntoView {
     let minutes = run.duration_seconds / 60;
     let seconds = run.duration_seconds % 60;
-    let when = format!(
-        "{} · {minutes} min {seconds:02} s{}",
-        format_utc(run.started_at),
+    let length = format!(
+        " · {minutes} min {seconds:02} s{}",
         if run.ended_at.is_none() {
             " · still open"
         } else {
@@ -93,7 +92,10 @@ fn RunCard(run: LessonRunReport) -> impl IntoView {
         <article class="panel run" data-session=run.session_id.clone()>
             <header class="run-head">
                 <h2>{run.student.clone().unwrap_or_else(|| "Unnamed student".into())}</h2>
-                <span class="muted small">{when}</span>
+                <span class="muted small">
+                    <LocalTime ms=run.started_at * 1000 />
+                    {length}
+                </span>
                 <a class="muted small" href=format!("/sessions/{}", run.session_id)>
                     "Timeline"
                 </a>
@@ -137,8 +139,10 @@ fn RunCard(run: LessonRunReport) -> impl IntoView {
                                 let (class, label) = if t.done { ("task-done", "done") } else { ("task-open", "not done") };
                                 view! {
                                     <li class=class data-task=t.task.id.clone()>
-                                        <span class="task-mark" aria-hidden="true"></span>
-                                        <span class="visually-hidden">{format!("{label}: ")}</span>
+                                        <StatusIcon
+                                            status=if t.done { Status::Passed } else { Status::Failed }
+                                            text=format!("{label}: ")
+                                        />
                                         {t.task.text.clone()}
                                         {t.evidence.clone().map(|e| view! { <span class="muted small">{format!(" — “{e}”")}</span> })}
                                     </li>

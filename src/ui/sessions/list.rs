@@ -1,15 +1,24 @@
 //! `/sessions`: every recent session, refreshed whenever one opens, ends or
-//! changes workflow; admins can start a demo session from here.
+//! changes workflow, narrowed by a search box and a status filter; admins
+//! can start a demo session from here.
 
-use crate::api::sessions::{list_sessions, NewDemoSession};
+use crate::api::sessions::{list_sessions, NewDemoSession, SessionListData};
 use crate::domain::agent_session::SessionSummary;
-use crate::domain::time::format_utc;
+use crate::domain::catalogue::{workflow_name, Workflow};
+use crate::domain::session_filter::{SessionFilter, StatusFilter};
+use crate::domain::state_labels::StateLabels;
 use crate::domain::user::Role;
 use crate::error::ApiError;
-use crate::ui::auth::{use_auth, RequireRole};
-use crate::ui::components::Loaded;
+use crate::ui::auth::{signed_in_admin, RequireRole};
+use crate::ui::components::{Loaded, LocalTime, MaybeEmpty};
 use crate::ui::sessions::events::{subscribe, Link, LinkBadge};
 use leptos::prelude::*;
+
+impl MaybeEmpty for SessionListData {
+    fn is_empty(&self) -> bool {
+        self.sessions.is_empty()
+    }
+}
 
 /// The page: teachers and admins. The resource is created here, outside the
 /// role guard, so server rendering and hydration create it in the same order;
@@ -25,22 +34,14 @@ pub fn SessionsPage() -> impl IntoView {
     }
 }
 
-/// The heading with the live badge (and for admins "New demo session"), then
-/// the table.
+/// The heading with the live badge (and for admins "New demo session"), the
+/// filter, then the table. The filter lives outside the loaded data, so a
+/// live update refetches the list without touching what is typed.
 #[component]
 fn SessionList(
-    sessions: Resource<Result<Vec<SessionSummary>, ApiError>>,
+    sessions: Resource<Result<SessionListData, ApiError>>,
     changes: RwSignal<u32>,
 ) -> impl IntoView {
-    let auth = use_auth();
-    let is_admin = move || {
-        // Untracked: the role guard re-renders this list when the user changes.
-        auth.user
-            .get_untracked()
-            .and_then(|r| r.ok())
-            .flatten()
-            .is_some_and(|u| u.role == Role::Admin)
-    };
     let link = RwSignal::new(Link::Connecting);
     subscribe(
         "/api/sessions/events".into(),
@@ -48,6 +49,7 @@ fn SessionList(
         link,
     );
     let demo = ServerAction::<NewDemoSession>::new();
+    let filter = RwSignal::new(SessionFilter::default());
     view! {
         <section class="page-head split">
             <div>
@@ -57,19 +59,18 @@ fn SessionList(
                     <LinkBadge link testid="list-connection" />
                 </p>
             </div>
-            {move || {
-                is_admin()
-                    .then(|| {
-                        view! {
-                            <ActionForm action=demo>
-                                <button type="submit" class="button primary">
-                                    "New demo session"
-                                </button>
-                            </ActionForm>
-                        }
-                    })
-            }}
+            {signed_in_admin()
+                .then(|| {
+                    view! {
+                        <ActionForm action=demo>
+                            <button type="submit" class="button primary">
+                                "New demo session"
+                            </button>
+                        </ActionForm>
+                    }
+                })}
         </section>
+        <FilterBar filter />
         <Loaded
             resource=sessions
             loading="Loading sessions…"
@@ -80,60 +81,148 @@ fn SessionList(
                     </section>
                 }
             }
-            let:list
+            let:data
         >
-            <section class="panel">
-                <table class="table" data-testid="session-list">
-                    <thead>
-                        <tr>
-                            <th>"Session"</th>
-                            <th>"Workflow"</th>
-                            <th>"Step"</th>
-                            <th>"Last activity"</th>
-                            <th>"Status"</th>
-                        </tr>
-                    </thead>
-                    <tbody>
-                        // Keyed by everything a row shows, so only changed
-                        // rows are rebuilt.
-                        <For
-                            each=move || list.clone()
-                            key=|s| {
-                                (
-                                    s.id.clone(),
-                                    s.state.current_workflow.clone(),
-                                    s.state.current_step.clone(),
-                                    s.last_activity,
-                                    s.ended,
-                                )
-                            }
-                            let:session
-                        >
-                            <SessionRow session />
-                        </For>
-                    </tbody>
-                </table>
-            </section>
+            <SessionTable data filter />
         </Loaded>
     }
     .into_any()
 }
 
-/// One session: id (linking to its visualiser), workflow, step, last
-/// activity, open or ended.
+/// The search box and the status choice.
 #[component]
-fn SessionRow(session: SessionSummary) -> impl IntoView {
-    let s = session;
+fn FilterBar(filter: RwSignal<SessionFilter>) -> impl IntoView {
     view! {
-        <tr data-session=s.id.clone()>
+        <form class="filter-bar" role="search" data-testid="session-filter" on:submit=|ev| ev.prevent_default()>
+            <label class="inline">
+                <span>"Search"</span>
+                <input
+                    type="search"
+                    placeholder="id, workflow, step or student"
+                    prop:value=move || filter.with(|f| f.text.clone())
+                    on:input=move |ev| {
+                        let text = event_target_value(&ev);
+                        filter.update(|f| f.text = text);
+                    }
+                />
+            </label>
+            <label class="inline">
+                <span>"Status"</span>
+                <select on:change=move |ev| {
+                    let status = StatusFilter::parse(&event_target_value(&ev));
+                    filter.update(|f| f.status = status);
+                }>
+                    {StatusFilter::ALL
+                        .into_iter()
+                        .map(|s| {
+                            view! {
+                                <option value=s.as_str() selected=move || filter.with(|f| f.status == s)>
+                                    {s.label()}
+                                </option>
+                            }
+                        })
+                        .collect_view()}
+                </select>
+            </label>
+        </form>
+    }
+}
+
+/// The sessions that pass the filter, with how many that is.
+#[component]
+fn SessionTable(data: SessionListData, filter: RwSignal<SessionFilter>) -> impl IntoView {
+    let SessionListData {
+        sessions,
+        workflows,
+        labels,
+    } = data;
+    let total = sessions.len();
+    let (workflows, labels) = (StoredValue::new(workflows), StoredValue::new(labels));
+    let shown = Memo::new(move |_| {
+        filter.with(|f| {
+            workflows.with_value(|w| {
+                labels.with_value(|l| {
+                    sessions
+                        .iter()
+                        .filter(|s| f.matches(s, w, l))
+                        .cloned()
+                        .collect::<Vec<_>>()
+                })
+            })
+        })
+    });
+    view! {
+        <section class="panel">
+            <p class="muted small" data-testid="session-count">
+                {move || {
+                    let n = shown.with(Vec::len);
+                    if n == total { format!("{total} sessions") } else { format!("{n} of {total} sessions") }
+                }}
+            </p>
+            <table class="table" data-testid="session-list">
+                <thead>
+                    <tr>
+                        <th>"Session"</th>
+                        <th>"Workflow"</th>
+                        <th>"Step"</th>
+                        <th>"Last activity"</th>
+                        <th>"Status"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    // Keyed by everything a row shows, so only changed
+                    // rows are rebuilt.
+                    <For
+                        each=move || shown.get()
+                        key=|s| {
+                            (
+                                s.id.clone(),
+                                s.state.current_workflow.clone(),
+                                s.state.current_step.clone(),
+                                s.last_activity,
+                                s.ended,
+                            )
+                        }
+                        let:session
+                    >
+                        <SessionRow session workflows labels />
+                    </For>
+                </tbody>
+            </table>
+            {move || {
+                shown
+                    .with(Vec::is_empty)
+                    .then(|| view! { <p class="muted empty" data-testid="no-match">"No session matches the filter."</p> })
+            }}
+        </section>
+    }
+    .into_any()
+}
+
+/// One session: id (linking to its visualiser) and student, workflow name,
+/// step description, last activity in local time, open or ended.
+#[component]
+fn SessionRow(
+    session: SessionSummary,
+    workflows: StoredValue<Vec<Workflow>>,
+    labels: StoredValue<StateLabels>,
+) -> impl IntoView {
+    let s = session;
+    let workflow = workflows.with_value(|w| workflow_name(w, &s.state.current_workflow));
+    let step = labels.with_value(|l| l.step(&s.state.current_step));
+    view! {
+        <tr data-session=s.id.clone() data-ended=s.ended.to_string()>
             <td>
                 <a href=format!("/sessions/{}", s.id)>
                     <code>{s.id.clone()}</code>
                 </a>
+                {s.student.clone().map(|who| view! { <div class="muted small">{format!("for {who}")}</div> })}
             </td>
-            <td>{s.state.current_workflow.clone()}</td>
-            <td>{s.state.current_step.clone()}</td>
-            <td class="muted">{format_utc(s.last_activity)}</td>
+            <td title=s.state.current_workflow.clone()>{workflow}</td>
+            <td title=s.state.current_step.clone() data-step=s.state.current_step.clone()>{step}</td>
+            <td class="muted">
+                <LocalTime ms=s.last_activity * 1000 />
+            </td>
             <td>
                 {if s.ended {
                     view! { <span class="badge warn">"ended"</span> }.into_any()

@@ -1,9 +1,13 @@
 //! `/sessions` and `/sessions/{id}`: live agent sessions as they change,
 //! pushed by server-sent events (`events`), the list (`list`), one session's
-//! visualiser (`visualiser`) with its progress panel (`progress`) and the admins' console for trying the rules
-//! without an LLM (`console`).
+//! visualiser (`visualiser`, its checks panel in `checks`, elapsed time,
+//! turns and nudges in `progress`), the admins'
+//! console for trying the rules without an LLM (`console`) and their "End
+//! session" (`end_button`).
 
+pub mod checks;
 pub mod console;
+pub mod end_button;
 pub mod events;
 pub mod list;
 pub mod progress;

@@ -4,7 +4,7 @@
 //! called a tool when it did.
 
 use crate::domain::lesson::nudge::TurnLog;
-use crate::domain::time::format_utc;
+use crate::ui::components::LocalTime;
 use leptos::prelude::*;
 
 /// `m:ss`, or `h:mm:ss` past an hour; negative as `-m:ss`.
@@ -90,7 +90,9 @@ pub fn Progress(
                 >
                     <li class="nudge">
                         <span>{nudge.text.clone()}</span>
-                        <span class="muted small">{format_utc(nudge.at)}</span>
+                        <span class="muted small">
+                            <LocalTime ms=nudge.at * 1000 seconds=true />
+                        </span>
                     </li>
                 </For>
             </ol>

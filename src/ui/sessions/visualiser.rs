@@ -4,15 +4,15 @@
 
 use crate::api::sessions::{session_page, SessionPageData};
 use crate::domain::agent_session::{
-    changed_checks, check_names, CallOutcome, CallStatus, SessionEvent, ToolCallRecord,
-    WorkflowState,
+    changed_checks, CallOutcome, CallStatus, SessionEvent, ToolCallRecord, WorkflowState,
 };
-use crate::domain::catalogue::workflow_name;
-use crate::domain::time::format_utc;
+use crate::domain::catalogue::{workflow_name, Workflow};
 use crate::domain::user::Role;
 use crate::ui::auth::RequireRole;
-use crate::ui::components::{Loaded, MaybeEmpty};
+use crate::ui::components::{Loaded, LocalTime, MaybeEmpty, Status, StatusIcon};
+use crate::ui::sessions::checks::ChecksPanel;
 use crate::ui::sessions::console::Console;
+use crate::ui::sessions::end_button::EndSessionButton;
 use crate::ui::sessions::events::{subscribe, Link, LinkBadge};
 use crate::ui::sessions::progress::Progress;
 use leptos::prelude::*;
@@ -58,6 +58,7 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
     let pulsing = RwSignal::new(BTreeSet::<String>::new());
     let link = RwSignal::new(Link::Connecting);
     let workflows = StoredValue::new(data.workflows.clone());
+    let labels = StoredValue::new(data.labels.clone());
 
     let apply = move |event: SessionEvent| match event {
         SessionEvent::Snapshot(s) => {
@@ -141,40 +142,22 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
                 <span class="workflow-badge" data-testid="workflow-badge">
                     {workflow}
                 </span>
-                <span class="step" data-testid="step">
-                    {move || ws.with(|w| w.current_step.clone())}
+                <span
+                    class="step"
+                    data-testid="step"
+                    data-step=move || ws.with(|w| w.current_step.clone())
+                    title=move || ws.with(|w| format!("step: {}", w.current_step))
+                >
+                    {move || ws.with(|w| labels.with_value(|l| l.step(&w.current_step)))}
                 </span>
                 {move || ended.get().then(|| view! { <span class="badge warn" data-testid="ended">"ended"</span> })}
                 <LinkBadge link testid="connection" state=true />
+                <EndSessionButton session_id=id.clone() ended />
             </div>
         </section>
         <div class="visualiser">
             <div class="vis-side">
-                <section class="panel">
-                    <h2>"Checks"</h2>
-                    <ul class="checks" data-testid="checks">
-                        {move || {
-                            ws.with(check_names)
-                                .into_iter()
-                                .map(|name| {
-                                    let value = ws.with(|w| w.checks.get(&name).copied());
-                                    let (class, mark) = match value {
-                                        Some(true) => ("check-true", "✅"),
-                                        Some(false) => ("check-false", "✕"),
-                                        None => ("check-unknown", "•"),
-                                    };
-                                    let pulse = pulsing.with(|p| p.contains(&name));
-                                    view! {
-                                        <li class=class class:pulse=pulse data-check=name.clone()>
-                                            <span class="mark">{mark}</span>
-                                            <span>{name.clone()}</span>
-                                        </li>
-                                    }
-                                })
-                                .collect_view()
-                        }}
-                    </ul>
-                </section>
+                <ChecksPanel ws pulsing labels />
                 <section class="panel">
                     <h2>"Tools available now"</h2>
                     <div class="tool-chips" data-testid="available-tools">
@@ -192,7 +175,7 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
                     // Calls never change once made: new ones are added at the
                     // top and the rest stay as they are.
                     <For each=move || calls.get().into_iter().rev() key=|call| (call.id, call.status) let:call>
-                        <CallRow call />
+                        <CallRow call workflows />
                     </For>
                 </ol>
             </section>
@@ -201,17 +184,23 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
     .into_any()
 }
 
-/// One tool call: tool, allowed or refused, where and how long, the
-/// arguments, and the result or the reason for the refusal.
+/// One tool call: tool, allowed or refused, where (the workflow's name) and
+/// how long, when (in the watcher's time zone), the arguments, and the
+/// result or the reason for the refusal.
 #[component]
-fn CallRow(call: ToolCallRecord) -> impl IntoView {
+fn CallRow(call: ToolCallRecord, workflows: StoredValue<Vec<Workflow>>) -> impl IntoView {
     let allowed = call.outcome == CallOutcome::Allowed;
+    let workflow = workflows.with_value(|list| workflow_name(list, &call.workflow));
     let detail = call.detail();
     let status = call.status.as_str();
     let status_badge = (allowed && !call.status.is_done()).then(|| {
         view! {
             <span class=format!("badge status-{status}") data-testid="call-status">
-                {if call.status == CallStatus::Awaiting { "awaiting result" } else { "failed" }}
+                {if call.status == CallStatus::Awaiting {
+                    view! { <StatusIcon status=Status::Waiting decorative=true /> "awaiting result" }.into_any()
+                } else {
+                    view! { <StatusIcon status=Status::Failed decorative=true /> "failed" }.into_any()
+                }}
             </span>
         }
     });
@@ -220,11 +209,13 @@ fn CallRow(call: ToolCallRecord) -> impl IntoView {
             <div class="call-head">
                 <code class="call-tool">{call.tool.clone()}</code>
                 <span class=if allowed { "badge ok" } else { "badge bad" }>
+                    <StatusIcon status=if allowed { Status::Passed } else { Status::Failed } decorative=true />
                     {if allowed { "allowed" } else { "refused" }}
                 </span>
                 {status_badge}
                 <span class="muted small">
-                    {format!("in {} · {} µs · {}", call.workflow, call.duration_us, format_utc(call.at_ms / 1000))}
+                    {format!("in {workflow} · {} µs · ", call.duration_us)}
+                    <LocalTime ms=call.at_ms seconds=true />
                 </span>
             </div>
             <div class="call-args muted small">{format!("arguments: {}", call.arguments)}</div>
