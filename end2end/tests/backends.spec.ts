@@ -41,7 +41,7 @@ test('a watcher sees a backend-reported result move the step and check', async (
   expect(call.status).toBe('awaiting');
   const row = page.getByTestId('timeline').locator(`li[data-call="${call.callId}"]`);
   await expect(row.getByTestId('call-status')).toHaveText('awaiting result');
-  await expect(page.getByTestId('step')).toHaveText('started');
+  await expect(page.getByTestId('step')).toHaveAttribute('data-step', 'started');
 
   const reported = await request.post(`/api/sessions/${s.sessionId}/tool-calls/${call.callId}/result`, {
     headers: auth,
@@ -51,14 +51,14 @@ test('a watcher sees a backend-reported result move the step and check', async (
   await expect(row).toHaveAttribute('data-status', 'done');
   await expect(row).toContainText('KYC-77');
   await expect(identity).toHaveClass(/check-true/);
-  await expect(page.getByTestId('step')).toHaveText('identity_verified');
+  await expect(page.getByTestId('step')).toHaveAttribute('data-step', 'identity_verified');
 
   const patched = await request.patch(`/api/sessions/${s.sessionId}/state`, {
     headers: auth,
     data: { activeStep: 'reading_terms', checks: { terms_read: true } },
   });
   expect(patched.status()).toBe(200);
-  await expect(page.getByTestId('step')).toHaveText('reading_terms');
+  await expect(page.getByTestId('step')).toHaveAttribute('data-step', 'reading_terms');
   await expect(page.locator('[data-check="terms_read"]')).toHaveClass(/check-true/);
   check();
 });
