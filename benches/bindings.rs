@@ -84,6 +84,7 @@ fn benches(c: &mut Criterion) {
                 parameters: serde_json::json!({"type": "object"}),
                 requires: Vec::new(),
                 effects: Vec::new(),
+                ultravox_builtin: false,
             };
             store(&db, &tool, true).await.unwrap();
         }

@@ -145,9 +145,29 @@ pub struct CatalogueTool {
     /// [`crate::domain::effect`]), whoever executed it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub effects: Vec<Effect>,
+    /// One of Ultravox's own tools (`hangUp`): an Ultravox call selects it
+    /// by name (`{"toolName": …}`) instead of declaring it as a temporary
+    /// tool.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ultravox_builtin: bool,
 }
 
 impl CatalogueTool {
+    /// A tool with no requirements or effects, whose `id` the caller knows
+    /// to be valid (demo data); panics otherwise, so a typo fails a test.
+    pub fn new(id: &str, name: &str, category: &str, description: &str, parameters: Value) -> Self {
+        Self {
+            id: ToolId::parse(id).expect("a valid demo tool id"),
+            name: name.to_owned(),
+            description: description.to_owned(),
+            category: category.to_owned(),
+            parameters,
+            requires: Vec::new(),
+            effects: Vec::new(),
+            ultravox_builtin: false,
+        }
+    }
+
     /// What the model is told about it.
     pub fn declaration(&self) -> FunctionDeclaration {
         FunctionDeclaration {
@@ -251,15 +271,7 @@ fn tool(
     description: &str,
     parameters: Value,
 ) -> CatalogueTool {
-    CatalogueTool {
-        id: ToolId(id.to_owned()),
-        name: name.to_owned(),
-        description: description.to_owned(),
-        category: category.to_owned(),
-        parameters,
-        requires: Vec::new(),
-        effects: Vec::new(),
-    }
+    CatalogueTool::new(id, name, category, description, parameters)
 }
 
 /// An effect that always moves the session to `step`.
@@ -288,7 +300,8 @@ fn check_effect(pointer: &str, check: &str, yes: &str, no: &str) -> Effect {
     }
 }
 
-fn object(properties: Value, required: &[&str]) -> Value {
+/// An object schema with these properties, `required`, and nothing else.
+pub fn object(properties: Value, required: &[&str]) -> Value {
     json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false})
 }
 
@@ -573,6 +586,7 @@ pub fn tool_from_fields(fields: &FormFields) -> Result<CatalogueTool, FormProble
             parameters,
             requires,
             effects,
+            ultravox_builtin: matches!(get("ultravoxBuiltin").as_str(), "on" | "true"),
         };
         for p in tool.problems() {
             problems.entry(p.field).or_insert(p.rule);

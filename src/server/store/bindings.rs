@@ -33,9 +33,10 @@ pub async fn tools(db: &SqlitePool) -> Result<Vec<CatalogueTool>, ServerError> {
         parameters: String,
         requires: String,
         effects: String,
+        ultravox_builtin: bool,
     }
     let rows: Vec<Row> = sqlx::query_as(
-        "SELECT id, name, description, category, parameters, requires, effects
+        "SELECT id, name, description, category, parameters, requires, effects, ultravox_builtin
          FROM catalogue_tools ORDER BY position, id",
     )
     .fetch_all(db)
@@ -53,6 +54,7 @@ pub async fn tools(db: &SqlitePool) -> Result<Vec<CatalogueTool>, ServerError> {
                     .map_err(|e| corrupt("tool requirements", e))?,
                 effects: serde_json::from_str(&r.effects)
                     .map_err(|e| corrupt("tool effects", e))?,
+                ultravox_builtin: r.ultravox_builtin,
             })
         })
         .collect()
@@ -97,8 +99,8 @@ pub async fn put_tool(
     let effects = serde_json::to_string(&tool.effects).unwrap_or_else(|_| "[]".into());
     let result = if create {
         sqlx::query(
-            "INSERT INTO catalogue_tools (id, name, description, category, parameters, requires, effects, position, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM catalogue_tools), ?)",
+            "INSERT INTO catalogue_tools (id, name, description, category, parameters, requires, effects, ultravox_builtin, position, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM catalogue_tools), ?)",
         )
         .bind(tool.id.as_str())
         .bind(tool.name.trim())
@@ -107,13 +109,14 @@ pub async fn put_tool(
         .bind(&parameters)
         .bind(&requires)
         .bind(&effects)
+        .bind(tool.ultravox_builtin)
         .bind(now())
         .execute(db)
         .await
     } else {
         sqlx::query(
             "UPDATE catalogue_tools SET name = ?, description = ?, category = ?, parameters = ?,
-             requires = ?, effects = ?, updated_at = ? WHERE id = ?",
+             requires = ?, effects = ?, ultravox_builtin = ?, updated_at = ? WHERE id = ?",
         )
         .bind(tool.name.trim())
         .bind(tool.description.trim())
@@ -121,6 +124,7 @@ pub async fn put_tool(
         .bind(&parameters)
         .bind(&requires)
         .bind(&effects)
+        .bind(tool.ultravox_builtin)
         .bind(now())
         .bind(tool.id.as_str())
         .execute(db)
