@@ -20,5 +20,3 @@ CREATE TABLE vibes (
 );
 -- Which catalogue tools are Ultravox's own (selected by name, not declared).
 ALTER TABLE catalogue_tools ADD COLUMN ultravox_builtin INTEGER NOT NULL DEFAULT 0;
--- A session may run in a vibe: its agent is in its state.
-ALTER TABLE agent_sessions ADD COLUMN vibe_id TEXT;

@@ -5,6 +5,7 @@
 //! renders them), so an event's JSON shape is defined exactly once.
 
 use crate::domain::lesson::nudge::{Nudge, TurnLog};
+use crate::domain::vibe::AgentView;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -32,6 +33,20 @@ pub struct WorkflowState {
     /// session may not try again (a caller guessing dates of birth).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub failed_identity_checks: u32,
+    /// For a session in a vibe: the vibe and its current agent. Their tools
+    /// (core ∪ the agent's) are the session's, instead of a workflow's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<AgentContext>,
+}
+
+/// The vibe a session runs in and the agent it is talking to now.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentContext {
+    /// The vibe (`todos`).
+    pub vibe: String,
+    /// The current agent (`Oliver`).
+    pub agent: String,
 }
 
 /// Failed `perform_idv_check` calls a session may make before identity
@@ -50,6 +65,7 @@ impl WorkflowState {
             current_step: START_STEP.into(),
             checks: BTreeMap::new(),
             failed_identity_checks: 0,
+            agent: None,
         }
     }
 
@@ -64,6 +80,7 @@ impl WorkflowState {
             workflow_id: self.current_workflow.clone(),
             active_step: self.current_step.clone(),
             checks: self.checks.clone(),
+            agent: self.agent.clone(),
         }
     }
 }
@@ -159,6 +176,9 @@ pub struct WorkflowUpdate {
     pub active_step: String,
     /// Checks.
     pub checks: BTreeMap<String, bool>,
+    /// A vibe session's vibe and current agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<AgentContext>,
 }
 
 /// Everything a watcher needs to draw a session from scratch.
@@ -187,6 +207,9 @@ pub struct SessionSnapshot {
     /// The turns reported and the nudges given so far.
     #[serde(default)]
     pub turns: TurnLog,
+    /// A vibe session's current agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<AgentView>,
 }
 
 /// The data of a `turn` event: the backend reported a turn.
@@ -206,7 +229,7 @@ pub struct TurnUpdate {
 #[serde(tag = "type", content = "data", rename_all = "snake_case")]
 pub enum SessionEvent {
     /// The full state (first event for a new subscriber, or after a gap).
-    Snapshot(SessionSnapshot),
+    Snapshot(Box<SessionSnapshot>),
     /// Workflow, step or checks changed.
     WorkflowUpdate(WorkflowUpdate),
     /// A call was allowed or refused.
@@ -215,6 +238,8 @@ pub enum SessionEvent {
     ToolResult(CallResult),
     /// The backend reported a turn (and the nudges it got).
     Turn(TurnUpdate),
+    /// A vibe session moved to another agent (`switchAgent`).
+    AgentChanged(AgentView),
     /// The available tools changed (workflow switch or new bindings).
     ToolsChanged {
         /// Tools available now.

@@ -21,15 +21,21 @@ pub enum Scope {
     BindingsRead,
     /// Replace the tool bindings (`PUT /api/bindings`).
     BindingsWrite,
+    /// Read agents and vibes (`GET /api/vibes…`, `GET /api/agents/…`).
+    VibesRead,
+    /// Change agents and vibes (`PUT /api/vibes/…`, `PUT /api/agents/…`).
+    VibesWrite,
 }
 
 impl Scope {
     /// Every scope, in the order the panel lists them.
-    pub const ALL: [Scope; 4] = [
+    pub const ALL: [Scope; 6] = [
         Scope::Sessions,
         Scope::LessonsRead,
         Scope::BindingsRead,
         Scope::BindingsWrite,
+        Scope::VibesRead,
+        Scope::VibesWrite,
     ];
 
     /// What keys made before scopes existed were allowed: everything but
@@ -43,6 +49,8 @@ impl Scope {
             Scope::LessonsRead => "lessons:read",
             Scope::BindingsRead => "bindings:read",
             Scope::BindingsWrite => "bindings:write",
+            Scope::VibesRead => "vibes:read",
+            Scope::VibesWrite => "vibes:write",
         }
     }
 
@@ -53,6 +61,8 @@ impl Scope {
             Scope::LessonsRead => "read lesson prompts",
             Scope::BindingsRead => "read the tool bindings",
             Scope::BindingsWrite => "replace the tool bindings",
+            Scope::VibesRead => "read agents and vibes",
+            Scope::VibesWrite => "change agents and vibes",
         }
     }
 

@@ -20,3 +20,4 @@ pub mod session_filter;
 pub mod state_labels;
 pub mod time;
 pub mod user;
+pub mod vibe;

@@ -13,9 +13,12 @@
 //! `Ok(Ok(result))` ran; `Ok(Err(reason))` refused by the tool itself
 //! (e.g. identity checks locked); `Err` is a server failure.
 
+use crate::domain::agent_session::AgentContext;
 use crate::domain::agent_session::{WorkflowState, MAX_FAILED_IDENTITY_CHECKS};
 use crate::domain::lesson::outcome::{self, is_tutor_tool, Recorded};
 use crate::domain::limits::excerpt;
+use crate::domain::vibe::ultravox::stage_change;
+use crate::domain::vibe::{find_agent, HANG_UP_TOOL, SWITCH_AGENT_TOOL};
 use crate::server::db::now;
 use crate::server::store::agent_sessions::SessionRow;
 use crate::server::store::{bank_accounts, lesson_outcomes, lessons};
@@ -57,10 +60,60 @@ const DEMO_TOOLS: [&str; 7] = [
 /// Whether Switchboard executes `tool` for a session (`demo`: one that runs
 /// the demo's built-ins; `lesson`: a tutor session); if not, the backend
 /// does and reports the result.
-pub fn executes(tool: &str, demo: bool, lesson: bool) -> bool {
+pub fn executes(tool: &str, demo: bool, lesson: bool, vibe: bool) -> bool {
     SESSION_TOOLS.contains(&tool)
         || (demo && DEMO_TOOLS.contains(&tool))
         || (lesson && is_tutor_tool(tool))
+        || (vibe && VIBE_TOOLS.contains(&tool))
+}
+
+/// A vibe session's own tools: moving to another agent and ending the call.
+const VIBE_TOOLS: [&str; 2] = [SWITCH_AGENT_TOOL, HANG_UP_TOOL];
+
+/// `switchAgent {"agentName"}`: moves the session to the vibe's agent of
+/// that name or id (any case) and answers in Ultravox's stage-change shape
+/// with the new agent's prompt, voice and tools; an agent outside the vibe
+/// is refused naming the choices.
+fn switch_agent(
+    state: &AppState,
+    ws: &mut WorkflowState,
+    arguments: &Value,
+) -> Result<Value, String> {
+    let Some(ctx) = ws.agent.clone() else {
+        return Err("this session does not run in a vibe".into());
+    };
+    let rules = state.rules();
+    let vibe = rules
+        .vibe(&ctx.vibe)
+        .ok_or_else(|| format!("vibe `{}` no longer exists", ctx.vibe))?;
+    let agents = rules.agents_of(vibe);
+    let wanted = arg(arguments, "agentName");
+    let Some(agent) = find_agent(&agents, wanted) else {
+        return Err(format!(
+            "there is no agent `{}` in vibe `{}`; agents: {}",
+            excerpt(wanted),
+            vibe.id,
+            agents
+                .iter()
+                .map(|a| a.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    };
+    let next = AgentContext {
+        vibe: ctx.vibe.clone(),
+        agent: agent.id.to_string(),
+    };
+    let stage = rules
+        .stage(&next)
+        .ok_or_else(|| format!("agent `{}` cannot be staged", agent.id))?;
+    let text = if ctx.agent == next.agent {
+        format!("You are already talking to {}.", agent.name)
+    } else {
+        format!("I'm now switching you to {}...", agent.name)
+    };
+    ws.agent = Some(next);
+    Ok(stage_change(&stage, &text))
 }
 
 /// Runs `tool` (one that [`executes`]) for `row`: a tutor tool records its
@@ -74,6 +127,17 @@ pub async fn run(
     tool: &str,
     arguments: &Value,
 ) -> Result<Result<Recorded, String>, ServerError> {
+    if ws.agent.is_some() && VIBE_TOOLS.contains(&tool) {
+        let result = if tool == SWITCH_AGENT_TOOL {
+            switch_agent(state, ws, arguments)
+        } else {
+            Ok(json!({"status": "ended", "message": "The call is ending; say goodbye."}))
+        };
+        return Ok(result.map(|result| Recorded {
+            result,
+            outcome: None,
+        }));
+    }
     if row.lesson_tools.is_some() && is_tutor_tool(tool) {
         let Some(lesson_id) = row.lesson_id else {
             return Ok(Err("the lesson this session runs has been deleted".into()));

@@ -4,11 +4,15 @@
 //! Built once per bindings or catalogue change and swapped atomically, so a
 //! tool call never waits on the database to learn what is allowed.
 
+use crate::domain::agent_session::AgentContext;
 use crate::domain::bindings::{Availability, ToolBindings};
 use crate::domain::catalogue::{CatalogueTool, Workflow, WORKFLOW_SWITCH_TOOL};
 use crate::domain::declaration::FunctionDeclaration;
 use crate::domain::limits::excerpt;
+use crate::domain::vibe::ultravox::Stage;
+use crate::domain::vibe::{stage, Agent, Vibe};
 use crate::server::store::bindings as store;
+use crate::server::store::vibes as vibes_store;
 use crate::server::ServerError;
 use serde_json::{json, Value};
 use sqlx::SqlitePool;
@@ -21,6 +25,8 @@ pub struct Rules {
     availability: Availability,
     tools: HashMap<String, (CatalogueTool, Option<jsonschema::Validator>)>,
     workflows: Vec<Workflow>,
+    agents: HashMap<String, Agent>,
+    vibes: Vec<Vibe>,
 }
 
 impl Rules {
@@ -31,6 +37,8 @@ impl Rules {
             availability: Availability::default(),
             tools: HashMap::new(),
             workflows: Vec::new(),
+            agents: HashMap::new(),
+            vibes: Vec::new(),
         }
     }
 
@@ -43,7 +51,20 @@ impl Rules {
             .unwrap_or_default();
         let tools = store::tools(db).await?;
         let workflows = store::workflows(db).await?;
-        Ok(tokio::task::spawn_blocking(move || Self::new(bindings, tools, workflows)).await?)
+        let agents = vibes_store::agents(db)
+            .await?
+            .into_iter()
+            .map(|a| a.value)
+            .collect();
+        let vibes = vibes_store::vibes(db)
+            .await?
+            .into_iter()
+            .map(|v| v.value)
+            .collect();
+        Ok(tokio::task::spawn_blocking(move || {
+            Self::new(bindings, tools, workflows).with_vibes(agents, vibes)
+        })
+        .await?)
     }
 
     /// Indexes the given bindings, tools (compiling their schemas) and
@@ -70,7 +91,67 @@ impl Rules {
             bindings,
             tools,
             workflows,
+            agents: HashMap::new(),
+            vibes: Vec::new(),
         }
+    }
+
+    /// These rules with `agents` and `vibes` (already checked together).
+    pub fn with_vibes(mut self, agents: Vec<Agent>, vibes: Vec<Vibe>) -> Self {
+        self.agents = agents.into_iter().map(|a| (a.id.to_string(), a)).collect();
+        self.vibes = vibes;
+        self
+    }
+
+    /// Vibe `id`, if it exists.
+    pub fn vibe(&self, id: &str) -> Option<&Vibe> {
+        self.vibes.iter().find(|v| v.id.as_str() == id)
+    }
+
+    /// Every vibe, in menu order.
+    pub fn vibes(&self) -> &[Vibe] {
+        &self.vibes
+    }
+
+    /// Agent `id`, if it exists.
+    pub fn agent(&self, id: &str) -> Option<&Agent> {
+        self.agents.get(id)
+    }
+
+    /// `vibe`'s agents, in its order.
+    pub fn agents_of(&self, vibe: &Vibe) -> Vec<&Agent> {
+        vibe.agents
+            .iter()
+            .filter_map(|a| self.agent(a.as_str()))
+            .collect()
+    }
+
+    /// The tools a session talking to `ctx`'s agent may call: its vibe's
+    /// core tools and the agent's own; none if either is gone.
+    pub fn agent_tools(&self, ctx: &AgentContext) -> Vec<String> {
+        match (self.vibe(&ctx.vibe), self.agent(&ctx.agent)) {
+            (Some(vibe), Some(agent)) if vibe.has_agent(&ctx.agent) => vibe.tools_of(agent),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether `tool` is one of Ultravox's own tools.
+    pub fn is_ultravox_builtin(&self, tool: &str) -> bool {
+        self.tool(tool).is_some_and(|t| t.ultravox_builtin)
+    }
+
+    /// The stage `ctx`'s agent gets: prompt, voice, `selectedTools`.
+    pub fn stage(&self, ctx: &AgentContext) -> Option<Stage> {
+        let vibe = self.vibe(&ctx.vibe)?;
+        let agent = self.agent(&ctx.agent)?;
+        let declarations = self.declarations(&vibe.tools_of(agent));
+        Some(stage(
+            vibe,
+            agent,
+            &self.agents_of(vibe),
+            &declarations,
+            |t| self.is_ultravox_builtin(t),
+        ))
     }
 
     /// Whether `workflow` exists.

@@ -2,6 +2,7 @@
 //! running the built-in tools, recording every call, and pushing each change
 //! to watchers.
 
+use crate::domain::agent_session::AgentContext;
 use crate::domain::agent_session::{
     CallOutcome, CallResponse, CallResult, CallStatus, SessionEvent, SessionSnapshot,
     SessionSummary, StatePatch, ToolCallRecord, TurnUpdate, WorkflowState,
@@ -14,6 +15,7 @@ use crate::domain::limits::{
     bytes_in_words, excerpt, CALLS_PAGE_MAX, SNAPSHOT_CALLS, SNAPSHOT_VALUE_MAX_BYTES,
     TOOL_ARGUMENTS_MAX_BYTES, TOOL_NAME_MAX_CHARS, TOOL_RESULT_MAX_BYTES,
 };
+use crate::domain::vibe::{find_agent, AgentView, HANG_UP_TOOL};
 use crate::error::ApiError;
 use crate::server::agent::builtins;
 use crate::server::agent::rules::Rules;
@@ -120,14 +122,80 @@ async fn start(
 /// workflow under the bindings in force. The one answer that listing,
 /// enforcement, `toolsChanged` and watchers all use.
 pub fn tools_now(state: &AppState, lesson_tools: Option<&str>, ws: &WorkflowState) -> Vec<String> {
-    match lesson_tools {
-        Some(tools) => tools
+    match (lesson_tools, &ws.agent) {
+        (Some(tools), _) => tools
             .split(',')
             .filter(|t| !t.is_empty())
             .map(str::to_owned)
             .collect(),
-        None => state.rules().available(&ws.current_workflow),
+        (None, Some(ctx)) => state.rules().agent_tools(ctx),
+        (None, None) => state.rules().available(&ws.current_workflow),
     }
+}
+
+/// Opens a session in vibe `vibe` talking to `agent` (default: the vibe's
+/// default agent); its tools are the vibe's core tools and the agent's,
+/// through the same checks as any session.
+pub async fn open_vibe(
+    state: &AppState,
+    vibe: &str,
+    agent: Option<&str>,
+    api_key: Option<i64>,
+) -> Result<(String, String), ServerError> {
+    let rules = state.rules();
+    let Some(v) = rules.vibe(vibe) else {
+        let ids: Vec<&str> = rules.vibes().iter().map(|v| v.id.as_str()).collect();
+        return Err(ApiError::invalid(
+            "vibeId",
+            format!(
+                "unknown vibe \"{}\"; vibes: {}",
+                excerpt(vibe),
+                ids.join(", ")
+            ),
+        )
+        .into());
+    };
+    let agent = match agent {
+        None => v.default_agent.to_string(),
+        Some(wanted) => {
+            let agents = rules.agents_of(v);
+            match find_agent(&agents, wanted) {
+                Some(a) => a.id.to_string(),
+                None => {
+                    return Err(ApiError::invalid(
+                        "agentId",
+                        format!(
+                            "agent \"{}\" is not in vibe \"{vibe}\"; agents: {}",
+                            excerpt(wanted),
+                            v.agents
+                                .iter()
+                                .map(|a| a.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    )
+                    .into())
+                }
+            }
+        }
+    };
+    let mut ws = WorkflowState::start(&format!("vibe-{vibe}"));
+    ws.agent = Some(AgentContext {
+        vibe: vibe.to_owned(),
+        agent,
+    });
+    let tools = tools_now(state, None, &ws).join(",");
+    start(state, ws, api_key, true, &tools, None).await
+}
+
+/// Who `ws`'s session is talking to, for watchers (a vibe session only).
+pub fn agent_view(state: &AppState, ws: &WorkflowState) -> Option<AgentView> {
+    let ctx = ws.agent.as_ref()?;
+    let rules = state.rules();
+    Some(AgentView::of(
+        rules.vibe(&ctx.vibe)?,
+        rules.agent(&ctx.agent)?,
+    ))
 }
 
 /// A tutor session's tools and whose session it is.
@@ -240,6 +308,7 @@ pub async fn snapshot_of(
         ended_at: row.ended_at,
         planned_minutes: row.timing().planned_minutes,
         turns: row.turn_log()?,
+        agent: agent_view(state, &ws),
         tools: tools_now(state, row.lesson_tools.as_deref(), &ws),
         state: ws,
         calls: tool_calls::page(&state.db, &row.id, None, SNAPSHOT_CALLS)
@@ -331,9 +400,10 @@ fn refusal(
         return Some(format!("`{tool}` is not a tool in the catalogue"));
     };
     if !available.iter().any(|t| t == tool) {
-        let place = match row.lesson_id {
-            Some(lesson) => format!("enabled in lesson {lesson}"),
-            None => format!("available in workflow `{}`", ws.current_workflow),
+        let place = match (row.lesson_id, &ws.agent) {
+            (Some(lesson), _) => format!("enabled in lesson {lesson}"),
+            (None, Some(ctx)) => format!("available to agent `{}`", ctx.agent),
+            (None, None) => format!("available in workflow `{}`", ws.current_workflow),
         };
         return Some(format!(
             "`{tool}` is not {place}; available: {}",
@@ -417,7 +487,13 @@ pub async fn call(
     let (outcome, result, reason, status) =
         match refusal(state, &row, &ws, &available, tool, &arguments) {
             Some(reason) => (CallOutcome::Refused, None, Some(reason), CallStatus::Done),
-            None if builtins::executes(tool, row.runs_builtins, row.lesson_tools.is_some()) => {
+            None if builtins::executes(
+                tool,
+                row.runs_builtins,
+                row.lesson_tools.is_some(),
+                ws.agent.is_some(),
+            ) =>
+            {
                 match builtins::run(state, &row, &mut ws, &mut verified, tool, &arguments).await? {
                     Ok(ran) => {
                         if let Some(entry) = state.rules().tool(tool) {
@@ -436,8 +512,9 @@ pub async fn call(
             }
             None => (CallOutcome::Allowed, None, None, CallStatus::Awaiting),
         };
-    // Only a workflow switch changes what this session may call.
-    let tools = if ws.current_workflow == before.current_workflow {
+    // Only a workflow or agent switch changes what this session may call.
+    let switched = ws.current_workflow != before.current_workflow || ws.agent != before.agent;
+    let tools = if !switched {
         available
     } else {
         tools_now(state, row.lesson_tools.as_deref(), &ws)
@@ -484,7 +561,14 @@ pub async fn call(
     };
     state.hub.publish(&row.id, &SessionEvent::ToolCall(record));
     publish_state_change(state, &row, &before, &ws);
-    if ws.current_workflow != before.current_workflow {
+    if ws.agent != before.agent {
+        if let Some(view) = agent_view(state, &ws) {
+            state
+                .hub
+                .publish(&row.id, &SessionEvent::AgentChanged(view));
+        }
+    }
+    if switched {
         state.hub.publish(
             &row.id,
             &SessionEvent::ToolsChanged {
@@ -492,7 +576,7 @@ pub async fn call(
             },
         );
     }
-    if tool == "end_session" && outcome == CallOutcome::Allowed {
+    if (tool == "end_session" || tool == HANG_UP_TOOL) && outcome == CallOutcome::Allowed {
         end_locked(state, &row.id, "ended by agent").await?;
     }
     Ok(CallResponse {

@@ -440,7 +440,7 @@ async fn snapshot_frame(
     id: u64,
 ) -> Result<Bytes, ServerError> {
     let snapshot = sessions::snapshot_of(state, row).await?;
-    let json = serde_json::to_string(&SessionEvent::Snapshot(snapshot)).unwrap_or_default();
+    let json = serde_json::to_string(&SessionEvent::Snapshot(Box::new(snapshot))).unwrap_or_default();
     Ok(Frame::new(id, &json).sse)
 }
 

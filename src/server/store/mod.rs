@@ -14,6 +14,7 @@ pub mod lesson_outcomes;
 pub mod lessons;
 pub mod tool_calls;
 pub mod users;
+pub mod vibes;
 
 use crate::server::ServerError;
 use sqlx::SqlitePool;

@@ -5,6 +5,7 @@
 //! console for trying the rules without an LLM (`console`) and their "End
 //! session" (`end_button`).
 
+pub mod agent_panel;
 pub mod checks;
 pub mod console;
 pub mod end_button;

@@ -10,6 +10,7 @@ use crate::domain::catalogue::{workflow_name, Workflow};
 use crate::domain::user::Role;
 use crate::ui::auth::RequireRole;
 use crate::ui::components::{Loaded, LocalTime, MaybeEmpty, Status, StatusIcon};
+use crate::ui::sessions::agent_panel::AgentPanel;
 use crate::ui::sessions::checks::ChecksPanel;
 use crate::ui::sessions::console::Console;
 use crate::ui::sessions::end_button::EndSessionButton;
@@ -54,6 +55,7 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
     let ended = RwSignal::new(data.snapshot.ended);
     let ended_at = RwSignal::new(data.snapshot.ended_at);
     let turns = RwSignal::new(data.snapshot.turns.clone());
+    let agent = RwSignal::new(data.snapshot.agent.clone());
     let (started_at, planned_minutes) = (data.snapshot.started_at, data.snapshot.planned_minutes);
     let pulsing = RwSignal::new(BTreeSet::<String>::new());
     let link = RwSignal::new(Link::Connecting);
@@ -62,12 +64,14 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
 
     let apply = move |event: SessionEvent| match event {
         SessionEvent::Snapshot(s) => {
+            let s = *s;
             ws.set(s.state);
             tools.set(s.tools);
             calls.set(s.calls);
             ended.set(s.ended);
             ended_at.set(s.ended_at);
             turns.set(s.turns);
+            agent.set(s.agent);
         }
         SessionEvent::WorkflowUpdate(u) => {
             let changed = ws.with_untracked(|old| changed_checks(old, &u.checks));
@@ -77,6 +81,7 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
                     current_step: u.active_step,
                     checks: u.checks,
                     failed_identity_checks: state.failed_identity_checks,
+                    agent: u.agent,
                 }
             });
             if !changed.is_empty() {
@@ -108,6 +113,7 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
             log.tutor = t.tutor;
             log.nudges.extend(t.nudges);
         }),
+        SessionEvent::AgentChanged(view) => agent.set(Some(view)),
         SessionEvent::Ended { .. } => {
             ended.set(true);
             #[cfg(feature = "hydrate")]
@@ -166,6 +172,7 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
                         }}
                     </div>
                 </section>
+                <AgentPanel agent />
                 <Progress started_at planned_minutes ended_at turns />
                 {(!console_tools.is_empty()).then(|| view! { <Console session_id=session_id.clone() tools=console_tools.clone() /> })}
             </div>
