@@ -19,4 +19,5 @@ pub mod limits;
 pub mod session_filter;
 pub mod state_labels;
 pub mod time;
+pub mod todos;
 pub mod user;
