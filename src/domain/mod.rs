@@ -19,5 +19,6 @@ pub mod limits;
 pub mod session_filter;
 pub mod state_labels;
 pub mod time;
+pub mod todos;
 pub mod user;
 pub mod vibe;

@@ -20,3 +20,4 @@ mod passwords;
 mod scopes;
 mod sessions;
 mod throttle;
+mod todos;

@@ -5,9 +5,11 @@
 //! Everything that decides or announces a session's tools lives here, so
 //! listing, enforcement, refusal reasons and events share one computation
 //! (`rules`) and one code path (`sessions`). Persistence is in
-//! `server::store` (`agent_sessions`, `tool_calls`, `bank_accounts`).
+//! `server::store` (`agent_sessions`, `tool_calls`, `bank_accounts`,
+//! `todos`).
 
 pub mod builtins;
 pub mod hub;
 pub mod rules;
 pub mod sessions;
+pub mod todos;
