@@ -33,18 +33,23 @@ pub enum DeclarationFormat {
     OpenAi,
     /// Anthropic: `{"tools": [{"name", "description", "input_schema"}]}`.
     Anthropic,
+    /// Ultravox: `{"selectedTools": [{"toolName"} | {"temporaryTool": …}]}`.
+    Ultravox,
 }
 
 impl DeclarationFormat {
     /// Every format, in menu order.
-    pub const ALL: [DeclarationFormat; 3] = [Self::Gemini, Self::OpenAi, Self::Anthropic];
+    pub const ALL: [DeclarationFormat; 4] =
+        [Self::Gemini, Self::OpenAi, Self::Anthropic, Self::Ultravox];
 
     /// Parses a `format` query value.
     pub fn parse(raw: &str) -> Result<Self, FieldError> {
         Self::ALL
             .into_iter()
             .find(|f| f.as_str() == raw)
-            .ok_or_else(|| FieldError::new("format", "must be gemini, openai or anthropic"))
+            .ok_or_else(|| {
+                FieldError::new("format", "must be gemini, openai, anthropic or ultravox")
+            })
     }
 
     /// The query spelling.
@@ -53,6 +58,7 @@ impl DeclarationFormat {
             Self::Gemini => "gemini",
             Self::OpenAi => "openai",
             Self::Anthropic => "anthropic",
+            Self::Ultravox => "ultravox",
         }
     }
 
@@ -62,6 +68,7 @@ impl DeclarationFormat {
             Self::Gemini => "Gemini",
             Self::OpenAi => "OpenAI",
             Self::Anthropic => "Anthropic",
+            Self::Ultravox => "Ultravox",
         }
     }
 }
@@ -73,9 +80,23 @@ impl fmt::Display for DeclarationFormat {
 }
 
 /// The declarations in `format`'s shape, ready to splice into that
-/// provider's request.
+/// provider's request (for Ultravox, every tool declared as a temporary
+/// tool; see [`export_with`]).
 pub fn export(declarations: &[FunctionDeclaration], format: DeclarationFormat) -> Value {
+    export_with(declarations, format, |_| false)
+}
+
+/// [`export`], with `ultravox_builtin` saying which tools Ultravox has
+/// itself (selected by name in its format).
+pub fn export_with(
+    declarations: &[FunctionDeclaration],
+    format: DeclarationFormat,
+    ultravox_builtin: impl Fn(&str) -> bool,
+) -> Value {
     match format {
+        DeclarationFormat::Ultravox => json!({
+            "selectedTools": crate::domain::vibe::ultravox::selected_tools(declarations, ultravox_builtin)
+        }),
         DeclarationFormat::Gemini => json!({
             "functionDeclarations": declarations.iter().map(|d| json!({
                 "name": d.name,

@@ -23,6 +23,7 @@ pub mod streams;
 pub mod telemetry;
 pub mod throttle;
 pub mod tokens;
+pub mod vibes;
 
 pub use error::ServerError;
 pub use router::serve;

@@ -34,6 +34,8 @@ pub struct AppState {
     pub hashing: Arc<tokio::sync::Semaphore>,
     /// The time lessons run on (tests move it forward).
     pub clock: Arc<crate::server::clock::Clock>,
+    /// Serialises saves of agents and vibes (their rules span objects).
+    pub manifests_lock: Arc<tokio::sync::Mutex<()>>,
     rules: Arc<RwLock<Arc<Rules>>>,
     session_locks: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
@@ -59,6 +61,7 @@ impl AppState {
                 std::thread::available_parallelism().map_or(2, usize::from),
             )),
             clock: Arc::default(),
+            manifests_lock: Arc::default(),
             rules: Arc::new(RwLock::new(Arc::new(Rules::empty()))),
             session_locks: Arc::new(Mutex::new(HashMap::new())),
         }

@@ -21,3 +21,4 @@ mod scopes;
 mod sessions;
 mod throttle;
 mod todos;
+mod vibes;

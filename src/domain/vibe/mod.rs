@@ -9,6 +9,7 @@
 //! session engine computes an agent's tools as core ∪ agent tools — the
 //! same one computation as a workflow's.
 
+pub mod demo;
 pub mod rules;
 pub mod template;
 pub mod ultravox;

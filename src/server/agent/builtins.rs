@@ -19,6 +19,7 @@ use crate::domain::lesson::outcome::{self, is_tutor_tool, Recorded};
 use crate::domain::limits::excerpt;
 use crate::domain::vibe::ultravox::stage_change;
 use crate::domain::vibe::{find_agent, HANG_UP_TOOL, SWITCH_AGENT_TOOL};
+use crate::server::agent::todos;
 use crate::server::db::now;
 use crate::server::store::agent_sessions::SessionRow;
 use crate::server::store::{bank_accounts, lesson_outcomes, lessons};
@@ -64,7 +65,7 @@ pub fn executes(tool: &str, demo: bool, lesson: bool, vibe: bool) -> bool {
     SESSION_TOOLS.contains(&tool)
         || (demo && DEMO_TOOLS.contains(&tool))
         || (lesson && is_tutor_tool(tool))
-        || (vibe && VIBE_TOOLS.contains(&tool))
+        || (vibe && (VIBE_TOOLS.contains(&tool) || todos::is_todo_tool(tool)))
 }
 
 /// A vibe session's own tools: moving to another agent and ending the call.
@@ -137,6 +138,14 @@ pub async fn run(
             result,
             outcome: None,
         }));
+    }
+    if ws.agent.is_some() && todos::is_todo_tool(tool) {
+        return Ok(todos::run(state, &row.id, tool, arguments)
+            .await?
+            .map(|result| Recorded {
+                result,
+                outcome: None,
+            }));
     }
     if row.lesson_tools.is_some() && is_tutor_tool(tool) {
         let Some(lesson_id) = row.lesson_id else {

@@ -122,14 +122,20 @@ async fn start(
 /// workflow under the bindings in force. The one answer that listing,
 /// enforcement, `toolsChanged` and watchers all use.
 pub fn tools_now(state: &AppState, lesson_tools: Option<&str>, ws: &WorkflowState) -> Vec<String> {
+    tools_under(&state.rules(), lesson_tools, ws)
+}
+
+/// [`tools_now`] under `rules` (the rules in force, or the ones just
+/// replaced when telling sessions what changed).
+fn tools_under(rules: &Rules, lesson_tools: Option<&str>, ws: &WorkflowState) -> Vec<String> {
     match (lesson_tools, &ws.agent) {
         (Some(tools), _) => tools
             .split(',')
             .filter(|t| !t.is_empty())
             .map(str::to_owned)
             .collect(),
-        (None, Some(ctx)) => state.rules().agent_tools(ctx),
-        (None, None) => state.rules().available(&ws.current_workflow),
+        (None, Some(ctx)) => rules.agent_tools(ctx),
+        (None, None) => rules.available(&ws.current_workflow),
     }
 }
 
@@ -374,7 +380,7 @@ pub async fn announce_tools(state: &AppState, before: &Rules) -> Result<(), Serv
     for row in rows::open(&state.db).await? {
         let ws = row.workflow_state()?;
         let now_tools = tools_now(state, row.lesson_tools.as_deref(), &ws);
-        if now_tools != before.available(&ws.current_workflow) {
+        if now_tools != tools_under(before, row.lesson_tools.as_deref(), &ws) {
             state
                 .hub
                 .publish(&row.id, &SessionEvent::ToolsChanged { tools: now_tools });

@@ -25,7 +25,7 @@ pub fn router() -> Router<AppState> {
     )
 }
 
-fn etag(version: i64) -> HeaderValue {
+pub(crate) fn etag(version: i64) -> HeaderValue {
     HeaderValue::from_str(&format!("\"{version}\"")).unwrap_or(HeaderValue::from_static("\"0\""))
 }
 
@@ -44,7 +44,7 @@ async fn read(key: ApiKey, State(state): State<AppState>) -> Result<Response, Se
 /// The version an `If-Match` header names (`"3"`, `W/"3"`). `*` ("any
 /// version") is refused like a stale tag: a policy is only replaced by
 /// someone who read the version they replace.
-fn if_match(headers: &HeaderMap) -> Result<i64, ApiError> {
+pub(crate) fn if_match(headers: &HeaderMap) -> Result<i64, ApiError> {
     let raw = headers
         .get(header::IF_MATCH)
         .and_then(|v| v.to_str().ok())

@@ -7,6 +7,7 @@ pub mod bindings;
 mod fuzz;
 pub mod lessons;
 pub mod sessions;
+pub mod vibes;
 
 use crate::domain::api_key::Scope;
 use crate::domain::limits::{bytes_in_words, excerpt, API_BODY_MAX_BYTES};
@@ -27,6 +28,7 @@ pub fn router() -> Router<AppState> {
         .merge(lessons::router())
         .merge(bindings::router())
         .merge(sessions::router())
+        .merge(vibes::router())
         .route("/api/{*path}", any(unknown_path))
         .layer(DefaultBodyLimit::max(API_BODY_MAX_BYTES))
 }

@@ -7,7 +7,7 @@
 
 use crate::domain::agent_session::{SessionEvent, StatePatch};
 use crate::domain::api_key::Scope;
-use crate::domain::declaration::{export, DeclarationFormat};
+use crate::domain::declaration::{export, export_with, DeclarationFormat};
 use crate::domain::lesson::nudge::{Speaker, TURN_TEXT_MAX_BYTES};
 use crate::domain::limits::{bytes_in_words, API_BODY_MAX_BYTES, CALLS_PAGE_MAX};
 use crate::error::ApiError;
@@ -104,6 +104,12 @@ struct OpenRequest {
     /// Who a tutor session is for (a name or an id).
     #[serde(default)]
     student: Option<String>,
+    /// …or the vibe to run in, for a session with agents.
+    #[serde(default)]
+    vibe_id: Option<String>,
+    /// The vibe's agent to start with (default: its default agent).
+    #[serde(default)]
+    agent_id: Option<String>,
     /// Whether Switchboard runs the demo's built-in tools (default yes);
     /// `false` for a backend that executes its own and reports results.
     #[serde(default = "yes")]
@@ -121,6 +127,28 @@ async fn open(
 ) -> Result<Response, ServerError> {
     key.require(Scope::Sessions)?;
     let body = json_body(body, API_BODY_MAX_BYTES)?;
+    if body.agent_id.is_some() && body.vibe_id.is_none() {
+        return Err(ApiError::invalid("agentId", "is only for vibe sessions").into());
+    }
+    if body.vibe_id.is_some() && (body.workflow_id.is_some() || body.lesson_id.is_some()) {
+        return Err(ApiError::invalid(
+            "vibeId",
+            "give exactly one of workflowId, lessonId and vibeId",
+        )
+        .into());
+    }
+    if let Some(vibe) = &body.vibe_id {
+        if body.student.is_some() {
+            return Err(ApiError::invalid("student", "is only for lesson sessions").into());
+        }
+        let (id, token) =
+            sessions::open_vibe(&state, vibe, body.agent_id.as_deref(), Some(key.id())).await?;
+        return Ok((
+            StatusCode::CREATED,
+            Json(json!({"sessionId": id, "sessionToken": token})),
+        )
+            .into_response());
+    }
     let (id, token) = match (&body.workflow_id, body.lesson_id) {
         (Some(workflow), None) => {
             if body.student.is_some() {
@@ -159,7 +187,7 @@ async fn open(
         _ => {
             return Err(ApiError::invalid(
                 "workflowId",
-                "give exactly one of workflowId and lessonId",
+                "give exactly one of workflowId, lessonId and vibeId",
             )
             .into())
         }
@@ -217,13 +245,26 @@ async fn tools(
         .into_response());
     }
     let rules = state.rules();
-    Ok(Json(json!({
+    let declarations = rules.declarations(&available);
+    let mut body = json!({
         "workflow": ws.current_workflow,
         "available": available,
-        "tools": export(&rules.declarations(&available), format),
+        "tools": export_with(&declarations, format, |t| rules.is_ultravox_builtin(t)),
         "state": ws,
-    }))
-    .into_response())
+    });
+    if let Some(ctx) = &ws.agent {
+        // A vibe session: the agent's stage (prompt, voice) too, and for
+        // Ultravox its `selectedTools` at the top, as a call takes them.
+        if let Some(stage) = rules.stage(ctx) {
+            body["agent"] = json!(ctx);
+            body["systemPrompt"] = json!(stage.system_prompt);
+            body["voice"] = json!(stage.voice);
+            if format == DeclarationFormat::Ultravox {
+                body["selectedTools"] = json!(stage.selected_tools);
+            }
+        }
+    }
+    Ok(Json(body).into_response())
 }
 
 #[derive(Debug, Deserialize)]
@@ -440,7 +481,8 @@ async fn snapshot_frame(
     id: u64,
 ) -> Result<Bytes, ServerError> {
     let snapshot = sessions::snapshot_of(state, row).await?;
-    let json = serde_json::to_string(&SessionEvent::Snapshot(Box::new(snapshot))).unwrap_or_default();
+    let json =
+        serde_json::to_string(&SessionEvent::Snapshot(Box::new(snapshot))).unwrap_or_default();
     Ok(Frame::new(id, &json).sse)
 }
 

@@ -1,0 +1,215 @@
+//! The agents-and-vibes API for scripts and backends: read and change one
+//! object with ETag / If-Match (as for the bindings), list the vibes, and
+//! the body an Ultravox backend creates a call with.
+
+use crate::domain::api_key::Scope;
+use crate::domain::limits::excerpt;
+use crate::domain::vibe::{Agent, AgentId, Vibe, VibeId};
+use crate::error::ApiError;
+use crate::server::rest::bindings::{etag, if_match};
+use crate::server::rest::{json_body, ApiKey};
+use crate::server::store::vibes::Versioned;
+use crate::server::vibes::{self, Change};
+use crate::server::{AppState, ServerError};
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::json;
+
+/// Largest agent or vibe body: a 20,000-character template with room to
+/// spare.
+pub const MANIFEST_BODY_MAX_BYTES: usize = 128 * 1024;
+
+/// Agent and vibe routes.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/vibes", get(list))
+        .route(
+            "/api/vibes/{id}",
+            get(read_vibe)
+                .put(put_vibe)
+                .layer(DefaultBodyLimit::max(MANIFEST_BODY_MAX_BYTES)),
+        )
+        .route("/api/vibes/{id}/call-config", get(call_config))
+        .route(
+            "/api/agents/{id}",
+            get(read_agent)
+                .put(put_agent)
+                .layer(DefaultBodyLimit::max(MANIFEST_BODY_MAX_BYTES)),
+        )
+}
+
+async fn list(key: ApiKey, State(state): State<AppState>) -> Result<Response, ServerError> {
+    key.require(Scope::VibesRead)?;
+    let (_, vibes) = vibes::all(&state).await?;
+    Ok(Json(json!({
+        "vibes": vibes.into_iter().map(|v| json!({"vibe": v.value, "version": v.version})).collect::<Vec<_>>()
+    }))
+    .into_response())
+}
+
+fn found<T: serde::Serialize>(
+    what: &str,
+    id: &str,
+    item: Option<Versioned<T>>,
+) -> Result<Response, ServerError> {
+    let item = item.ok_or_else(|| ApiError::NotFound(format!("{what} \"{}\"", excerpt(id))))?;
+    Ok(([(header::ETAG, etag(item.version))], Json(item.value)).into_response())
+}
+
+async fn read_vibe(
+    key: ApiKey,
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ServerError> {
+    key.require(Scope::VibesRead)?;
+    let (_, all) = vibes::all(&state).await?;
+    found(
+        "Vibe",
+        &id,
+        all.into_iter().find(|v| v.value.id.as_str() == id),
+    )
+}
+
+async fn read_agent(
+    key: ApiKey,
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ServerError> {
+    key.require(Scope::VibesRead)?;
+    let (all, _) = vibes::all(&state).await?;
+    found(
+        "Agent",
+        &id,
+        all.into_iter().find(|a| a.value.id.as_str() == id),
+    )
+}
+
+/// The version a PUT starts from: `If-Match` for a change, `If-None-Match:
+/// *` to create; neither is 428 (no blind overwrites).
+fn expected(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
+    let creating = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim() == "*");
+    if creating && headers.get(header::IF_MATCH).is_none() {
+        return Ok(None);
+    }
+    if_match(headers).map(Some)
+}
+
+fn same_id(path: &str, body: &str) -> Result<(), ApiError> {
+    if path == body {
+        Ok(())
+    } else {
+        Err(ApiError::invalid(
+            "id",
+            format!(
+                "\"{}\" does not match the address (\"{}\")",
+                excerpt(body),
+                excerpt(path)
+            ),
+        ))
+    }
+}
+
+fn saved(version: i64, created: bool) -> Response {
+    (
+        if created {
+            StatusCode::CREATED
+        } else {
+            StatusCode::OK
+        },
+        [(header::ETAG, etag(version))],
+        Json(json!({"version": version})),
+    )
+        .into_response()
+}
+
+fn body_limit<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, ServerError> {
+    json_body(body, MANIFEST_BODY_MAX_BYTES)
+}
+
+async fn put_vibe(
+    key: ApiKey,
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Result<Json<Vibe>, JsonRejection>,
+) -> Result<Response, ServerError> {
+    key.require(Scope::VibesWrite)?;
+    VibeId::parse(&id).map_err(ApiError::from)?;
+    let expected = expected(&headers)?;
+    let vibe = body_limit(body)?;
+    same_id(&id, vibe.id.as_str())?;
+    let version = vibes::save(
+        &state,
+        Change::Vibe(vibe, expected),
+        &format!("API key “{}”", key.name()),
+    )
+    .await?;
+    Ok(saved(version, expected.is_none()))
+}
+
+async fn put_agent(
+    key: ApiKey,
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Result<Json<Agent>, JsonRejection>,
+) -> Result<Response, ServerError> {
+    key.require(Scope::VibesWrite)?;
+    AgentId::parse(&id).map_err(ApiError::from)?;
+    let expected = expected(&headers)?;
+    let agent = body_limit(body)?;
+    same_id(&id, agent.id.as_str())?;
+    let version = vibes::save(
+        &state,
+        Change::Agent(agent, expected),
+        &format!("API key “{}”", key.name()),
+    )
+    .await?;
+    Ok(saved(version, expected.is_none()))
+}
+
+/// `?format=`.
+#[derive(Debug, Deserialize)]
+struct FormatQuery {
+    format: Option<String>,
+}
+
+/// `GET /api/vibes/{id}/call-config?format=ultravox`: the body to create an
+/// Ultravox call starting with the vibe's default agent.
+async fn call_config(
+    key: ApiKey,
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(query): Query<FormatQuery>,
+) -> Result<Response, ServerError> {
+    key.require(Scope::Sessions)?;
+    if query.format.as_deref().unwrap_or("ultravox") != "ultravox" {
+        return Err(ApiError::invalid("format", "must be ultravox").into());
+    }
+    let rules = state.rules();
+    let vibe = rules
+        .vibe(&id)
+        .ok_or_else(|| ApiError::NotFound(format!("Vibe \"{}\"", excerpt(&id))))?;
+    let ctx = crate::domain::agent_session::AgentContext {
+        vibe: vibe.id.to_string(),
+        agent: vibe.default_agent.to_string(),
+    };
+    let stage = rules
+        .stage(&ctx)
+        .ok_or_else(|| ApiError::NotFound(format!("Agent \"{}\"", vibe.default_agent)))?;
+    Ok(Json(json!({
+        "systemPrompt": stage.system_prompt,
+        "voice": stage.voice,
+        "selectedTools": stage.selected_tools,
+        "metadata": {"vibeId": vibe.id, "agentId": vibe.default_agent},
+    }))
+    .into_response())
+}
