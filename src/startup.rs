@@ -129,7 +129,9 @@ impl Application {
 async fn seed_new_database(state: &AppState) -> Result<Option<SeededAccounts>, ServerError> {
     bindings::seed_catalogue(&state.db).await?;
     bindings::seed_bindings(&state.db, state.config.bindings_file.as_deref()).await?;
-    crate::server::vibes::seed_demo(state).await?;
+    if !crate::server::manifests::seed_from_dir(state).await? {
+        crate::server::vibes::seed_demo(state).await?;
+    }
     let accounts = seed::seed_demo_accounts(state).await?;
     if accounts.is_some() && state.config.demo_lessons {
         seed::seed_demo_lessons(state).await?;

@@ -34,6 +34,10 @@ pub struct Config {
     /// A `tool-bindings.json` that gives a new database its first bindings
     /// (`SWITCHBOARD_BINDINGS_FILE`); the demo default when unset.
     pub bindings_file: Option<String>,
+    /// A directory in the manifest layout (`VIBES/`, `AGENTS/`, `TOOLS/`)
+    /// that gives a database without vibes its agents and vibes
+    /// (`SWITCHBOARD_MANIFESTS_DIR`); the demo vibe when unset.
+    pub manifests_dir: Option<String>,
     /// Origins allowed to embed the app's pages in a frame (`EMBED_ORIGINS`,
     /// space- or comma-separated `https://host[:port]`); none by default,
     /// so only the app itself may frame them.
@@ -169,6 +173,7 @@ impl Config {
             teacher_password: get("SWITCHBOARD_TEACHER_PASSWORD").filter(|p| !p.is_empty()),
             admin_password: get("SWITCHBOARD_ADMIN_PASSWORD").filter(|p| !p.is_empty()),
             bindings_file: get("SWITCHBOARD_BINDINGS_FILE").filter(|f| !f.is_empty()),
+            manifests_dir: get("SWITCHBOARD_MANIFESTS_DIR").filter(|f| !f.is_empty()),
             demo_lessons,
             embed_origins,
             max_streams_per_session,
@@ -237,6 +242,7 @@ mod tests {
         .unwrap();
         assert!(!c.demo_lessons);
         assert_eq!(c.bindings_file.as_deref(), Some("/etc/tool-bindings.json"));
+        assert_eq!(c.manifests_dir, None);
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod ctx;
 pub mod db;
 pub mod error;
 pub mod lesson_runs;
+pub mod manifests;
 pub mod memory;
 pub mod rest;
 pub mod router;

@@ -369,3 +369,180 @@ async fn agents_and_vibes_change_over_the_api_with_versions_and_rules() {
         .unwrap()
         .contains("You are Hominio"));
 }
+
+async fn export(app: &TestApp, key: &str, format: &str) -> Vec<u8> {
+    let res = app
+        .client
+        .get(app.url(&format!("/api/manifests?format={format}")))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    res.bytes().await.unwrap().to_vec()
+}
+
+async fn import(app: &TestApp, key: &str, body: Vec<u8>) -> (u16, Value) {
+    let res = app
+        .client
+        .post(app.url("/api/manifests"))
+        .bearer_auth(key)
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    (
+        res.status().as_u16(),
+        res.json().await.unwrap_or(Value::Null),
+    )
+}
+
+#[tokio::test]
+async fn manifests_export_and_import_as_zip_and_tar_and_a_broken_set_changes_nothing() {
+    use switchboard::domain::vibe::manifest::{from_files, to_files};
+    use switchboard::server::manifests::{archive, unpack, ArchiveFormat};
+    let app = spawn_app().await;
+    let key = app.api_key().await;
+    let zip = export(&app, &key, "zip").await;
+    let tar = export(&app, &key, "tar").await;
+    let from_zip = from_files(&unpack(&zip).unwrap()).unwrap();
+    assert_eq!(from_files(&unpack(&tar).unwrap()).unwrap(), from_zip);
+    assert_eq!(from_zip.vibes.len(), 1);
+    assert_eq!(from_zip.agents.len(), 3);
+    assert!(from_zip.tools.iter().any(|t| t.id.as_str() == "createTodo"));
+    assert!(unpack(&zip)
+        .unwrap()
+        .iter()
+        .any(|(p, _)| p == "AGENTS/Oliver/config.json"));
+
+    // Rename Rajesh's persona and import the tar back: in force at once.
+    let mut set = from_zip.clone();
+    set.agents[2].personality = "Calm and thorough.".into();
+    let (status, body) = import(&app, &key, archive(&set, ArchiveFormat::Tar).unwrap()).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body,
+        json!({"tools": from_zip.tools.len(), "agents": 3, "vibes": 1})
+    );
+    let rajesh: Value = app
+        .client
+        .get(app.url("/api/agents/Rajesh"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(rajesh["personality"], "Calm and thorough.");
+
+    // A broken set: 422 naming file and field; nothing written.
+    let mut broken = set.clone();
+    broken.vibes[0].default_agent = switchboard::domain::vibe::AgentId::parse("Ghost").unwrap();
+    let (status, body) = import(&app, &key, archive(&broken, ArchiveFormat::Zip).unwrap()).await;
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(
+        body["Invalid"]["field"],
+        "VIBES/todos/manifest.json: defaultAgent"
+    );
+    let mut files = to_files(&set);
+    files
+        .iter_mut()
+        .find(|(p, _)| p == "AGENTS/Oliver/config.json")
+        .unwrap()
+        .1 = b"{\"id\": \"Oliver\", \"name\": 7}".to_vec();
+    let mut tar_builder = tar::Builder::new(Vec::new());
+    for (path, bytes) in &files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        tar_builder
+            .append_data(&mut header, path, bytes.as_slice())
+            .unwrap();
+    }
+    let (status, body) = import(&app, &key, tar_builder.into_inner().unwrap()).await;
+    assert_eq!(status, 422);
+    assert_eq!(body["Invalid"]["field"], "AGENTS/Oliver/config.json");
+    let (status, body) = import(&app, &key, b"not an archive".to_vec()).await;
+    assert_eq!(
+        (status, &body["Invalid"]["field"]),
+        (422, &json!("archive"))
+    );
+    let after: Value = app
+        .client
+        .get(app.url("/api/agents/Rajesh"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(after, rajesh, "nothing changed");
+
+    let read_only = app.api_key_with(&[Scope::VibesRead]).await;
+    let (status, _) = import(&app, &read_only, zip.clone()).await;
+    assert_eq!(status, 403);
+    let (status, _) = import(&app, &key, vec![0u8; 4 * 1024 * 1024 + 1]).await;
+    assert_eq!(status, 413);
+}
+
+#[tokio::test]
+async fn a_manifests_directory_seeds_a_new_database_and_a_broken_one_stops_start_up() {
+    use switchboard::domain::vibe::{
+        demo,
+        manifest::{to_files, Manifests},
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut set = Manifests {
+        tools: demo::core_tools()
+            .into_iter()
+            .chain(switchboard::domain::todos::todo_tools())
+            .collect(),
+        agents: demo::agents(),
+        vibes: demo::vibes(),
+    };
+    set.agents[0].name = "Hominia".into();
+    for (path, bytes) in to_files(&set) {
+        let file = dir.path().join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, bytes).unwrap();
+    }
+    let app = crate::helpers::spawn_app_with(&[(
+        "SWITCHBOARD_MANIFESTS_DIR",
+        dir.path().to_str().unwrap(),
+    )])
+    .await;
+    let key = app.api_key().await;
+    let hominio: Value = app
+        .client
+        .get(app.url("/api/agents/Hominio"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(hominio["name"], "Hominia");
+
+    std::fs::write(
+        dir.path().join("VIBES/todos/manifest.json"),
+        b"{\"id\": \"todos\"}",
+    )
+    .unwrap();
+    let db = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}/broken.db", db.path().display());
+    let config = switchboard::server::config::Config::from_lookup(|k| match k {
+        "DATABASE_URL" => Some(url.clone()),
+        "PORT" => Some("0".into()),
+        "SWITCHBOARD_MANIFESTS_DIR" => Some(dir.path().to_str().unwrap().into()),
+        _ => None,
+    });
+    let error = match switchboard::startup::Application::build(config.unwrap()).await {
+        Ok(_) => panic!("a broken manifests directory must stop start-up"),
+        Err(e) => e.to_string(),
+    };
+    assert!(error.contains("VIBES/todos/manifest.json"), "{error}");
+}

@@ -10,6 +10,7 @@
 //! same one computation as a workflow's.
 
 pub mod demo;
+pub mod manifest;
 pub mod rules;
 pub mod template;
 pub mod ultravox;

@@ -3,9 +3,10 @@
 //! the body an Ultravox backend creates a call with.
 
 use crate::domain::api_key::Scope;
-use crate::domain::limits::excerpt;
+use crate::domain::limits::{bytes_in_words, excerpt};
 use crate::domain::vibe::{Agent, AgentId, Vibe, VibeId};
 use crate::error::ApiError;
+use crate::server::manifests::{self, ArchiveFormat, MANIFEST_ARCHIVE_MAX_BYTES};
 use crate::server::rest::bindings::{etag, if_match};
 use crate::server::rest::{json_body, ApiKey};
 use crate::server::store::vibes::Versioned;
@@ -35,6 +36,14 @@ pub fn router() -> Router<AppState> {
                 .layer(DefaultBodyLimit::max(MANIFEST_BODY_MAX_BYTES)),
         )
         .route("/api/vibes/{id}/call-config", get(call_config))
+        .route(
+            "/api/manifests",
+            get(export_api)
+                .post(import_api)
+                .layer(DefaultBodyLimit::max(MANIFEST_ARCHIVE_MAX_BYTES)),
+        )
+        .route("/agents/manifests.zip", get(export_page_zip))
+        .route("/agents/manifests.tar", get(export_page_tar))
         .route(
             "/api/agents/{id}",
             get(read_agent)
@@ -180,6 +189,90 @@ async fn put_agent(
 #[derive(Debug, Deserialize)]
 struct FormatQuery {
     format: Option<String>,
+}
+
+async fn download(state: &AppState, format: ArchiveFormat) -> Result<Response, ServerError> {
+    let set = manifests::current(state).await?;
+    let bytes = manifests::archive(&set, format)?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, format.content_type().to_owned()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!(
+                    "attachment; filename=\"switchboard-manifests.{}\"",
+                    format.extension()
+                ),
+            ),
+        ],
+        bytes,
+    )
+        .into_response())
+}
+
+/// `GET /api/manifests?format=zip|tar`: every agent and vibe, with the
+/// tools they use, in the manifest layout.
+async fn export_api(
+    key: ApiKey,
+    State(state): State<AppState>,
+    Query(query): Query<FormatQuery>,
+) -> Result<Response, ServerError> {
+    key.require(Scope::VibesRead)?;
+    download(
+        &state,
+        ArchiveFormat::parse(query.format.as_deref().unwrap_or("zip"))?,
+    )
+    .await
+}
+
+/// `GET /agents/manifests.zip` (or `.tar`): the same, for a signed-in admin.
+async fn export_page(
+    state: &AppState,
+    user: Option<axum::Extension<crate::server::auth::AuthUser>>,
+    format: ArchiveFormat,
+) -> Result<Response, ServerError> {
+    let user = user.ok_or(ApiError::Unauthenticated)?;
+    user.0.require(crate::domain::user::Role::Admin)?;
+    download(state, format).await
+}
+
+async fn export_page_zip(
+    State(state): State<AppState>,
+    user: Option<axum::Extension<crate::server::auth::AuthUser>>,
+) -> Result<Response, ServerError> {
+    export_page(&state, user, ArchiveFormat::Zip).await
+}
+
+async fn export_page_tar(
+    State(state): State<AppState>,
+    user: Option<axum::Extension<crate::server::auth::AuthUser>>,
+) -> Result<Response, ServerError> {
+    export_page(&state, user, ArchiveFormat::Tar).await
+}
+
+/// `POST /api/manifests` with a `.zip` or `.tar` body: replaces every agent
+/// and vibe (adding or updating the tools it carries) if the whole set is
+/// valid; otherwise 422 naming the file and field, and nothing changes.
+async fn import_api(
+    key: ApiKey,
+    State(state): State<AppState>,
+    body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
+) -> Result<Response, ServerError> {
+    key.require(Scope::VibesWrite)?;
+    let body = body.map_err(|e| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::TooLarge {
+                field: "body".into(),
+                limit: bytes_in_words(MANIFEST_ARCHIVE_MAX_BYTES),
+            }
+        } else {
+            ApiError::BadRequest(excerpt(&e.body_text()))
+        }
+    })?;
+    let files = manifests::unpack(&body)?;
+    let (tools, agents, vibes) =
+        manifests::import(&state, &files, &format!("API key “{}”", key.name())).await?;
+    Ok(Json(json!({"tools": tools, "agents": agents, "vibes": vibes})).into_response())
 }
 
 /// `GET /api/vibes/{id}/call-config?format=ultravox`: the body to create an

@@ -1,0 +1,307 @@
+//! Agents, vibes and their tools as files: export as a `.zip` or `.tar` in
+//! the manifest layout, import an archive or a directory
+//! (`SWITCHBOARD_MANIFESTS_DIR` at start-up). An import is checked whole —
+//! each file, each tool, then the set's rules — before anything is
+//! written, and a problem names the file and the field.
+
+use crate::domain::error::FieldError;
+use crate::domain::vibe::manifest::{
+    from_files, locate, to_files, Manifests, MAX_FILES, MAX_FILE_BYTES,
+};
+use crate::domain::vibe::rules::problems;
+use crate::error::ApiError;
+use crate::server::bindings::check_tool;
+use crate::server::store::bindings as catalogue;
+use crate::server::vibes;
+use crate::server::{AppState, ServerError};
+use std::collections::HashSet;
+use std::io::{Cursor, Read, Write};
+use std::path::Path;
+
+/// Largest archive an import may send.
+pub const MANIFEST_ARCHIVE_MAX_BYTES: usize = 4 * 1024 * 1024;
+
+/// An archive's format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArchiveFormat {
+    /// `.zip`.
+    Zip,
+    /// `.tar` (uncompressed).
+    Tar,
+}
+
+impl ArchiveFormat {
+    /// Parses `zip` or `tar`.
+    pub fn parse(raw: &str) -> Result<Self, ApiError> {
+        match raw {
+            "zip" => Ok(Self::Zip),
+            "tar" => Ok(Self::Tar),
+            _ => Err(ApiError::invalid("format", "must be zip or tar")),
+        }
+    }
+
+    /// Its media type.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Self::Zip => "application/zip",
+            Self::Tar => "application/x-tar",
+        }
+    }
+
+    /// Its file extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Self::Zip => "zip",
+            Self::Tar => "tar",
+        }
+    }
+}
+
+/// The agents and vibes in force, with the catalogue tools they use.
+pub async fn current(state: &AppState) -> Result<Manifests, ServerError> {
+    let (agents, vibes) = vibes::all(state).await?;
+    let agents: Vec<_> = agents.into_iter().map(|a| a.value).collect();
+    let vibes: Vec<_> = vibes.into_iter().map(|v| v.value).collect();
+    let used: HashSet<&str> = agents
+        .iter()
+        .flat_map(|a| a.tools.iter())
+        .chain(
+            vibes
+                .iter()
+                .flat_map(|v| v.core_tools.iter().chain(&v.app_tools)),
+        )
+        .map(|t| t.as_str())
+        .collect();
+    let tools = catalogue::tools(&state.db)
+        .await?
+        .into_iter()
+        .filter(|t| used.contains(t.id.as_str()))
+        .collect();
+    Ok(Manifests {
+        tools,
+        agents,
+        vibes,
+    })
+}
+
+fn archive_error(e: impl std::fmt::Display) -> ServerError {
+    ServerError::Config(format!("writing the archive: {e}"))
+}
+
+/// `set` as an archive in `format`.
+pub fn archive(set: &Manifests, format: ArchiveFormat) -> Result<Vec<u8>, ServerError> {
+    let files = to_files(set);
+    match format {
+        ArchiveFormat::Zip => {
+            let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+            let options = zip::write::SimpleFileOptions::default()
+                .compression_method(zip::CompressionMethod::Deflated);
+            for (path, bytes) in &files {
+                zip.start_file(path.as_str(), options)
+                    .map_err(archive_error)?;
+                zip.write_all(bytes).map_err(archive_error)?;
+            }
+            Ok(zip.finish().map_err(archive_error)?.into_inner())
+        }
+        ArchiveFormat::Tar => {
+            let mut tar = tar::Builder::new(Vec::new());
+            for (path, bytes) in &files {
+                let mut header = tar::Header::new_gnu();
+                header.set_size(bytes.len() as u64);
+                header.set_mode(0o644);
+                header.set_cksum();
+                tar.append_data(&mut header, path, bytes.as_slice())
+                    .map_err(archive_error)?;
+            }
+            tar.into_inner().map_err(archive_error)
+        }
+    }
+}
+
+fn bad(file: &str, rule: impl Into<String>) -> ApiError {
+    ApiError::Invalid(FieldError::new(file, rule))
+}
+
+/// The files of a `.zip` or `.tar` (told apart by their first bytes), each
+/// read at most [`MAX_FILE_BYTES`] (a file claiming less and inflating to
+/// more is refused, so a zip bomb stops at the limit).
+pub fn unpack(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, ApiError> {
+    let read = |name: &str, reader: &mut dyn Read| -> Result<Vec<u8>, ApiError> {
+        let mut out = Vec::new();
+        reader
+            .take(MAX_FILE_BYTES as u64 + 1)
+            .read_to_end(&mut out)
+            .map_err(|e| bad(name, format!("cannot be read: {e}")))?;
+        if out.len() > MAX_FILE_BYTES {
+            return Err(bad(
+                name,
+                format!("is larger than {} KiB", MAX_FILE_BYTES / 1024),
+            ));
+        }
+        Ok(out)
+    };
+    let mut files = Vec::new();
+    if bytes.starts_with(b"PK\x03\x04") {
+        let mut zip = zip::ZipArchive::new(Cursor::new(bytes))
+            .map_err(|e| bad("archive", format!("is not a readable zip: {e}")))?;
+        if zip.len() > MAX_FILES {
+            return Err(bad("archive", format!("holds more than {MAX_FILES} files")));
+        }
+        for i in 0..zip.len() {
+            let mut entry = zip
+                .by_index(i)
+                .map_err(|e| bad("archive", format!("entry {i} cannot be read: {e}")))?;
+            if entry.is_dir() {
+                continue;
+            }
+            let name = entry.name().to_owned();
+            let data = read(&name, &mut entry)?;
+            files.push((name, data));
+        }
+    } else if bytes.len() > 262 && &bytes[257..262] == b"ustar" {
+        let mut tar = tar::Archive::new(Cursor::new(bytes));
+        let entries = tar
+            .entries()
+            .map_err(|e| bad("archive", format!("is not a readable tar: {e}")))?;
+        for entry in entries {
+            let mut entry =
+                entry.map_err(|e| bad("archive", format!("has a broken entry: {e}")))?;
+            if !entry.header().entry_type().is_file() {
+                continue;
+            }
+            if files.len() >= MAX_FILES {
+                return Err(bad("archive", format!("holds more than {MAX_FILES} files")));
+            }
+            let name = entry
+                .path()
+                .map_err(|e| bad("archive", format!("has a bad path: {e}")))?
+                .to_string_lossy()
+                .into_owned();
+            let data = read(&name, &mut entry)?;
+            files.push((name, data));
+        }
+    } else {
+        return Err(bad("archive", "must be a .zip or a .tar"));
+    }
+    Ok(files)
+}
+
+/// The files under `dir` in the layout (only `TOOLS`, `AGENTS`, `VIBES`
+/// are read), as paths relative to `dir`.
+pub fn read_dir(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, ServerError> {
+    fn walk(root: &Path, at: &Path, out: &mut Vec<(String, Vec<u8>)>) -> Result<(), ServerError> {
+        let entries = std::fs::read_dir(at)
+            .map_err(|e| ServerError::Config(format!("{}: {e}", at.display())))?;
+        for entry in entries {
+            let path = entry
+                .map_err(|e| ServerError::Config(format!("{}: {e}", at.display())))?
+                .path();
+            if path.is_dir() {
+                walk(root, &path, out)?;
+            } else if out.len() < MAX_FILES + 1 {
+                let rel = path
+                    .strip_prefix(root)
+                    .unwrap_or(&path)
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                let bytes = std::fs::read(&path)
+                    .map_err(|e| ServerError::Config(format!("{}: {e}", path.display())))?;
+                out.push((rel, bytes));
+            }
+        }
+        Ok(())
+    }
+    let mut files = Vec::new();
+    for top in ["TOOLS", "AGENTS", "VIBES"] {
+        let sub = dir.join(top);
+        if sub.is_dir() {
+            walk(dir, &sub, &mut files)?;
+        }
+    }
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(files)
+}
+
+/// Imports `files`: parses the layout, checks each tool (new or changed)
+/// as the catalogue editor would, checks the set's rules against the
+/// catalogue with those tools, and only then writes the tools and replaces
+/// every agent and vibe. Returns how many of each were imported.
+pub async fn import(
+    state: &AppState,
+    files: &[(String, Vec<u8>)],
+    by: &str,
+) -> Result<(usize, usize, usize), ServerError> {
+    let set = from_files(files).map_err(|mut p| ApiError::Invalid(p.remove(0)))?;
+    let existing = catalogue::tools(&state.db).await?;
+    let mut changed = Vec::new();
+    for tool in &set.tools {
+        match existing.iter().find(|t| t.id == tool.id) {
+            Some(same) if same == tool => {}
+            found => {
+                check_tool(&state.db, tool).await.map_err(|e| match e {
+                    ServerError::Api(ApiError::Invalid(p)) => ApiError::Invalid(FieldError::new(
+                        format!(
+                            "TOOLS/{}/{}/config.json: {}",
+                            tool.category, tool.id, p.field
+                        ),
+                        p.rule,
+                    ))
+                    .into(),
+                    other => other,
+                })?;
+                changed.push((tool, found.is_none()));
+            }
+        }
+    }
+    let ids: HashSet<String> = existing
+        .iter()
+        .map(|t| t.id.to_string())
+        .chain(set.tools.iter().map(|t| t.id.to_string()))
+        .collect();
+    if let Some(problem) = problems(&set.agents, &set.vibes, &ids).into_iter().next() {
+        return Err(ApiError::Invalid(locate(&problem)).into());
+    }
+    for (tool, create) in &changed {
+        catalogue::put_tool(&state.db, tool, *create).await?;
+    }
+    vibes::replace_all(state, &set.agents, &set.vibes, by).await?;
+    Ok((set.tools.len(), set.agents.len(), set.vibes.len()))
+}
+
+/// Gives a database without vibes the set in `SWITCHBOARD_MANIFESTS_DIR`
+/// (if set); a broken set stops start-up naming the file and field.
+pub async fn seed_from_dir(state: &AppState) -> Result<bool, ServerError> {
+    let Some(dir) = state.config.manifests_dir.clone() else {
+        return Ok(false);
+    };
+    if crate::server::store::vibes::vibe_count(&state.db).await? > 0 {
+        tracing::info!(
+            dir,
+            "SWITCHBOARD_MANIFESTS_DIR is set, but the database already has vibes: they are kept"
+        );
+        return Ok(false);
+    }
+    let files = read_dir(Path::new(&dir))?;
+    if files.is_empty() {
+        return Err(ServerError::Config(format!(
+            "SWITCHBOARD_MANIFESTS_DIR {dir} has no VIBES/, AGENTS/ or TOOLS/ files"
+        )));
+    }
+    let (tools, agents, vibes) = import(state, &files, "SWITCHBOARD_MANIFESTS_DIR")
+        .await
+        .map_err(|e| match e {
+            ServerError::Api(ApiError::Invalid(p)) => ServerError::Config(format!(
+                "SWITCHBOARD_MANIFESTS_DIR {dir}: {}: {}",
+                p.field, p.rule
+            )),
+            other => other,
+        })?;
+    tracing::info!(
+        dir,
+        tools,
+        agents,
+        vibes,
+        "agents and vibes loaded from SWITCHBOARD_MANIFESTS_DIR"
+    );
+    Ok(true)
+}
