@@ -28,7 +28,7 @@ E2E := end2end
 PORT ?= 3000
 
 .PHONY: help run test toolchain e2e-deps client-debug client-release server-debug server-release \
-        site-debug site-release lint unit e2e fmt bench bench-sessions bench-matrix soak demo clean-data
+        site-debug site-release lint unit e2e fmt bench bench-sessions bench-matrix soak demo demo-vibe bench-vibes clean-data
 
 help:
 	@echo "make run   - build (release) and serve Switchboard at http://127.0.0.1:$(PORT) with demo data"
@@ -95,6 +95,10 @@ e2e:
 demo:
 	python3 scripts/demo.py
 
+# The Todo Assistant vibe: agent switches and refusals (needs SWITCHBOARD_API_KEY).
+demo-vibe:
+	python3 scripts/demo_vibe.py
+
 # Criterion benchmarks (release profile); figures in
 # $(CARGO_TARGET_DIR)/criterion. What each bench measures: benches/README.md.
 bench:
@@ -103,6 +107,11 @@ bench:
 # Tool-call round trip and SSE fan-out (1,000 and 10,000 subscribers).
 bench-sessions:
 	ulimit -n $$(ulimit -Hn) && $(CARGO) bench --features ssr --bench sessions
+
+# Agents and vibes: the stage-change payload (Criterion) and the switchAgent
+# HTTP round trip against the release server (median, p99).
+bench-vibes:
+	$(CARGO) bench --features ssr --bench vibes
 
 # Reliability soak against the release server (not part of `make test`):
 # 1,000 watchers, 200 tool calls/s over 50 sessions, session churn and 1,000
