@@ -100,6 +100,10 @@ impl SessionFilter {
             ws.current_step.clone(),
             labels.step(&ws.current_step),
             session.student.clone().unwrap_or_default(),
+            ws.agent
+                .as_ref()
+                .map(|a| format!("{} {}", a.vibe, a.agent))
+                .unwrap_or_default(),
         ]
         .join("\n")
         .to_lowercase();

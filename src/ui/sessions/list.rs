@@ -208,7 +208,11 @@ fn SessionRow(
     labels: StoredValue<StateLabels>,
 ) -> impl IntoView {
     let s = session;
-    let workflow = workflows.with_value(|w| workflow_name(w, &s.state.current_workflow));
+    // A vibe session shows its vibe and the agent it is talking to now.
+    let workflow = match &s.state.agent {
+        Some(ctx) => format!("{} · {}", ctx.vibe, ctx.agent),
+        None => workflows.with_value(|w| workflow_name(w, &s.state.current_workflow)),
+    };
     let step = labels.with_value(|l| l.step(&s.state.current_step));
     view! {
         <tr data-session=s.id.clone() data-ended=s.ended.to_string()>
@@ -218,7 +222,9 @@ fn SessionRow(
                 </a>
                 {s.student.clone().map(|who| view! { <div class="muted small">{format!("for {who}")}</div> })}
             </td>
-            <td title=s.state.current_workflow.clone()>{workflow}</td>
+            <td title=s.state.current_workflow.clone() data-testid="session-context">
+                {workflow}
+            </td>
             <td title=s.state.current_step.clone() data-step=s.state.current_step.clone()>{step}</td>
             <td class="muted">
                 <LocalTime ms=s.last_activity * 1000 />
