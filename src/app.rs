@@ -2,6 +2,7 @@
 //! hydrated client so both agree on every URL.
 
 use crate::api::auth::{current_user, Login, Logout};
+use crate::ui::agents::AgentsPage;
 use crate::ui::auth::{Auth, UnsavedChanges};
 use crate::ui::bindings::BindingsPage;
 use crate::ui::home::HomePage;
@@ -71,6 +72,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("lessons") view=LessonsPage ssr=SsrMode::Async />
                     <Route path=path!("lessons/:id") view=LessonEditorPage ssr=SsrMode::Async />
                     <Route path=path!("lessons/:id/sessions") view=LessonRunsPage ssr=SsrMode::Async />
+                    <Route path=path!("agents") view=AgentsPage ssr=SsrMode::Async />
                     <Route path=path!("bindings") view=BindingsPage ssr=SsrMode::Async />
                     <Route path=path!("sessions") view=SessionsPage ssr=SsrMode::Async />
                     <Route path=path!("sessions/:id") view=SessionPage ssr=SsrMode::Async />

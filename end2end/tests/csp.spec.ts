@@ -29,7 +29,7 @@ test('every admin page hydrates under the security policy without a violation', 
   const lessonHref = await firstLesson.getAttribute('href');
   expect(lessonHref).toBeTruthy();
 
-  for (const path of ['/', '/lessons', lessonHref!, '/bindings', '/sessions', `/sessions/${sessionId}`]) {
+  for (const path of ['/', '/lessons', lessonHref!, '/bindings', '/agents', '/agents?vibe=todos', '/agents?vibe=todos&agent=Oliver', '/sessions', `/sessions/${sessionId}`]) {
     const response = await page.goto(path);
     const policy = response!.headers()['content-security-policy'];
     expect(policy, path).toContain("script-src 'self' 'nonce-");

@@ -23,11 +23,17 @@ test('signed-in pages render their content on the server', async ({ page }) => {
   for (const [path, heading] of [
     ['/lessons', 'Lessons'],
     ['/bindings', 'Tool bindings'],
+    ['/agents', 'Agents and vibes'],
     ['/sessions', 'Live sessions'],
   ]) {
     await page.goto(path);
     await expect(page.getByRole('heading', { name: heading, level: 1 })).toBeVisible();
   }
+  await page.goto('/agents?vibe=todos');
+  await expect(page.getByTestId('agent-matrix')).toContainText('Oliver');
+  await page.goto('/agents?vibe=todos&agent=Oliver');
+  await expect(page.getByTestId('agent-preview-prompt')).toContainText('You are Oliver');
+  await expect(page.getByTestId('agent-tool-createTodo')).toBeChecked();
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page).toHaveURL(/\/login$/);
 });

@@ -10,3 +10,4 @@ pub mod bindings;
 pub mod keys;
 pub mod lessons;
 pub mod sessions;
+pub mod vibes;

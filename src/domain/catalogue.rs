@@ -532,6 +532,10 @@ pub fn tool_fields(tool: &CatalogueTool) -> FormFields {
         ),
         ("requires", tool.requires.join(", ")),
         (
+            "ultravoxBuiltin",
+            if tool.ultravox_builtin { "true" } else { "" }.to_owned(),
+        ),
+        (
             "effects",
             if tool.effects.is_empty() {
                 String::new()

@@ -43,6 +43,12 @@ pub fn HomePage() -> impl IntoView {
                                                 "Decide which tools are global and which belong to each workflow."
                                             </p>
                                         </a>
+                                        <a class="card" href="/agents">
+                                            <h2>"Agents and vibes"</h2>
+                                            <p>
+                                                "Edit agent personas, their tools and prompts, and see exactly what each agent gets and costs."
+                                            </p>
+                                        </a>
                                     }
                                 })}
                             <a class="card" href="/sessions">

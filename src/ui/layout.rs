@@ -5,7 +5,7 @@ use crate::ui::auth::{confirm_leave, set_page_status, use_auth};
 use leptos::prelude::*;
 use leptos_router::components::{Outlet, A};
 
-/// Header with the app name, the areas (Tool bindings only for admins), the
+/// Header with the app name, the areas (Tool bindings and Agents only for admins), the
 /// signed-in user with their role, and sign-out.
 #[component]
 pub fn Layout() -> impl IntoView {
@@ -29,6 +29,9 @@ pub fn Layout() -> impl IntoView {
                                 view! {
                                     <A href="/bindings" on:click=move |ev| confirm_leave(&ev)>
                                         "Tool bindings"
+                                    </A>
+                                    <A href="/agents" on:click=move |ev| confirm_leave(&ev)>
+                                        "Agents"
                                     </A>
                                 }
                             })

@@ -1,6 +1,7 @@
 //! Pages and components, rendered on the server and hydrated in the browser.
 
 pub mod accounts;
+pub mod agents;
 pub mod auth;
 pub mod bindings;
 pub mod components;

@@ -90,6 +90,35 @@ impl Form {
         .into_any()
     }
 
+    /// A labelled checkbox for field `key`, kept as `"true"` or `""` like
+    /// the form parser reads it, so editing a tool never resets it.
+    fn checkbox(self, key: &'static str, label: &'static str, prefix: &'static str) -> AnyView {
+        let fields = self.fields;
+        let id = format!("{prefix}-{key}");
+        let on =
+            move || fields.with(|f| matches!(f.get(key).map(String::as_str), Some("true" | "on")));
+        view! {
+            <div class="field">
+                <label>
+                    <input
+                        id=id
+                        type="checkbox"
+                        prop:checked=on
+                        on:change=move |ev| {
+                            let v = if event_target_checked(&ev) { "true" } else { "" };
+                            fields.update(|f| {
+                                f.insert(key, v.to_owned());
+                            });
+                        }
+                    />
+                    " "
+                    {label}
+                </label>
+            </div>
+        }
+        .into_any()
+    }
+
     /// The problem that belongs to no field, as a line of its own.
     fn form_problem(self) -> impl IntoView {
         let problems = self.problems;
@@ -166,6 +195,7 @@ pub fn CatalogueEditor(
             {tool.input("parameters", "Parameters (JSON Schema)", "tool", true)}
             {tool.input("requires", "Requires checks (comma-separated)", "tool", false)}
             {tool.input("effects", "Effects of its result (JSON list)", "tool", true)}
+            {tool.checkbox("ultravoxBuiltin", "One of Ultravox's own tools (selected by name, not declared)", "tool")}
             <p class="muted small">
                 "An effect: "
                 <code>{r#"{"when": "/verified", "equals": true, "then": {"checks": {"identity_verified": true}, "step": "identity_verified"}, "otherwise": {"checks": {"identity_verified": false}}}"#}</code>

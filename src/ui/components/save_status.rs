@@ -8,8 +8,8 @@ use leptos::prelude::*;
 /// `None` before any save and after a discard.
 pub type SaveMessage = RwSignal<Option<Result<String, ApiError>>>;
 
-/// "Saved…" as a status, a failure as an alert. A conflict (someone else
-/// saved first) links to `reload`, a full page load of the newer version,
+/// "Saved…" as a status, a failure as an alert. A conflict or a stale
+/// version (someone else saved first) links to `reload`, a full page load of the newer version,
 /// since saving again would fail the same way.
 #[component]
 pub fn SaveStatus(
@@ -26,7 +26,7 @@ pub fn SaveStatus(
             Ok(text) => {
                 view! { <p class="ok" role="status" data-testid=testid>{text}</p> }.into_any()
             }
-            Err(ApiError::Conflict(text)) => view! {
+            Err(ApiError::Conflict(text) | ApiError::PreconditionFailed(text)) => view! {
                 <p class="error" role="alert" data-testid=testid>
                     {text}
                     " "

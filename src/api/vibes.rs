@@ -1,0 +1,190 @@
+//! The admin's agents and vibes editor: the whole set with versions and the
+//! catalogue, saves checked against the whole set, and what an agent would
+//! get (prompt, `selectedTools`, stage change, exact token cost).
+//!
+//! [`preview`] is plain code shared by both sides: the editor runs it as the
+//! admin types, and [`agent_preview`] runs the very same function on the
+//! server for the exact token count, so the two can never disagree.
+
+use crate::domain::catalogue::CatalogueTool;
+use crate::domain::vibe::ultravox::{stage_change, Stage};
+use crate::domain::vibe::{stage, Agent, Vibe};
+use crate::error::ApiError;
+use leptos::prelude::*;
+use leptos::server_fn::codec::Json;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// An agent or vibe as stored, with the version a save must name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Saved<T> {
+    /// The object.
+    pub value: T,
+    /// Its version.
+    pub version: i64,
+}
+
+/// Everything the `/agents` page needs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentsSet {
+    /// Every agent, in menu order.
+    pub agents: Vec<Saved<Agent>>,
+    /// Every vibe.
+    pub vibes: Vec<Saved<Vibe>>,
+    /// The catalogue, for the tool checkboxes (grouped by category).
+    pub tools: Vec<CatalogueTool>,
+}
+
+/// What an agent gets when a call starts with it or switches to it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StagePreview {
+    /// The stage: rendered prompt, voice, `selectedTools`.
+    pub stage: Stage,
+    /// The `switchAgent` answer that moves a call to it.
+    pub stage_change: Value,
+    /// The text whose tokens it costs: prompt, then `selectedTools` JSON.
+    pub token_text: String,
+    /// Exact o200k_base tokens of `token_text` (server only).
+    pub tokens: Option<usize>,
+}
+
+/// What `agent` (possibly unsaved) gets in `vibe`: `agents` is the loaded
+/// set (the edited agent replaces its saved self, so `{{otherAgents}}` and
+/// its own tools are as typed) and `tools` the catalogue.
+pub fn preview(
+    agent: &Agent,
+    vibe: &Vibe,
+    agents: &[Agent],
+    tools: &[CatalogueTool],
+) -> StagePreview {
+    let members: Vec<&Agent> = vibe
+        .agents
+        .iter()
+        .filter_map(|id| {
+            if *id == agent.id {
+                Some(agent)
+            } else {
+                agents.iter().find(|a| a.id == *id)
+            }
+        })
+        .collect();
+    let declarations: Vec<_> = vibe
+        .tools_of(agent)
+        .iter()
+        .filter_map(|id| tools.iter().find(|t| t.id.as_str() == id))
+        .map(CatalogueTool::declaration)
+        .collect();
+    let builtin = |name: &str| {
+        tools
+            .iter()
+            .any(|t| t.id.as_str() == name && t.ultravox_builtin)
+    };
+    let stage = stage(vibe, agent, &members, &declarations, builtin);
+    let change = stage_change(
+        &stage,
+        &format!("I'm now switching you to {}...", agent.name),
+    );
+    let token_text = format!(
+        "{}\n{}",
+        stage.system_prompt,
+        serde_json::to_string(&stage.selected_tools).unwrap_or_default()
+    );
+    StagePreview {
+        stage,
+        stage_change: change,
+        token_text,
+        tokens: None,
+    }
+}
+
+/// Every agent and vibe with versions, and the catalogue (admins only).
+#[server(prefix = "/rpc", endpoint = "agents_data")]
+pub async fn agents_data() -> Result<AgentsSet, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{ctx, store, vibes};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        ctx::require(Role::Admin)?;
+        let (agents, all_vibes) = vibes::all(&state).await?;
+        Ok(AgentsSet {
+            agents: agents
+                .into_iter()
+                .map(|a| Saved {
+                    value: a.value,
+                    version: a.version,
+                })
+                .collect(),
+            vibes: all_vibes
+                .into_iter()
+                .map(|v| Saved {
+                    value: v.value,
+                    version: v.version,
+                })
+                .collect(),
+            tools: store::bindings::tools(&state.db).await?,
+        })
+    })
+    .await
+}
+
+/// Saves `agent` if it is still at `version` (`None`: a new agent) and the
+/// whole set stays valid; returns its new version. Open sessions whose
+/// tools change are told at once.
+#[server(prefix = "/rpc", endpoint = "save_agent", input = Json)]
+pub async fn save_agent(agent: Agent, version: Option<i64>) -> Result<i64, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::ctx;
+    use crate::server::vibes::{save, Change};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        let admin = ctx::require(Role::Admin)?;
+        save(&state, Change::Agent(agent, version), &admin.0.display_name).await
+    })
+    .await
+}
+
+/// Saves `vibe` if it is still at `version` (`None`: a new vibe) and the
+/// whole set stays valid; returns its new version.
+#[server(prefix = "/rpc", endpoint = "save_vibe", input = Json)]
+pub async fn save_vibe(vibe: Vibe, version: Option<i64>) -> Result<i64, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::ctx;
+    use crate::server::vibes::{save, Change};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        let admin = ctx::require(Role::Admin)?;
+        save(&state, Change::Vibe(vibe, version), &admin.0.display_name).await
+    })
+    .await
+}
+
+/// What `agent` (as edited, unsaved) gets in vibe `vibe_id`, with the exact
+/// token count of its prompt and tools (the tokenizer is too large to ship
+/// to the browser).
+#[server(prefix = "/rpc", endpoint = "agent_preview", input = Json)]
+pub async fn agent_preview(agent: Agent, vibe_id: String) -> Result<StagePreview, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{ctx, store, tokens, vibes};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        ctx::require(Role::Admin)?;
+        let (agents, all_vibes) = vibes::all(&state).await?;
+        let vibe = all_vibes
+            .into_iter()
+            .map(|v| v.value)
+            .find(|v| v.id.as_str() == vibe_id)
+            .ok_or_else(|| ApiError::NotFound(format!("Vibe {vibe_id}")))?;
+        let agents: Vec<Agent> = agents.into_iter().map(|a| a.value).collect();
+        let tools = store::bindings::tools(&state.db).await?;
+        let mut out = preview(&agent, &vibe, &agents, &tools);
+        if out.token_text.len() > 400_000 {
+            return Err(ApiError::invalid("agent", "prompt and tools exceed 400,000 bytes").into());
+        }
+        out.tokens = Some(tokens::count(&out.token_text).await?);
+        Ok(out)
+    })
+    .await
+}

@@ -1,0 +1,56 @@
+//! The vibes and agents, each a link to its editor (plain links, so they
+//! work before hydration and without JavaScript).
+
+use crate::ui::agents::Shared;
+use crate::ui::auth::confirm_leave;
+use leptos::prelude::*;
+
+/// Two lists side by side: vibes (with their agents) and every agent.
+#[component]
+pub fn Lists(set: Shared) -> impl IntoView {
+    let vibes = set.with_value(|s| s.vibes.clone());
+    let agents = set.with_value(|s| s.agents.clone());
+    view! {
+        <div class="two-col">
+            <section class="panel" data-testid="vibe-list">
+                <h2>"Vibes"</h2>
+                <ul class="plain-list">
+                    <For each=move || vibes.clone() key=|v| v.value.id.clone() let:vibe>
+                        <li>
+                            <a
+                                href=format!("/agents?vibe={}", vibe.value.id)
+                                on:click=move |ev| confirm_leave(&ev)
+                            >
+                                {vibe.value.name.clone()}
+                            </a>
+                            <span class="muted small">
+                                {format!(
+                                    " · {} · agents: {}",
+                                    vibe.value.id,
+                                    vibe.value.agents.iter().map(|a| a.as_str()).collect::<Vec<_>>().join(", "),
+                                )}
+                            </span>
+                        </li>
+                    </For>
+                </ul>
+            </section>
+            <section class="panel" data-testid="agent-list">
+                <h2>"Agents"</h2>
+                <ul class="plain-list">
+                    <For each=move || agents.clone() key=|a| a.value.id.clone() let:agent>
+                        <li>
+                            <a
+                                href=format!("/agents?agent={}", agent.value.id)
+                                on:click=move |ev| confirm_leave(&ev)
+                            >
+                                {agent.value.name.clone()}
+                            </a>
+                            <span class="muted small">{format!(" · {}", agent.value.description)}</span>
+                        </li>
+                    </For>
+                </ul>
+            </section>
+        </div>
+    }
+    .into_any()
+}

@@ -1,0 +1,175 @@
+//! `/agents`: the admin's agents and vibes. The list of vibes and agents
+//! (`list`), a vibe's editor (`vibe_editor`) with its agent × tool matrix
+//! (`matrix`), and an agent's editor (`agent_editor`) with what it would
+//! get and cost (`preview`); tool checkboxes grouped by category are
+//! shared (`tool_checks`).
+//!
+//! What is shown is chosen by the query (`?vibe=todos&agent=Oliver`), so
+//! every view is a plain link that renders on the server without
+//! JavaScript, like the other pages.
+
+pub mod agent_editor;
+pub mod list;
+pub mod matrix;
+pub mod preview;
+pub mod tool_checks;
+pub mod vibe_editor;
+
+use crate::api::vibes::{agents_data, AgentsSet};
+use crate::domain::catalogue::CatalogueTool;
+use crate::domain::error::FieldError;
+use crate::domain::user::Role;
+use crate::domain::vibe::rules::problems;
+use crate::domain::vibe::{Agent, Vibe};
+use crate::ui::auth::{RequireRole, UnsavedChanges};
+use crate::ui::components::{Loaded, MaybeEmpty};
+use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
+use std::collections::HashSet;
+
+impl MaybeEmpty for AgentsSet {}
+
+/// The loaded set, shared by the views and updated in place after a save,
+/// so moving between views shows what was saved without a refetch.
+pub type Shared = StoredValue<AgentsSet>;
+
+/// The page: admins only. The resource is created outside the role guard
+/// so server rendering and hydration create it in the same order.
+#[component]
+pub fn AgentsPage() -> impl IntoView {
+    let data = Resource::new(|| (), |_| agents_data());
+    view! {
+        <RequireRole role=Role::Admin>
+            <section class="page-head">
+                <h1>"Agents and vibes"</h1>
+                <p class="muted">
+                    "A vibe is an app experience: its agents, the one a call starts with, the core tools every agent of it has and the app tools its agents may be given. Saving puts a change in force at once: open sessions whose tools change are told."
+                </p>
+            </section>
+            <Loaded resource=data loading="Loading agents…" let:data>
+                <Selected set=StoredValue::new(data) />
+            </Loaded>
+        </RequireRole>
+    }
+}
+
+/// The list, then the editor the query asks for.
+#[component]
+fn Selected(set: Shared) -> impl IntoView {
+    let query = use_query_map();
+    let pick = move || {
+        let q = query.read();
+        (q.get("vibe"), q.get("agent"))
+    };
+    view! {
+        <list::Lists set />
+        {move || {
+            let (vibe, agent) = pick();
+            let vibe = vibe.and_then(|id| set.with_value(|s| s.vibes.iter().find(|v| v.value.id.as_str() == id).cloned()));
+            match agent {
+                Some(id) => {
+                    let found = set.with_value(|s| s.agents.iter().find(|a| a.value.id.as_str() == id).cloned());
+                    match found {
+                        Some(agent) => {
+                            let vibe = vibe.map(|v| v.value).or_else(|| set.with_value(|s| s.vibes.iter().find(|v| v.value.has_agent(&id)).map(|v| v.value.clone())));
+                            view! { <agent_editor::AgentEditor set agent vibe /> }.into_any()
+                        }
+                        None => view! { <p class="error">{format!("There is no agent \"{id}\".")}</p> }.into_any(),
+                    }
+                }
+                None => match vibe {
+                    Some(vibe) => view! { <vibe_editor::VibeEditor set vibe /> }.into_any(),
+                    None => ().into_any(),
+                },
+            }
+        }}
+    }
+    .into_any()
+}
+
+/// The catalogue's tool ids, for checking a set.
+pub fn catalogue_ids(tools: &[CatalogueTool]) -> HashSet<String> {
+    tools.iter().map(|t| t.id.to_string()).collect()
+}
+
+/// The rules the loaded set breaks with `agent` and `vibe` as edited in
+/// place of their saved selves: the instant, client-side answer the server
+/// will give on save.
+pub fn problems_with(
+    set: &AgentsSet,
+    agent: Option<&Agent>,
+    vibe: Option<&Vibe>,
+) -> Vec<FieldError> {
+    let mut agents: Vec<Agent> = set.agents.iter().map(|a| a.value.clone()).collect();
+    let mut vibes: Vec<Vibe> = set.vibes.iter().map(|v| v.value.clone()).collect();
+    if let Some(agent) = agent {
+        match agents.iter_mut().find(|a| a.id == agent.id) {
+            Some(slot) => *slot = agent.clone(),
+            None => agents.push(agent.clone()),
+        }
+    }
+    if let Some(vibe) = vibe {
+        match vibes.iter_mut().find(|v| v.id == vibe.id) {
+            Some(slot) => *slot = vibe.clone(),
+            None => vibes.push(vibe.clone()),
+        }
+    }
+    problems(&agents, &vibes, &catalogue_ids(&set.tools))
+}
+
+/// Asks before unsaved edits are left: closing the tab, and in-app links
+/// (see `confirm_leave`), while `dirty` says there are some.
+pub fn guard_unsaved(dirty: Memo<bool>) {
+    #[cfg(feature = "hydrate")]
+    {
+        let handle = window_event_listener(leptos::ev::beforeunload, move |ev| {
+            if dirty.try_get_untracked().unwrap_or(false) {
+                ev.prevent_default();
+                ev.set_return_value("You have unsaved changes.");
+            }
+        });
+        on_cleanup(move || handle.remove());
+    }
+    if let Some(unsaved) = use_context::<UnsavedChanges>() {
+        Effect::new(move |_| unsaved.0.set(dirty.get()));
+        on_cleanup(move || unsaved.0.set(false));
+    }
+}
+
+/// A labelled text input or textarea bound to one field of an edited
+/// object, with the rule it breaks beside it.
+pub fn text_field<T: Send + Sync + 'static>(
+    edited: RwSignal<T>,
+    label: &'static str,
+    key: &'static str,
+    get: fn(&T) -> String,
+    set: fn(&mut T, String),
+    rows: Option<u32>,
+    problem: impl Fn() -> Option<String> + Send + Sync + 'static,
+) -> AnyView {
+    let id = format!("field-{key}");
+    let value = move || edited.with(get);
+    let initial = edited.with_untracked(get);
+    let on_input = move |ev| {
+        let v = event_target_value(&ev);
+        edited.update(|t| set(t, v));
+    };
+    let input = match rows {
+        Some(rows) => view! {
+            <textarea id=id.clone() name=key rows=rows.to_string() prop:value=value on:input=on_input>
+                {initial}
+            </textarea>
+        }
+        .into_any(),
+        None => view! { <input id=id.clone() name=key type="text" prop:value=value value=initial on:input=on_input /> }
+            .into_any(),
+    };
+    view! {
+        <div class="field" data-field=key>
+            <label for=id>{label}</label>
+            {input}
+            <crate::ui::components::FieldProblem message=problem />
+        </div>
+    }
+    .into_any()
+}
