@@ -33,6 +33,18 @@ pub fn Lists(set: Shared) -> impl IntoView {
                         </li>
                     </For>
                 </ul>
+                // The manifest layout (VIBES/, AGENTS/, TOOLS/) for files
+                // and review; imports go through POST /api/manifests.
+                <p class="small" data-testid="manifest-downloads">
+                    "Download all as "
+                    <a href="/agents/manifests.zip" rel="external" download="switchboard-manifests.zip">
+                        ".zip"
+                    </a>
+                    " or "
+                    <a href="/agents/manifests.tar" rel="external" download="switchboard-manifests.tar">
+                        ".tar"
+                    </a>
+                </p>
             </section>
             <section class="panel" data-testid="agent-list">
                 <h2>"Agents"</h2>
