@@ -14,7 +14,7 @@ use std::time::Instant;
 use switchboard::domain::agent_session::AgentContext;
 use switchboard::domain::bindings::ToolBindings;
 use switchboard::domain::catalogue::{demo_catalogue, demo_workflows};
-use switchboard::domain::vibe::{demo, ultravox::stage_change};
+use switchboard::domain::vibe::demo;
 use switchboard::server::agent::rules::Rules;
 
 fn stage_payload(c: &mut Criterion) {
@@ -32,7 +32,7 @@ fn stage_payload(c: &mut Criterion) {
     c.bench_function("stage-change payload for Oliver (9 tools)", |b| {
         b.iter(|| {
             let stage = rules.stage(black_box(&oliver)).unwrap();
-            black_box(stage_change(&stage, "I'm now switching you to Oliver..."))
+            black_box(stage.change("I'm now switching you to Oliver..."))
         })
     });
 }

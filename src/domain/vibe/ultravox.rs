@@ -128,6 +128,39 @@ pub struct Stage {
     pub selected_tools: Vec<Value>,
 }
 
+/// A stage with its JSON serialised once (when the rules are built), so
+/// the answer to each `switchAgent` only escapes the words to say: the
+/// switch is on the conversation's critical path.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreparedStage {
+    /// The stage.
+    pub stage: Stage,
+    /// `{"systemPrompt":…,"voice":…,"selectedTools":[…],"toolResultText":`
+    prefix: String,
+}
+
+impl PreparedStage {
+    /// Serialises `stage`'s parts.
+    pub fn new(stage: Stage) -> Self {
+        let prefix = format!(
+            "{{\"systemPrompt\":{},\"voice\":{},\"selectedTools\":{},\"toolResultText\":",
+            Value::String(stage.system_prompt.clone()),
+            Value::String(stage.voice.clone()),
+            Value::Array(stage.selected_tools.clone()),
+        );
+        Self { stage, prefix }
+    }
+
+    /// The same answer as [`stage_change`], from the prepared parts.
+    pub fn change(&self, tool_result_text: &str) -> Value {
+        let mut result = String::with_capacity(self.prefix.len() + tool_result_text.len() + 8);
+        result.push_str(&self.prefix);
+        result.push_str(&serde_json::to_string(tool_result_text).unwrap_or_default());
+        result.push('}');
+        json!({"responseType": "new-stage", "result": result})
+    }
+}
+
 /// The answer to a `switchAgent` call in Ultravox's stage-change shape:
 /// `{"responseType":"new-stage","result":"<JSON of the stage and what to
 /// say>"}`.
@@ -187,6 +220,25 @@ mod tests {
             t["temporaryTool"]["dynamicParameters"],
             json!([{"name": "text", "location": BODY, "schema": {"type": "string"}, "required": true}])
         );
+    }
+
+    #[test]
+    fn a_prepared_stage_answers_exactly_as_a_fresh_one() {
+        let stage = Stage {
+            system_prompt: "You are \"Oliver\".\nBe brief.".into(),
+            voice: "Mark".into(),
+            selected_tools: vec![
+                json!({"toolName": "hangUp"}),
+                json!({"temporaryTool": {"modelToolName": "x"}}),
+            ],
+        };
+        let text = "I'm now switching you to \"Oliver\"...";
+        let prepared = PreparedStage::new(stage.clone()).change(text);
+        let fresh = stage_change(&stage, text);
+        assert_eq!(prepared["responseType"], fresh["responseType"]);
+        let a: Value = serde_json::from_str(prepared["result"].as_str().unwrap()).unwrap();
+        let b: Value = serde_json::from_str(fresh["result"].as_str().unwrap()).unwrap();
+        assert_eq!(a, b);
     }
 
     #[test]

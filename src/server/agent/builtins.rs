@@ -17,7 +17,6 @@ use crate::domain::agent_session::AgentContext;
 use crate::domain::agent_session::{WorkflowState, MAX_FAILED_IDENTITY_CHECKS};
 use crate::domain::lesson::outcome::{self, is_tutor_tool, Recorded};
 use crate::domain::limits::excerpt;
-use crate::domain::vibe::ultravox::stage_change;
 use crate::domain::vibe::{find_agent, HANG_UP_TOOL, SWITCH_AGENT_TOOL};
 use crate::server::agent::todos;
 use crate::server::db::now;
@@ -114,7 +113,7 @@ fn switch_agent(
         format!("I'm now switching you to {}...", agent.name)
     };
     ws.agent = Some(next);
-    Ok(stage_change(&stage, &text))
+    Ok(stage.change(&text))
 }
 
 /// Runs `tool` (one that [`executes`]) for `row`: a tutor tool records its

@@ -9,7 +9,7 @@ use crate::domain::bindings::{Availability, ToolBindings};
 use crate::domain::catalogue::{CatalogueTool, Workflow, WORKFLOW_SWITCH_TOOL};
 use crate::domain::declaration::FunctionDeclaration;
 use crate::domain::limits::excerpt;
-use crate::domain::vibe::ultravox::Stage;
+use crate::domain::vibe::ultravox::PreparedStage;
 use crate::domain::vibe::{stage, Agent, Vibe};
 use crate::server::store::bindings as store;
 use crate::server::store::vibes as vibes_store;
@@ -17,6 +17,7 @@ use crate::server::ServerError;
 use serde_json::{json, Value};
 use sqlx::SqlitePool;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Bindings, availability index and argument validators.
 pub struct Rules {
@@ -27,6 +28,8 @@ pub struct Rules {
     workflows: Vec<Workflow>,
     agents: HashMap<String, Agent>,
     vibes: Vec<Vibe>,
+    /// Each (vibe, agent)'s stage, prepared once per change.
+    stages: HashMap<(String, String), Arc<PreparedStage>>,
 }
 
 impl Rules {
@@ -39,6 +42,7 @@ impl Rules {
             workflows: Vec::new(),
             agents: HashMap::new(),
             vibes: Vec::new(),
+            stages: HashMap::new(),
         }
     }
 
@@ -93,6 +97,7 @@ impl Rules {
             workflows,
             agents: HashMap::new(),
             vibes: Vec::new(),
+            stages: HashMap::new(),
         }
     }
 
@@ -100,6 +105,21 @@ impl Rules {
     pub fn with_vibes(mut self, agents: Vec<Agent>, vibes: Vec<Vibe>) -> Self {
         self.agents = agents.into_iter().map(|a| (a.id.to_string(), a)).collect();
         self.vibes = vibes;
+        let mut stages = HashMap::new();
+        for vibe in &self.vibes {
+            let agents = self.agents_of(vibe);
+            for agent in &agents {
+                let declarations = self.declarations(&vibe.tools_of(agent));
+                let prepared = stage(vibe, agent, &agents, &declarations, |t| {
+                    self.is_ultravox_builtin(t)
+                });
+                stages.insert(
+                    (vibe.id.to_string(), agent.id.to_string()),
+                    Arc::new(PreparedStage::new(prepared)),
+                );
+            }
+        }
+        self.stages = stages;
         self
     }
 
@@ -140,18 +160,12 @@ impl Rules {
         self.tool(tool).is_some_and(|t| t.ultravox_builtin)
     }
 
-    /// The stage `ctx`'s agent gets: prompt, voice, `selectedTools`.
-    pub fn stage(&self, ctx: &AgentContext) -> Option<Stage> {
-        let vibe = self.vibe(&ctx.vibe)?;
-        let agent = self.agent(&ctx.agent)?;
-        let declarations = self.declarations(&vibe.tools_of(agent));
-        Some(stage(
-            vibe,
-            agent,
-            &self.agents_of(vibe),
-            &declarations,
-            |t| self.is_ultravox_builtin(t),
-        ))
+    /// The stage `ctx`'s agent gets (prompt, voice, `selectedTools`),
+    /// prepared when these rules were built.
+    pub fn stage(&self, ctx: &AgentContext) -> Option<Arc<PreparedStage>> {
+        self.stages
+            .get(&(ctx.vibe.clone(), ctx.agent.clone()))
+            .cloned()
     }
 
     /// Whether `workflow` exists.

@@ -257,10 +257,10 @@ async fn tools(
         // Ultravox its `selectedTools` at the top, as a call takes them.
         if let Some(stage) = rules.stage(ctx) {
             body["agent"] = json!(ctx);
-            body["systemPrompt"] = json!(stage.system_prompt);
-            body["voice"] = json!(stage.voice);
+            body["systemPrompt"] = json!(stage.stage.system_prompt);
+            body["voice"] = json!(stage.stage.voice);
             if format == DeclarationFormat::Ultravox {
-                body["selectedTools"] = json!(stage.selected_tools);
+                body["selectedTools"] = json!(stage.stage.selected_tools);
             }
         }
     }

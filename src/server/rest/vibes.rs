@@ -299,9 +299,9 @@ async fn call_config(
         .stage(&ctx)
         .ok_or_else(|| ApiError::NotFound(format!("Agent \"{}\"", vibe.default_agent)))?;
     Ok(Json(json!({
-        "systemPrompt": stage.system_prompt,
-        "voice": stage.voice,
-        "selectedTools": stage.selected_tools,
+        "systemPrompt": stage.stage.system_prompt,
+        "voice": stage.stage.voice,
+        "selectedTools": stage.stage.selected_tools,
         "metadata": {"vibeId": vibe.id, "agentId": vibe.default_agent},
     }))
     .into_response())
