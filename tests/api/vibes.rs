@@ -7,6 +7,19 @@ use crate::sessions::{call, open_with, read_events, subscribe, tools_body, Sessi
 use serde_json::{json, Value};
 use switchboard::domain::api_key::Scope;
 
+/// `GET path` with API `key`, as JSON.
+async fn get_json(app: &TestApp, key: &str, path: &str) -> Value {
+    app.client
+        .get(app.url(path))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
 async fn switch(app: &TestApp, s: &Session, to: &str) -> Value {
     let (status, body) = call(app, s, "switchAgent", json!({"agentName": to})).await;
     assert_eq!(status, 200, "{body}");
@@ -275,16 +288,7 @@ async fn agents_and_vibes_change_over_the_api_with_versions_and_rules() {
         "tool \"get_server_time\" is not one of vibe \"todos\"'s app or core tools"
     );
 
-    let vibe: Value = app
-        .client
-        .get(app.url("/api/vibes/todos"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let vibe: Value = get_json(&app, &key, "/api/vibes/todos").await;
     let mut broken = vibe.clone();
     broken["defaultAgent"] = json!("Ghost");
     let (status, body, _) = put(
@@ -340,28 +344,10 @@ async fn agents_and_vibes_change_over_the_api_with_versions_and_rules() {
     )
     .await;
     assert_eq!((status, &body["Invalid"]["field"]), (422, &json!("id")));
-    let list: Value = app
-        .client
-        .get(app.url("/api/vibes"))
-        .bearer_auth(&read_only)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let list: Value = get_json(&app, &read_only, "/api/vibes").await;
     assert_eq!(list["vibes"].as_array().unwrap().len(), 2);
 
-    let config: Value = app
-        .client
-        .get(app.url("/api/vibes/todos/call-config?format=ultravox"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let config: Value = get_json(&app, &key, "/api/vibes/todos/call-config?format=ultravox").await;
     assert_eq!(config["voice"], "Mark");
     assert_eq!(config["selectedTools"][0], json!({"toolName": "hangUp"}));
     assert!(config["systemPrompt"]
@@ -424,16 +410,7 @@ async fn manifests_export_and_import_as_zip_and_tar_and_a_broken_set_changes_not
         body,
         json!({"tools": from_zip.tools.len(), "agents": 3, "vibes": 1})
     );
-    let rajesh: Value = app
-        .client
-        .get(app.url("/api/agents/Rajesh"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let rajesh: Value = get_json(&app, &key, "/api/agents/Rajesh").await;
     assert_eq!(rajesh["personality"], "Calm and thorough.");
 
     // A broken set: 422 naming file and field; nothing written.
@@ -469,16 +446,7 @@ async fn manifests_export_and_import_as_zip_and_tar_and_a_broken_set_changes_not
         (status, &body["Invalid"]["field"]),
         (422, &json!("archive"))
     );
-    let after: Value = app
-        .client
-        .get(app.url("/api/agents/Rajesh"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let after: Value = get_json(&app, &key, "/api/agents/Rajesh").await;
     assert_eq!(after, rajesh, "nothing changed");
 
     let read_only = app.api_key_with(&[Scope::VibesRead]).await;
@@ -515,16 +483,7 @@ async fn a_manifests_directory_seeds_a_new_database_and_a_broken_one_stops_start
     )])
     .await;
     let key = app.api_key().await;
-    let hominio: Value = app
-        .client
-        .get(app.url("/api/agents/Hominio"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let hominio: Value = get_json(&app, &key, "/api/agents/Hominio").await;
     assert_eq!(hominio["name"], "Hominia");
 
     std::fs::write(

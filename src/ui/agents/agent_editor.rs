@@ -5,13 +5,12 @@
 //! the whole loaded set with the same rules the server applies on save.
 
 use crate::api::vibes::{SaveAgent, Saved};
-use crate::domain::error::{problem_for, FieldError};
 use crate::domain::vibe::template::{placeholders, PLACEHOLDERS};
 use crate::domain::vibe::{Agent, Vibe};
 use crate::error::ApiError;
 use crate::ui::agents::preview::Preview;
 use crate::ui::agents::tool_checks::{set_tool, ToolChecks};
-use crate::ui::agents::{guard_unsaved, problems_with, text_field, Shared};
+use crate::ui::agents::{guard_unsaved, problems_with, text_field, EditorProblems, Shared};
 use crate::ui::components::{SaveMessage, SaveStatus};
 use crate::ui::current;
 use leptos::prelude::*;
@@ -27,35 +26,12 @@ pub fn AgentEditor(set: Shared, agent: Saved<Agent>, vibe: Option<Vibe>) -> impl
     let dirty = Memo::new(move |_| saved.with(|s| edited.with(|e| s != e)));
     guard_unsaved(dirty);
 
-    // The server's answer to the last save, shown until the next edit.
-    let refused = RwSignal::new(None::<FieldError>);
-    Effect::new(move |_| {
-        edited.track();
-        refused.set(None);
+    let checked = EditorProblems::new(edited, format!("agents.{id}."), move |a| {
+        set.with_value(|s| problems_with(s, Some(a), None))
     });
-    let problems = Memo::new(move |_| {
-        let mut list: Vec<FieldError> = refused.get().into_iter().collect();
-        list.extend(edited.with(|a| set.with_value(|s| problems_with(s, Some(a), None))));
-        list
-    });
-    let field = {
-        let id = id.clone();
-        move |key: &str| {
-            let name = format!("agents.{id}.{key}");
-            move || problems.with(|p| problem_for(p, &name, true))
-        }
-    };
-    let others = {
-        let prefix = format!("agents.{id}.");
-        move || {
-            problems.with(|p| {
-                p.iter()
-                    .filter(|e| !e.field.starts_with(&prefix))
-                    .map(|e| e.to_string())
-                    .collect::<Vec<_>>()
-            })
-        }
-    };
+    let refused = checked.refused;
+    let field = move |key: &str| checked.field(key);
+    let others = checked.others();
 
     let save = ServerAction::<SaveAgent>::new();
     let (result, saving) = (save.value(), save.pending());

@@ -17,7 +17,7 @@ pub mod vibe_editor;
 
 use crate::api::vibes::{agents_data, AgentsSet};
 use crate::domain::catalogue::CatalogueTool;
-use crate::domain::error::FieldError;
+use crate::domain::error::{problem_for, FieldError};
 use crate::domain::user::Role;
 use crate::domain::vibe::rules::problems;
 use crate::domain::vibe::{Agent, Vibe};
@@ -115,6 +115,64 @@ pub fn problems_with(
         }
     }
     problems(&agents, &vibes, &catalogue_ids(&set.tools))
+}
+
+/// What an editor shows of its object's problems: all of them (the
+/// server's answer to the last save, until the next edit, then the
+/// client-side rules), one field's, and those about other objects.
+#[derive(Clone, Copy)]
+pub struct EditorProblems {
+    /// Every problem, the server's first.
+    pub all: Memo<Vec<FieldError>>,
+    /// The server's refusal of the last save.
+    pub refused: RwSignal<Option<FieldError>>,
+    prefix: StoredValue<String>,
+}
+
+impl EditorProblems {
+    /// Problems of `edited` (`check` runs the rules), whose fields start
+    /// with `prefix` (`agents.Oliver.`).
+    pub fn new<T: Send + Sync + 'static>(
+        edited: RwSignal<T>,
+        prefix: String,
+        check: impl Fn(&T) -> Vec<FieldError> + Send + Sync + 'static,
+    ) -> Self {
+        let refused = RwSignal::new(None::<FieldError>);
+        Effect::new(move |_| {
+            edited.track();
+            refused.set(None);
+        });
+        let all = Memo::new(move |_| {
+            let mut list: Vec<FieldError> = refused.get().into_iter().collect();
+            list.extend(edited.with(|e| check(e)));
+            list
+        });
+        Self {
+            all,
+            refused,
+            prefix: StoredValue::new(prefix),
+        }
+    }
+
+    /// The first problem with field `key` of the object (or under it).
+    pub fn field(self, key: &str) -> impl Fn() -> Option<String> + Send + Sync + 'static {
+        let name = format!("{}{key}", self.prefix.get_value());
+        move || self.all.with(|p| problem_for(p, &name, true))
+    }
+
+    /// Problems about other objects the edit breaks (a vibe that lists
+    /// this agent, say), as text.
+    pub fn others(self) -> impl Fn() -> Vec<String> + Send + Sync + 'static {
+        move || {
+            let prefix = self.prefix.get_value();
+            self.all.with(|p| {
+                p.iter()
+                    .filter(|e| !e.field.starts_with(&prefix))
+                    .map(|e| e.to_string())
+                    .collect()
+            })
+        }
+    }
 }
 
 /// Asks before unsaved edits are left: closing the tab, and in-app links

@@ -3,12 +3,11 @@
 //! edits, then the agent × tool matrix of the vibe as edited.
 
 use crate::api::vibes::{SaveVibe, Saved};
-use crate::domain::error::{problem_for, FieldError};
 use crate::domain::vibe::{AgentId, Vibe};
 use crate::error::ApiError;
 use crate::ui::agents::matrix::AgentMatrix;
 use crate::ui::agents::tool_checks::{set_tool, ToolChecks};
-use crate::ui::agents::{guard_unsaved, problems_with, text_field, Shared};
+use crate::ui::agents::{guard_unsaved, problems_with, text_field, EditorProblems, Shared};
 use crate::ui::components::{FieldProblem, SaveMessage, SaveStatus};
 use crate::ui::current;
 use leptos::prelude::*;
@@ -23,34 +22,12 @@ pub fn VibeEditor(set: Shared, vibe: Saved<Vibe>) -> impl IntoView {
     let dirty = Memo::new(move |_| saved.with(|s| edited.with(|e| s != e)));
     guard_unsaved(dirty);
 
-    let refused = RwSignal::new(None::<FieldError>);
-    Effect::new(move |_| {
-        edited.track();
-        refused.set(None);
+    let checked = EditorProblems::new(edited, format!("vibes.{id}."), move |v| {
+        set.with_value(|s| problems_with(s, None, Some(v)))
     });
-    let problems = Memo::new(move |_| {
-        let mut list: Vec<FieldError> = refused.get().into_iter().collect();
-        list.extend(edited.with(|v| set.with_value(|s| problems_with(s, None, Some(v)))));
-        list
-    });
-    let field = {
-        let id = id.clone();
-        move |key: &str| {
-            let name = format!("vibes.{id}.{key}");
-            move || problems.with(|p| problem_for(p, &name, true))
-        }
-    };
-    let others = {
-        let prefix = format!("vibes.{id}.");
-        move || {
-            problems.with(|p| {
-                p.iter()
-                    .filter(|e| !e.field.starts_with(&prefix))
-                    .map(|e| e.to_string())
-                    .collect::<Vec<_>>()
-            })
-        }
-    };
+    let refused = checked.refused;
+    let field = move |key: &str| checked.field(key);
+    let others = checked.others();
 
     let save = ServerAction::<SaveVibe>::new();
     let (result, saving) = (save.value(), save.pending());
