@@ -410,7 +410,11 @@ impl ToolCallRecord {
             (CallOutcome::Refused, _) => self.reason.clone().unwrap_or_default(),
             (CallOutcome::Allowed, CallStatus::Awaiting) => "awaiting the backend's result".into(),
             (CallOutcome::Allowed, CallStatus::Failed) => format!("failed: {}", result()),
-            (CallOutcome::Allowed, CallStatus::Done) => result(),
+            (CallOutcome::Allowed, CallStatus::Done) => self
+                .result
+                .as_ref()
+                .and_then(stage_change_text)
+                .unwrap_or_else(result),
         }
     }
 
@@ -424,8 +428,46 @@ impl ToolCallRecord {
     }
 }
 
+/// A `switchAgent` answer (Ultravox's stage change, its stage a JSON
+/// string) as a watcher reads it: what the agent says, not the escaped
+/// stage. A stage change cut to an excerpt (a snapshot) says so.
+fn stage_change_text(result: &Value) -> Option<String> {
+    const PREFIX: &str = "{\"responseType\":\"new-stage\"";
+    if let Value::String(excerpt) = result {
+        return excerpt
+            .starts_with(PREFIX)
+            .then(|| "new stage (the full answer is in the call's record)".to_owned());
+    }
+    if result.get("responseType")?.as_str()? != "new-stage" {
+        return None;
+    }
+    let stage: Value = serde_json::from_str(result.get("result")?.as_str()?).ok()?;
+    let tools = stage
+        .get("selectedTools")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    Some(format!(
+        "new stage: \"{}\" ({tools} tools, voice {})",
+        stage.get("toolResultText")?.as_str()?,
+        stage.get("voice").and_then(Value::as_str).unwrap_or("?")
+    ))
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_stage_change_reads_as_what_the_agent_says() {
+        let stage = serde_json::json!({"systemPrompt": "x", "voice": "Mark", "toolResultText": "Switching you to Oliver...", "selectedTools": [1, 2]});
+        let result = serde_json::json!({"responseType": "new-stage", "result": stage.to_string()});
+        assert_eq!(
+            stage_change_text(&result).unwrap(),
+            "new stage: \"Switching you to Oliver...\" (2 tools, voice Mark)"
+        );
+        let cut = Value::String(crate::domain::limits::excerpt(&result.to_string()));
+        assert!(stage_change_text(&cut).unwrap().starts_with("new stage"));
+        assert_eq!(stage_change_text(&serde_json::json!({"ok": true})), None);
+    }
+
     use super::*;
     use serde_json::json;
 

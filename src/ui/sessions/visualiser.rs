@@ -130,8 +130,12 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
         link,
     );
 
-    let workflow =
-        move || ws.with(|w| workflows.with_value(|list| workflow_name(list, &w.current_workflow)));
+    let workflow = move || {
+        ws.with(|w| match &w.agent {
+            Some(ctx) => format!("{} · {}", ctx.vibe, ctx.agent),
+            None => workflows.with_value(|list| workflow_name(list, &w.current_workflow)),
+        })
+    };
     let console_tools = data.console_tools.clone();
     let session_id = id.clone();
     view! {
@@ -163,7 +167,11 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
         </section>
         <div class="visualiser">
             <div class="vis-side">
-                <ChecksPanel ws pulsing labels />
+                // A vibe session has agents, not checks: the panel only
+                // appears once something sets one.
+                <Show when=move || ws.with(|w| w.agent.is_none() || !w.checks.is_empty())>
+                    <ChecksPanel ws pulsing labels />
+                </Show>
                 <section class="panel">
                     <h2>"Tools available now"</h2>
                     <div class="tool-chips" data-testid="available-tools">
