@@ -6,7 +6,7 @@
 
 use crate::domain::error::FieldError;
 use crate::domain::vibe::manifest::{
-    from_files, locate, to_files, Manifests, MAX_FILES, MAX_FILE_BYTES,
+    from_files, locate, to_files, tool_path, Manifests, MAX_FILES, MAX_FILE_BYTES,
 };
 use crate::domain::vibe::rules::problems;
 use crate::error::ApiError;
@@ -240,10 +240,7 @@ pub async fn import(
             found => {
                 check_tool(&state.db, tool).await.map_err(|e| match e {
                     ServerError::Api(ApiError::Invalid(p)) => ApiError::Invalid(FieldError::new(
-                        format!(
-                            "TOOLS/{}/{}/config.json: {}",
-                            tool.category, tool.id, p.field
-                        ),
+                        format!("{}: {}", tool_path(tool), p.field),
                         p.rule,
                     ))
                     .into(),

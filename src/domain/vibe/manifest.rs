@@ -55,18 +55,20 @@ fn group_folder(category: &str) -> String {
     }
 }
 
+/// Where `tool` lives in the layout (`TOOLS/todos/createTodo/config.json`).
+pub fn tool_path(tool: &CatalogueTool) -> String {
+    format!(
+        "TOOLS/{}/{}/config.json",
+        group_folder(&tool.category),
+        tool.id
+    )
+}
+
 /// The files of `set`, in a stable order (tools, agents, vibes).
 pub fn to_files(set: &Manifests) -> Vec<(String, Vec<u8>)> {
     let mut files = Vec::new();
     for tool in &set.tools {
-        files.push((
-            format!(
-                "TOOLS/{}/{}/config.json",
-                group_folder(&tool.category),
-                tool.id
-            ),
-            pretty(tool),
-        ));
+        files.push((tool_path(tool), pretty(tool)));
     }
     for agent in &set.agents {
         files.push((format!("AGENTS/{}/config.json", agent.id), pretty(agent)));

@@ -130,33 +130,24 @@ async fn open(
     if body.agent_id.is_some() && body.vibe_id.is_none() {
         return Err(ApiError::invalid("agentId", "is only for vibe sessions").into());
     }
-    if body.vibe_id.is_some() && (body.workflow_id.is_some() || body.lesson_id.is_some()) {
-        return Err(ApiError::invalid(
-            "vibeId",
-            "give exactly one of workflowId, lessonId and vibeId",
-        )
-        .into());
+    if body.student.is_some() && body.lesson_id.is_none() {
+        return Err(ApiError::invalid("student", "is only for lesson sessions").into());
     }
-    if let Some(vibe) = &body.vibe_id {
-        if body.student.is_some() {
-            return Err(ApiError::invalid("student", "is only for lesson sessions").into());
-        }
-        let (id, token) =
-            sessions::open_vibe(&state, vibe, body.agent_id.as_deref(), Some(key.id())).await?;
-        return Ok((
-            StatusCode::CREATED,
-            Json(json!({"sessionId": id, "sessionToken": token})),
-        )
-            .into_response());
-    }
-    let (id, token) = match (&body.workflow_id, body.lesson_id) {
-        (Some(workflow), None) => {
-            if body.student.is_some() {
-                return Err(ApiError::invalid("student", "is only for lesson sessions").into());
-            }
+    let (id, token) = match (&body.workflow_id, body.lesson_id, &body.vibe_id) {
+        (Some(workflow), None, None) => {
             sessions::open(&state, workflow, Some(key.id()), body.run_builtins).await?
         }
-        (None, Some(lesson_id)) => {
+        (None, None, Some(vibe)) => {
+            sessions::open_vibe(&state, vibe, body.agent_id.as_deref(), Some(key.id())).await?
+        }
+        (_, _, Some(_)) => {
+            return Err(ApiError::invalid(
+                "vibeId",
+                "give exactly one of workflowId, lessonId and vibeId",
+            )
+            .into())
+        }
+        (None, Some(lesson_id), None) => {
             key.require(Scope::LessonsRead)?;
             let student = body
                 .student

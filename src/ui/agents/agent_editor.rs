@@ -10,7 +10,9 @@ use crate::domain::vibe::{Agent, Vibe};
 use crate::error::ApiError;
 use crate::ui::agents::preview::Preview;
 use crate::ui::agents::tool_checks::{set_tool, ToolChecks};
-use crate::ui::agents::{guard_unsaved, problems_with, text_field, EditorProblems, Shared};
+use crate::ui::agents::{
+    guard_unsaved, problems_with, text_field, EditorProblems, SaveBar, Shared,
+};
 use crate::ui::components::{SaveMessage, SaveStatus};
 use crate::ui::current;
 use leptos::prelude::*;
@@ -111,37 +113,24 @@ pub fn AgentEditor(set: Shared, agent: Saved<Agent>, vibe: Option<Vibe>) -> impl
                 {fields}
                 {tools}
                 {template}
-                <ul class="field-error" data-testid="other-problems">
-                    {move || others().into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}
-                </ul>
-                <div class="save-bar">
-                    <button
-                        type="button"
-                        class="button"
-                        disabled=move || !dirty.get()
-                        on:click=move |_| {
-                            edited.set(saved.get_untracked());
-                            message.set(None);
-                        }
-                    >
-                        "Discard"
-                    </button>
-                    <button
-                        type="button"
-                        class="button primary"
-                        data-testid="save-agent"
-                        disabled=move || saving.try_get().unwrap_or(true) || !dirty.get()
-                        on:click=move |_| {
-                            message.set(None);
-                            save.dispatch(SaveAgent {
-                                agent: edited.get_untracked(),
-                                version: Some(version.get_untracked()),
-                            });
-                        }
-                    >
-                        {move || if saving.try_get().unwrap_or(false) { "Saving…" } else { "Save agent" }}
-                    </button>
-                </div>
+                <SaveBar
+                    others=Signal::derive(others)
+                    dirty
+                    saving
+                    on_discard=Callback::new(move |_| {
+                        edited.set(saved.get_untracked());
+                        message.set(None);
+                    })
+                    on_save=Callback::new(move |_| {
+                        message.set(None);
+                        save.dispatch(SaveAgent {
+                            agent: edited.get_untracked(),
+                            version: Some(version.get_untracked()),
+                        });
+                    })
+                    label="Save agent"
+                    testid="save-agent"
+                />
                 <SaveStatus message testid="agent-status" reload />
             </section>
             {match vibe {

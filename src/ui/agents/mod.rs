@@ -175,6 +175,47 @@ impl EditorProblems {
     }
 }
 
+/// An editor's foot: the other objects' problems the edit causes, Discard
+/// (back to the saved version) and Save, both idle while nothing changed.
+#[component]
+pub fn SaveBar(
+    /// Problems about other objects, as text.
+    others: Signal<Vec<String>>,
+    /// Whether there are unsaved edits.
+    dirty: Memo<bool>,
+    /// Whether a save is under way.
+    #[prop(into)]
+    saving: Signal<bool>,
+    /// Puts the saved version back.
+    on_discard: Callback<()>,
+    /// Saves the edit.
+    on_save: Callback<()>,
+    /// The save button's words (`Save agent`).
+    label: &'static str,
+    /// The save button's `data-testid`.
+    testid: &'static str,
+) -> impl IntoView {
+    view! {
+        <ul class="field-error" data-testid="other-problems">
+            {move || others.get().into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}
+        </ul>
+        <div class="save-bar">
+            <button type="button" class="button" disabled=move || !dirty.get() on:click=move |_| on_discard.run(())>
+                "Discard"
+            </button>
+            <button
+                type="button"
+                class="button primary"
+                data-testid=testid
+                disabled=move || saving.try_get().unwrap_or(true) || !dirty.get()
+                on:click=move |_| on_save.run(())
+            >
+                {move || if saving.try_get().unwrap_or(false) { "Saving…" } else { label }}
+            </button>
+        </div>
+    }
+}
+
 /// Asks before unsaved edits are left: closing the tab, and in-app links
 /// (see `confirm_leave`), while `dirty` says there are some.
 pub fn guard_unsaved(dirty: Memo<bool>) {

@@ -7,7 +7,9 @@ use crate::domain::vibe::{AgentId, Vibe};
 use crate::error::ApiError;
 use crate::ui::agents::matrix::AgentMatrix;
 use crate::ui::agents::tool_checks::{set_tool, ToolChecks};
-use crate::ui::agents::{guard_unsaved, problems_with, text_field, EditorProblems, Shared};
+use crate::ui::agents::{
+    guard_unsaved, problems_with, text_field, EditorProblems, SaveBar, Shared,
+};
 use crate::ui::components::{FieldProblem, SaveMessage, SaveStatus};
 use crate::ui::current;
 use leptos::prelude::*;
@@ -160,37 +162,24 @@ pub fn VibeEditor(set: Shared, vibe: Saved<Vibe>) -> impl IntoView {
             {fields}
             {agents}
             {tool_lists}
-            <ul class="field-error" data-testid="other-problems">
-                {move || others().into_iter().map(|p| view! { <li>{p}</li> }).collect_view()}
-            </ul>
-            <div class="save-bar">
-                <button
-                    type="button"
-                    class="button"
-                    disabled=move || !dirty.get()
-                    on:click=move |_| {
-                        edited.set(saved.get_untracked());
-                        message.set(None);
-                    }
-                >
-                    "Discard"
-                </button>
-                <button
-                    type="button"
-                    class="button primary"
-                    data-testid="save-vibe"
-                    disabled=move || saving.try_get().unwrap_or(true) || !dirty.get()
-                    on:click=move |_| {
-                        message.set(None);
-                        save.dispatch(SaveVibe {
-                            vibe: edited.get_untracked(),
-                            version: Some(version.get_untracked()),
-                        });
-                    }
-                >
-                    {move || if saving.try_get().unwrap_or(false) { "Saving…" } else { "Save vibe" }}
-                </button>
-            </div>
+            <SaveBar
+                others=Signal::derive(others)
+                dirty
+                saving
+                on_discard=Callback::new(move |_| {
+                    edited.set(saved.get_untracked());
+                    message.set(None);
+                })
+                on_save=Callback::new(move |_| {
+                    message.set(None);
+                    save.dispatch(SaveVibe {
+                        vibe: edited.get_untracked(),
+                        version: Some(version.get_untracked()),
+                    });
+                })
+                label="Save vibe"
+                testid="save-vibe"
+            />
             <SaveStatus message testid="vibe-status" reload />
         </section>
         <AgentMatrix set vibe=edited />
