@@ -161,6 +161,85 @@ pub async fn save_vibe(vibe: Vibe, version: Option<i64>) -> Result<i64, ApiError
     .await
 }
 
+/// The new versions after [`save_vibe_with_agents`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VibeSaved {
+    /// The vibe's new version, if it was sent.
+    pub vibe: Option<i64>,
+    /// Each agent's new version, in the order sent.
+    pub agents: Vec<i64>,
+}
+
+/// Saves a vibe's editor as one change: `vibe` if given (at its version)
+/// and the `agents` of the vibe whose tools were changed in its agent ×
+/// tool matrix, each at its version. All are checked together and written
+/// in one transaction: a stale version (412) or a broken rule (422) saves
+/// none of them.
+#[server(prefix = "/rpc", endpoint = "save_vibe_with_agents", input = Json)]
+pub async fn save_vibe_with_agents(
+    vibe_id: String,
+    vibe: Option<Saved<Vibe>>,
+    agents: Vec<Saved<Agent>>,
+) -> Result<VibeSaved, ApiError> {
+    use crate::domain::user::Role;
+    use crate::domain::vibe::rules::MAX_AGENTS_PER_VIBE;
+    use crate::server::ctx;
+    use crate::server::vibes::{save_all, Change};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        let admin = ctx::require(Role::Admin)?;
+        if agents.len() > MAX_AGENTS_PER_VIBE {
+            return Err(ApiError::invalid(
+                "agents",
+                format!("at most {MAX_AGENTS_PER_VIBE} agents per save"),
+            )
+            .into());
+        }
+        let members = match &vibe {
+            Some(v) if v.value.id.as_str() != vibe_id => {
+                return Err(ApiError::invalid("vibe.id", "must be the vibe being edited").into())
+            }
+            Some(v) => v.value.agents.clone(),
+            None => state
+                .rules()
+                .vibe(&vibe_id)
+                .map(|v| v.agents.clone())
+                .ok_or_else(|| {
+                    ApiError::NotFound(format!("Vibe {}", crate::domain::limits::excerpt(&vibe_id)))
+                })?,
+        };
+        if let Some((i, a)) = agents
+            .iter()
+            .enumerate()
+            .find(|(_, a)| !members.contains(&a.value.id))
+        {
+            return Err(ApiError::invalid(
+                format!("agents[{i}].id"),
+                format!("`{}` is not an agent of vibe `{vibe_id}`", a.value.id),
+            )
+            .into());
+        }
+        let sent_vibe = vibe.is_some();
+        let mut changes: Vec<Change> = vibe
+            .into_iter()
+            .map(|v| Change::Vibe(v.value, Some(v.version)))
+            .collect();
+        changes.extend(
+            agents
+                .into_iter()
+                .map(|a| Change::Agent(a.value, Some(a.version))),
+        );
+        let mut versions = save_all(&state, changes, &admin.0.display_name).await?;
+        let vibe = sent_vibe.then(|| versions.remove(0));
+        Ok(VibeSaved {
+            vibe,
+            agents: versions,
+        })
+    })
+    .await
+}
+
 /// What `agent` (as edited, unsaved) gets in vibe `vibe_id`, with the exact
 /// token count of its prompt and tools (the tokenizer is too large to ship
 /// to the browser).

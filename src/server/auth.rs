@@ -330,6 +330,19 @@ fn same_origin(state: &AppState, headers: &HeaderMap) -> bool {
     }
 }
 
+/// For a route outside `/rpc/` that a signed-in user's cookie authenticates
+/// and that changes something (an upload from a page): 403 unless the
+/// request comes from the app's own pages, as `check_origin` does for
+/// server functions.
+pub fn require_same_origin(state: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
+    if same_origin(state, headers) {
+        Ok(())
+    } else {
+        tracing::warn!(origin = ?claimed_origin(headers), "cross-origin page upload refused");
+        Err(ApiError::CrossOrigin)
+    }
+}
+
 /// Middleware: server-function calls must come from the app's own pages.
 /// Server functions carry the session cookie, so without this check any site
 /// a signed-in user visits could make those calls in their name.

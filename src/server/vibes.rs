@@ -56,29 +56,50 @@ pub enum Change {
 /// Saves one agent or vibe by `by` if the whole set stays valid; returns
 /// its new version. Stale → 412, new but existing → 409, gone → 404.
 pub async fn save(state: &AppState, change: Change, by: &str) -> Result<i64, ServerError> {
+    let versions = save_all(state, vec![change], by).await?;
+    Ok(versions[0])
+}
+
+/// Saves several agents and vibes by `by` as one change (a vibe with the
+/// agent × tool matrix edited beside it): checked together as they will
+/// stand, written in one transaction, so either every one is saved or, on
+/// the first stale version or broken rule, none is. Returns the new
+/// versions in `changes`' order.
+pub async fn save_all(
+    state: &AppState,
+    changes: Vec<Change>,
+    by: &str,
+) -> Result<Vec<i64>, ServerError> {
     let _guard = state.manifests_lock.lock().await;
     let (agents, vibes) = all(state).await?;
     let mut agents: Vec<Agent> = agents.into_iter().map(|a| a.value).collect();
     let mut vibes: Vec<Vibe> = vibes.into_iter().map(|v| v.value).collect();
-    match &change {
-        Change::Agent(agent, _) => match agents.iter_mut().find(|a| a.id == agent.id) {
-            Some(slot) => *slot = agent.clone(),
-            None => agents.push(agent.clone()),
-        },
-        Change::Vibe(vibe, _) => match vibes.iter_mut().find(|v| v.id == vibe.id) {
-            Some(slot) => *slot = vibe.clone(),
-            None => vibes.push(vibe.clone()),
-        },
+    for change in &changes {
+        match change {
+            Change::Agent(agent, _) => match agents.iter_mut().find(|a| a.id == agent.id) {
+                Some(slot) => *slot = agent.clone(),
+                None => agents.push(agent.clone()),
+            },
+            Change::Vibe(vibe, _) => match vibes.iter_mut().find(|v| v.id == vibe.id) {
+                Some(slot) => *slot = vibe.clone(),
+                None => vibes.push(vibe.clone()),
+            },
+        }
     }
     check(state, &agents, &vibes).await?;
     let mut tx = state.db.begin().await?;
-    let version = match &change {
-        Change::Agent(agent, expected) => store::put_agent(&mut tx, agent, *expected, by).await?,
-        Change::Vibe(vibe, expected) => store::put_vibe(&mut tx, vibe, *expected, by).await?,
-    };
+    let mut versions = Vec::with_capacity(changes.len());
+    for change in &changes {
+        versions.push(match change {
+            Change::Agent(agent, expected) => {
+                store::put_agent(&mut tx, agent, *expected, by).await?
+            }
+            Change::Vibe(vibe, expected) => store::put_vibe(&mut tx, vibe, *expected, by).await?,
+        });
+    }
     tx.commit().await?;
     state.rules_changed().await?;
-    Ok(version)
+    Ok(versions)
 }
 
 /// Replaces the whole set with `agents` and `vibes` (an import) if they

@@ -42,6 +42,11 @@ pub fn router() -> Router<AppState> {
                 .post(import_api)
                 .layer(DefaultBodyLimit::max(MANIFEST_ARCHIVE_MAX_BYTES)),
         )
+        .route(
+            "/agents/manifests",
+            axum::routing::post(import_page)
+                .layer(DefaultBodyLimit::max(MANIFEST_ARCHIVE_MAX_BYTES)),
+        )
         .route("/agents/manifests.zip", get(export_page_zip))
         .route("/agents/manifests.tar", get(export_page_tar))
         .route(
@@ -250,6 +255,33 @@ async fn export_page_tar(
     export_page(&state, user, ArchiveFormat::Tar).await
 }
 
+/// An archive body, or 413 naming the limit.
+fn archive_body(
+    body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
+) -> Result<axum::body::Bytes, ApiError> {
+    body.map_err(|e| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::TooLarge {
+                field: "body".into(),
+                limit: bytes_in_words(MANIFEST_ARCHIVE_MAX_BYTES),
+            }
+        } else {
+            ApiError::BadRequest(excerpt(&e.body_text()))
+        }
+    })
+}
+
+/// Imports `body` (a `.zip` or `.tar`) by `by`: what it counted.
+async fn import_archive(
+    state: &AppState,
+    body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
+    by: &str,
+) -> Result<Response, ServerError> {
+    let files = manifests::unpack(&archive_body(body)?)?;
+    let (tools, agents, vibes) = manifests::import(state, &files, by).await?;
+    Ok(Json(json!({"tools": tools, "agents": agents, "vibes": vibes})).into_response())
+}
+
 /// `POST /api/manifests` with a `.zip` or `.tar` body: replaces every agent
 /// and vibe (adding or updating the tools it carries) if the whole set is
 /// valid; otherwise 422 naming the file and field, and nothing changes.
@@ -259,20 +291,22 @@ async fn import_api(
     body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Result<Response, ServerError> {
     key.require(Scope::VibesWrite)?;
-    let body = body.map_err(|e| {
-        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::TooLarge {
-                field: "body".into(),
-                limit: bytes_in_words(MANIFEST_ARCHIVE_MAX_BYTES),
-            }
-        } else {
-            ApiError::BadRequest(excerpt(&e.body_text()))
-        }
-    })?;
-    let files = manifests::unpack(&body)?;
-    let (tools, agents, vibes) =
-        manifests::import(&state, &files, &format!("API key “{}”", key.name())).await?;
-    Ok(Json(json!({"tools": tools, "agents": agents, "vibes": vibes})).into_response())
+    import_archive(&state, body, &format!("API key “{}”", key.name())).await
+}
+
+/// `POST /agents/manifests`: the same import from the `/agents` page, for a
+/// signed-in admin. The cookie authenticates it, so it must come from the
+/// app's own pages (403 otherwise), like a server function.
+async fn import_page(
+    State(state): State<AppState>,
+    user: Option<axum::Extension<crate::server::auth::AuthUser>>,
+    headers: axum::http::HeaderMap,
+    body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
+) -> Result<Response, ServerError> {
+    let user = user.ok_or(ApiError::Unauthenticated)?;
+    user.0.require(crate::domain::user::Role::Admin)?;
+    crate::server::auth::require_same_origin(&state, &headers)?;
+    import_archive(&state, body, &user.0 .0.display_name).await
 }
 
 /// `GET /api/vibes/{id}/call-config?format=ultravox`: the body to create an

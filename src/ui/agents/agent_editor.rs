@@ -28,9 +28,11 @@ pub fn AgentEditor(set: Shared, agent: Saved<Agent>, vibe: Option<Vibe>) -> impl
     let dirty = Memo::new(move |_| saved.with(|s| edited.with(|e| s != e)));
     guard_unsaved(dirty);
 
-    let checked = EditorProblems::new(edited, format!("agents.{id}."), move |a| {
-        set.with_value(|s| problems_with(s, Some(a), None))
-    });
+    let checked = EditorProblems::new(
+        format!("agents.{id}."),
+        move || edited.track(),
+        move || edited.with(|a| set.with(|s| problems_with(s, std::slice::from_ref(a), None))),
+    );
     let refused = checked.refused;
     let field = move |key: &str| checked.field(key);
     let others = checked.others();
@@ -43,7 +45,7 @@ pub fn AgentEditor(set: Shared, agent: Saved<Agent>, vibe: Option<Vibe>) -> impl
             let now = edited.get_untracked();
             version.set(v);
             saved.set(now.clone());
-            set.update_value(|s| {
+            set.update(|s| {
                 if let Some(slot) = s.agents.iter_mut().find(|a| a.value.id == now.id) {
                     *slot = Saved {
                         value: now,
@@ -62,7 +64,7 @@ pub fn AgentEditor(set: Shared, agent: Saved<Agent>, vibe: Option<Vibe>) -> impl
         None => {}
     });
 
-    let candidates = set.with_value(|s| {
+    let candidates = set.with_untracked(|s| {
         s.tools
             .iter()
             .filter(|t| match &vibe {

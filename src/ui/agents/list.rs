@@ -8,14 +8,14 @@ use leptos::prelude::*;
 /// Two lists side by side: vibes (with their agents) and every agent.
 #[component]
 pub fn Lists(set: Shared) -> impl IntoView {
-    let vibes = set.with_value(|s| s.vibes.clone());
-    let agents = set.with_value(|s| s.agents.clone());
+    let vibes = move || set.with(|s| s.vibes.clone());
+    let agents = move || set.with(|s| s.agents.clone());
     view! {
         <div class="two-col">
             <section class="panel" data-testid="vibe-list">
                 <h2>"Vibes"</h2>
                 <ul class="plain-list">
-                    <For each=move || vibes.clone() key=|v| v.value.id.clone() let:vibe>
+                    <For each=vibes key=|v| (v.value.id.clone(), v.version) let:vibe>
                         <li>
                             <a
                                 href=format!("/agents?vibe={}", vibe.value.id)
@@ -49,7 +49,7 @@ pub fn Lists(set: Shared) -> impl IntoView {
             <section class="panel" data-testid="agent-list">
                 <h2>"Agents"</h2>
                 <ul class="plain-list">
-                    <For each=move || agents.clone() key=|a| a.value.id.clone() let:agent>
+                    <For each=agents key=|a| (a.value.id.clone(), a.version) let:agent>
                         <li>
                             <a
                                 href=format!("/agents?agent={}", agent.value.id)

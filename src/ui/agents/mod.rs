@@ -9,6 +9,7 @@
 //! JavaScript, like the other pages.
 
 pub mod agent_editor;
+pub mod import;
 pub mod list;
 pub mod matrix;
 pub mod preview;
@@ -30,8 +31,9 @@ use std::collections::HashSet;
 impl MaybeEmpty for AgentsSet {}
 
 /// The loaded set, shared by the views and updated in place after a save,
-/// so moving between views shows what was saved without a refetch.
-pub type Shared = StoredValue<AgentsSet>;
+/// so moving between views shows what was saved without a refetch, and
+/// the lists and matrix follow a save (a renamed agent) at once.
+pub type Shared = RwSignal<AgentsSet>;
 
 /// The page: admins only. The resource is created outside the role guard
 /// so server rendering and hydration create it in the same order.
@@ -47,8 +49,9 @@ pub fn AgentsPage() -> impl IntoView {
                 </p>
             </section>
             <Loaded resource=data loading="Loading agents…" let:data>
-                <Selected set=StoredValue::new(data) />
+                <Selected set=RwSignal::new(data) />
             </Loaded>
+            <import::ManifestImport on_done=Callback::new(move |_| data.refetch()) />
         </RequireRole>
     }
 }
@@ -61,17 +64,20 @@ fn Selected(set: Shared) -> impl IntoView {
         let q = query.read();
         (q.get("vibe"), q.get("agent"))
     };
+    // The editor shown is chosen by the query alone: reading the set
+    // untracked keeps an editor (and its unsaved edits) in place when a
+    // save updates the set.
     view! {
         <list::Lists set />
         {move || {
             let (vibe, agent) = pick();
-            let vibe = vibe.and_then(|id| set.with_value(|s| s.vibes.iter().find(|v| v.value.id.as_str() == id).cloned()));
+            let vibe = vibe.and_then(|id| set.with_untracked(|s| s.vibes.iter().find(|v| v.value.id.as_str() == id).cloned()));
             match agent {
                 Some(id) => {
-                    let found = set.with_value(|s| s.agents.iter().find(|a| a.value.id.as_str() == id).cloned());
+                    let found = set.with_untracked(|s| s.agents.iter().find(|a| a.value.id.as_str() == id).cloned());
                     match found {
                         Some(agent) => {
-                            let vibe = vibe.map(|v| v.value).or_else(|| set.with_value(|s| s.vibes.iter().find(|v| v.value.has_agent(&id)).map(|v| v.value.clone())));
+                            let vibe = vibe.map(|v| v.value).or_else(|| set.with_untracked(|s| s.vibes.iter().find(|v| v.value.has_agent(&id)).map(|v| v.value.clone())));
                             view! { <agent_editor::AgentEditor set agent vibe /> }.into_any()
                         }
                         None => view! { <p class="error">{format!("There is no agent \"{id}\".")}</p> }.into_any(),
@@ -92,17 +98,13 @@ pub fn catalogue_ids(tools: &[CatalogueTool]) -> HashSet<String> {
     tools.iter().map(|t| t.id.to_string()).collect()
 }
 
-/// The rules the loaded set breaks with `agent` and `vibe` as edited in
+/// The rules the loaded set breaks with `agents` and `vibe` as edited in
 /// place of their saved selves: the instant, client-side answer the server
 /// will give on save.
-pub fn problems_with(
-    set: &AgentsSet,
-    agent: Option<&Agent>,
-    vibe: Option<&Vibe>,
-) -> Vec<FieldError> {
+pub fn problems_with(set: &AgentsSet, edited: &[Agent], vibe: Option<&Vibe>) -> Vec<FieldError> {
     let mut agents: Vec<Agent> = set.agents.iter().map(|a| a.value.clone()).collect();
     let mut vibes: Vec<Vibe> = set.vibes.iter().map(|v| v.value.clone()).collect();
-    if let Some(agent) = agent {
+    for agent in edited {
         match agents.iter_mut().find(|a| a.id == agent.id) {
             Some(slot) => *slot = agent.clone(),
             None => agents.push(agent.clone()),
@@ -130,21 +132,23 @@ pub struct EditorProblems {
 }
 
 impl EditorProblems {
-    /// Problems of `edited` (`check` runs the rules), whose fields start
-    /// with `prefix` (`agents.Oliver.`).
-    pub fn new<T: Send + Sync + 'static>(
-        edited: RwSignal<T>,
+    /// Problems of an object whose fields start with `prefix`
+    /// (`agents.Oliver.`): `edits` tracks the edited signals (an edit
+    /// clears the server's last refusal) and `check` runs the rules on
+    /// them.
+    pub fn new(
         prefix: String,
-        check: impl Fn(&T) -> Vec<FieldError> + Send + Sync + 'static,
+        edits: impl Fn() + Send + Sync + 'static,
+        check: impl Fn() -> Vec<FieldError> + Send + Sync + 'static,
     ) -> Self {
         let refused = RwSignal::new(None::<FieldError>);
         Effect::new(move |_| {
-            edited.track();
+            edits();
             refused.set(None);
         });
         let all = Memo::new(move |_| {
             let mut list: Vec<FieldError> = refused.get().into_iter().collect();
-            list.extend(edited.with(|e| check(e)));
+            list.extend(check());
             list
         });
         Self {

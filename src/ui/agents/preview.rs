@@ -18,7 +18,7 @@ pub fn Preview(set: Shared, edited: RwSignal<Agent>, vibe: Vibe) -> impl IntoVie
     let vibe = StoredValue::new(vibe);
     let built = Memo::new(move |_| {
         edited.with(|a| {
-            set.with_value(|s| {
+            set.with(|s| {
                 let agents: Vec<Agent> = s.agents.iter().map(|a| a.value.clone()).collect();
                 vibe.with_value(|v| preview(a, v, &agents, &s.tools))
             })

@@ -59,7 +59,7 @@ where
             <input
                 type="checkbox"
                 data-testid=format!("{prefix}-{name}")
-                checked=on.clone()()
+                checked=untrack(on.clone())
                 prop:checked=on
                 on:change=move |ev| toggle(id.clone(), event_target_checked(&ev))
             />

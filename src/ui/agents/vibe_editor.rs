@@ -1,9 +1,11 @@
 //! A vibe's editor: name, description, its agents and the one a call starts
 //! with, core and app tools; problems beside their fields as the admin
-//! edits, then the agent × tool matrix of the vibe as edited.
+//! edits, then the agent × tool matrix of the vibe as edited, where its
+//! agents' tools are changed. One Save puts the vibe and the agents changed
+//! in the matrix in force together, or none of them.
 
-use crate::api::vibes::{SaveVibe, Saved};
-use crate::domain::vibe::{AgentId, Vibe};
+use crate::api::vibes::{SaveVibeWithAgents, Saved, VibeSaved};
+use crate::domain::vibe::{Agent, AgentId, Vibe};
 use crate::error::ApiError;
 use crate::ui::agents::matrix::AgentMatrix;
 use crate::ui::agents::tool_checks::{set_tool, ToolChecks};
@@ -21,33 +23,83 @@ pub fn VibeEditor(set: Shared, vibe: Saved<Vibe>) -> impl IntoView {
     let saved = RwSignal::new(vibe.value.clone());
     let edited = RwSignal::new(vibe.value.clone());
     let version = RwSignal::new(vibe.version);
-    let dirty = Memo::new(move |_| saved.with(|s| edited.with(|e| s != e)));
+    // Every agent as edited in the matrix; only the vibe's members count.
+    let saved_agents = move || {
+        set.with_untracked(|s| s.agents.iter().map(|a| a.value.clone()).collect::<Vec<_>>())
+    };
+    let agent_edits = RwSignal::new(saved_agents());
+    let changed_agents = Memo::new(move |_| {
+        let members = edited.with(|v| v.agents.clone());
+        agent_edits.with(|list| {
+            set.with(|s| {
+                list.iter()
+                    .filter(|a| members.contains(&a.id))
+                    .filter_map(|a| {
+                        let was = s.agents.iter().find(|x| x.value.id == a.id)?;
+                        (!same_agent(&was.value, a)).then(|| Saved {
+                            value: a.clone(),
+                            version: was.version,
+                        })
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+    });
+    let vibe_dirty = Memo::new(move |_| saved.with(|s| edited.with(|e| s != e)));
+    let dirty = Memo::new(move |_| vibe_dirty.get() || !changed_agents.with(Vec::is_empty));
     guard_unsaved(dirty);
 
-    let checked = EditorProblems::new(edited, format!("vibes.{id}."), move |v| {
-        set.with_value(|s| problems_with(s, None, Some(v)))
-    });
+    let checked = EditorProblems::new(
+        format!("vibes.{id}."),
+        move || {
+            edited.track();
+            agent_edits.track();
+        },
+        move || {
+            let changed: Vec<Agent> =
+                changed_agents.with(|c| c.iter().map(|a| a.value.clone()).collect());
+            edited.with(|v| set.with(|s| problems_with(s, &changed, Some(v))))
+        },
+    );
     let refused = checked.refused;
     let field = move |key: &str| checked.field(key);
     let others = checked.others();
 
-    let save = ServerAction::<SaveVibe>::new();
+    let save = ServerAction::<SaveVibeWithAgents>::new();
     let (result, saving) = (save.value(), save.pending());
     let message: SaveMessage = RwSignal::new(None);
+    // What the last save sent, to record once it is answered.
+    let sent = StoredValue::new((None::<Vibe>, Vec::<Agent>::new()));
     Effect::new(move |_| match current(&result) {
-        Some(Ok(v)) => {
-            let now = edited.get_untracked();
-            version.set(v);
-            saved.set(now.clone());
-            set.update_value(|s| {
-                if let Some(slot) = s.vibes.iter_mut().find(|x| x.value.id == now.id) {
-                    *slot = Saved {
-                        value: now,
-                        version: v,
-                    };
+        Some(Ok(VibeSaved { vibe, agents })) => {
+            let (sent_vibe, sent_agents) = sent.get_value();
+            let mut parts = Vec::new();
+            set.update(|s| {
+                if let (Some(now), Some(v)) = (sent_vibe, vibe) {
+                    version.set(v);
+                    saved.set(now.clone());
+                    parts.push(format!("vibe version {v}"));
+                    if let Some(slot) = s.vibes.iter_mut().find(|x| x.value.id == now.id) {
+                        *slot = Saved {
+                            value: now,
+                            version: v,
+                        };
+                    }
+                }
+                for (agent, v) in sent_agents.into_iter().zip(agents) {
+                    parts.push(format!("{} version {v}", agent.id));
+                    if let Some(slot) = s.agents.iter_mut().find(|x| x.value.id == agent.id) {
+                        *slot = Saved {
+                            value: agent,
+                            version: v,
+                        };
+                    }
                 }
             });
-            message.set(Some(Ok(format!("Saved: version {v}, in force now."))));
+            message.set(Some(Ok(format!(
+                "Saved: {}, in force now.",
+                parts.join(", ")
+            ))));
         }
         Some(Err(e)) => {
             if let ApiError::Invalid(problem) = &e {
@@ -59,9 +111,10 @@ pub fn VibeEditor(set: Shared, vibe: Saved<Vibe>) -> impl IntoView {
     });
 
     let all_agents: Vec<AgentId> =
-        set.with_value(|s| s.agents.iter().map(|a| a.value.id.clone()).collect());
-    let tools = set.with_value(|s| s.tools.clone());
+        set.with_untracked(|s| s.agents.iter().map(|a| a.value.id.clone()).collect());
+    let tools = set.with_untracked(|s| s.tools.clone());
     let reload = format!("/agents?vibe={id}");
+    let id_for_save = id.clone();
     let heading = format!("Vibe {id}");
 
     let fields = view! {
@@ -84,7 +137,7 @@ pub fn VibeEditor(set: Shared, vibe: Saved<Vibe>) -> impl IntoView {
                             <input
                                 type="checkbox"
                                 data-testid=format!("vibe-agent-{name}")
-                                checked=on.clone()()
+                                checked=untrack(on.clone())
                                 prop:checked=on
                                 on:change=move |ev| {
                                     let tick = event_target_checked(&ev);
@@ -168,13 +221,18 @@ pub fn VibeEditor(set: Shared, vibe: Saved<Vibe>) -> impl IntoView {
                 saving
                 on_discard=Callback::new(move |_| {
                     edited.set(saved.get_untracked());
+                    agent_edits.set(saved_agents());
                     message.set(None);
                 })
                 on_save=Callback::new(move |_| {
                     message.set(None);
-                    save.dispatch(SaveVibe {
-                        vibe: edited.get_untracked(),
-                        version: Some(version.get_untracked()),
+                    let vibe = vibe_dirty.get_untracked().then(|| edited.get_untracked());
+                    let agents = changed_agents.get_untracked();
+                    sent.set_value((vibe.clone(), agents.iter().map(|a| a.value.clone()).collect()));
+                    save.dispatch(SaveVibeWithAgents {
+                        vibe_id: id_for_save.clone(),
+                        vibe: vibe.map(|value| Saved { value, version: version.get_untracked() }),
+                        agents,
                     });
                 })
                 label="Save vibe"
@@ -182,7 +240,18 @@ pub fn VibeEditor(set: Shared, vibe: Saved<Vibe>) -> impl IntoView {
             />
             <SaveStatus message testid="vibe-status" reload />
         </section>
-        <AgentMatrix set vibe=edited />
+        <AgentMatrix set vibe=edited agents=agent_edits />
     }
     .into_any()
+}
+
+/// Whether two versions of an agent are the same, its tools as a set (a
+/// tool unticked and ticked again in the matrix is no change).
+fn same_agent(a: &Agent, b: &Agent) -> bool {
+    let sorted = |x: &Agent| {
+        let mut tools = x.tools.clone();
+        tools.sort();
+        Agent { tools, ..x.clone() }
+    };
+    a == b || sorted(a) == sorted(b)
 }
