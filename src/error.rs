@@ -75,6 +75,15 @@ pub enum ApiError {
         /// Seconds until an attempt will be considered again.
         retry_after_secs: u64,
     },
+    /// Too many changes in a window (a session's plugin updates); sent
+    /// with `Retry-After`.
+    #[error("Too many requests: the limit is {limit}; try again in {retry_after_secs} s.")]
+    RateLimited {
+        /// The limit, in words.
+        limit: String,
+        /// Seconds until a request will be taken again.
+        retry_after_secs: u64,
+    },
     /// Too many event streams are open for this session or account.
     #[error("Too many open streams: the limit is {limit}.")]
     TooManyStreams {
@@ -112,9 +121,22 @@ impl ApiError {
             Self::Invalid(_) => 422,
             Self::Transport(_) | Self::BadRequest(_) => 400,
             Self::TooLarge { .. } => 413,
-            Self::TooManyAttempts { .. } | Self::TooManyStreams { .. } => 429,
+            Self::TooManyAttempts { .. }
+            | Self::TooManyStreams { .. }
+            | Self::RateLimited { .. } => 429,
             Self::Busy => 503,
             Self::Internal => 500,
+        }
+    }
+
+    /// Seconds to wait before trying again, for a 429 that says.
+    pub fn retry_after(&self) -> Option<u64> {
+        match self {
+            Self::TooManyAttempts { retry_after_secs }
+            | Self::RateLimited {
+                retry_after_secs, ..
+            } => Some(*retry_after_secs),
+            _ => None,
         }
     }
 

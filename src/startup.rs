@@ -46,6 +46,8 @@ impl Application {
         let seeded = seed_new_database(&state).await?;
         state.reload_rules().await?;
         agent::sessions::expire_idle(&state).await?;
+        let plugins = agent::plugins::load(&state).await?;
+        tracing::debug!(plugins, "open sessions' plugin tools loaded");
         let purged = store::auth_sessions::purge_expired(&state.db).await?;
         tracing::debug!(purged, "expired sign-in sessions removed");
         // The BPE table takes a moment to load: do it before the first

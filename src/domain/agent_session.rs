@@ -210,6 +210,10 @@ pub struct SessionSnapshot {
     /// A vibe session's current agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<AgentView>,
+    /// What the session's plugin registered (its tools with status and use
+    /// counts), so a late listener learns them without the events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugin: Option<crate::domain::plugin::PluginSet>,
 }
 
 /// The data of a `turn` event: the backend reported a turn.
@@ -251,6 +255,40 @@ pub enum SessionEvent {
         reason: String,
     },
 }
+
+impl SessionEvent {
+    /// Its SSE `event:` name, the same as its JSON `type`, so a browser's
+    /// `EventSource.addEventListener(name, …)` gets it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Snapshot(_) => "snapshot",
+            Self::WorkflowUpdate(_) => "workflow_update",
+            Self::ToolCall(_) => "tool_call",
+            Self::ToolResult(_) => "tool_result",
+            Self::Turn(_) => "turn",
+            Self::AgentChanged(_) => "agent_changed",
+            Self::ToolsChanged { .. } => "tools_changed",
+            Self::Ended { .. } => "ended",
+        }
+    }
+}
+
+/// Every `event:` name a session's stream carries: the [`SessionEvent`]s
+/// and the plugin's `tool-availability-update`.
+pub const SESSION_EVENT_NAMES: [&str; 9] = [
+    "snapshot",
+    "workflow_update",
+    "tool_call",
+    "tool_result",
+    "turn",
+    "agent_changed",
+    "tools_changed",
+    "ended",
+    crate::domain::plugin::AVAILABILITY_EVENT,
+];
+
+/// Every `event:` name the session list's stream carries (its JSON `type`).
+pub const LIST_EVENT_NAMES: [&str; 3] = ["opened", "updated", "ended"];
 
 /// A session as listed for watchers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -31,6 +31,8 @@ pub const SCHEMA_MAX_DEPTH: usize = 12;
 pub const SHORT_TEXT_MAX_CHARS: usize = 64;
 /// Most capabilities, features, limitations or entries of one list.
 pub const LIST_MAX_ITEMS: usize = 50;
+/// Largest registration or patch body (`413` naming `body` past it).
+pub const REGISTRATION_MAX_BYTES: usize = 4 * 1024 * 1024;
 /// Largest `environment` or `constraints` object, serialised.
 pub const CONTEXT_MAX_BYTES: usize = 32 * 1024;
 
@@ -209,7 +211,7 @@ pub struct Patch {
 }
 
 /// A plugin tool's state: only `active` tools are available to the agent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolStatus {
     /// Available.

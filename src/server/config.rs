@@ -57,6 +57,15 @@ pub struct Config {
     /// that includes the idle time before its next request, so it is also
     /// the idle timeout (`HEADER_READ_TIMEOUT_SECONDS`, default 15).
     pub header_read_timeout: Duration,
+    /// Most plugin tools one session may hold (`PLUGIN_TOOLS_MAX`, default
+    /// 1,000).
+    pub plugin_tools_max: usize,
+    /// Plugin registrations and updates one session may make per minute
+    /// (`PLUGIN_UPDATES_PER_MINUTE`, default 10; a sliding window).
+    pub plugin_updates_per_minute: usize,
+    /// How long an agent's call of a plugin tool waits for the plugin's
+    /// answer (`PLUGIN_CALL_TIMEOUT_SECONDS`, default 10).
+    pub plugin_call_timeout: Duration,
     /// Whether a new database gets the demo teacher's lessons
     /// (`SWITCHBOARD_DEMO_LESSONS`, default on; `0`/`false` skips them).
     pub demo_lessons: bool,
@@ -153,6 +162,18 @@ impl Config {
             Duration::from_secs(count("SHUTDOWN_GRACE_SECONDS", 10, 3_600)? as u64);
         let header_read_timeout =
             Duration::from_secs(count("HEADER_READ_TIMEOUT_SECONDS", 15, 600)? as u64);
+        let plugin_tools_max = count(
+            "PLUGIN_TOOLS_MAX",
+            crate::domain::plugin::DEFAULT_MAX_TOOLS,
+            100_000,
+        )?;
+        let plugin_updates_per_minute = count(
+            "PLUGIN_UPDATES_PER_MINUTE",
+            crate::domain::plugin::DEFAULT_UPDATES_PER_MINUTE,
+            100_000,
+        )?;
+        let plugin_call_timeout =
+            Duration::from_secs(count("PLUGIN_CALL_TIMEOUT_SECONDS", 10, 600)? as u64);
         let demo_lessons = match get("SWITCHBOARD_DEMO_LESSONS").as_deref() {
             None | Some("" | "1" | "true" | "yes" | "on") => true,
             Some("0" | "false" | "no" | "off") => false,
@@ -180,6 +201,9 @@ impl Config {
             max_streams_per_user,
             shutdown_grace,
             header_read_timeout,
+            plugin_tools_max,
+            plugin_updates_per_minute,
+            plugin_call_timeout,
         })
     }
 

@@ -69,8 +69,8 @@ pub async fn finish<T>(body: impl Future<Output = Result<T, ServerError>>) -> Re
             response.set_status(
                 StatusCode::from_u16(api.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
             );
-            if let ApiError::TooManyAttempts { retry_after_secs } = &api {
-                response.insert_header(header::RETRY_AFTER, HeaderValue::from(*retry_after_secs));
+            if let Some(secs) = api.retry_after() {
+                response.insert_header(header::RETRY_AFTER, HeaderValue::from(secs));
             }
         }
         api

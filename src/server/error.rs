@@ -58,6 +58,12 @@ impl axum::response::IntoResponse for ServerError {
         let api = ApiError::from(self);
         let status = axum::http::StatusCode::from_u16(api.status())
             .unwrap_or(axum::http::StatusCode::INTERNAL_SERVER_ERROR);
-        (status, axum::Json(api)).into_response()
+        let mut response = (status, axum::Json(&api)).into_response();
+        if let Some(secs) = api.retry_after() {
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, secs.into());
+        }
+        response
     }
 }

@@ -36,6 +36,8 @@ pub struct AppState {
     pub clock: Arc<crate::server::clock::Clock>,
     /// Serialises saves of agents and vibes (their rules span objects).
     pub manifests_lock: Arc<tokio::sync::Mutex<()>>,
+    /// Each session's plugin tools, update windows and relayed calls.
+    pub plugins: Arc<crate::server::agent::plugins::PluginRegistry>,
     rules: Arc<RwLock<Arc<Rules>>>,
     session_locks: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
@@ -62,6 +64,7 @@ impl AppState {
             )),
             clock: Arc::default(),
             manifests_lock: Arc::default(),
+            plugins: Arc::default(),
             rules: Arc::new(RwLock::new(Arc::new(Rules::empty()))),
             session_locks: Arc::new(Mutex::new(HashMap::new())),
         }

@@ -18,6 +18,7 @@ mod lessons;
 mod limits;
 mod pages;
 mod passwords;
+mod plugins;
 mod scopes;
 mod sessions;
 mod throttle;

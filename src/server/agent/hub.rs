@@ -1,11 +1,16 @@
 //! Server push: one broadcast channel per live session, with a replay ring
 //! so a client reconnecting with `Last-Event-ID` gets exactly what it missed.
 //!
+//! A new subscriber (no `Last-Event-ID`) gets a snapshot, preceded by the
+//! kept `tool-availability-update`s, so an agent that starts listening late
+//! still learns every plugin tool change it missed.
+//!
 //! Frames are encoded once, as the exact SSE bytes, and shared by every
 //! subscriber: a fan-out to thousands of watchers costs one JSON encoding
 //! and no per-watcher allocation.
 
 use crate::domain::agent_session::SessionEvent;
+use crate::domain::plugin::AVAILABILITY_EVENT;
 use axum::body::Bytes;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -21,18 +26,22 @@ const BUFFER: usize = 1024;
 pub struct Frame {
     /// Increasing per session, starting at 1.
     pub id: u64,
-    /// `id: …\ndata: …\n\n`, ready to write (cloning it is a refcount).
+    /// Its `event:` name.
+    pub name: String,
+    /// `id: …\nevent: …\ndata: …\n\n`, ready to write (cloning it is a refcount).
     pub sse: Bytes,
 }
 
 impl Frame {
-    /// Encodes `json` as event `id`. serde_json escapes newlines, so the
-    /// JSON always fits on the single `data:` line.
-    pub fn new(id: u64, json: &str) -> Self {
-        debug_assert!(!json.contains('\n'));
+    /// Encodes `json` as event `id` named `name` (the SSE `event:` field,
+    /// for `EventSource.addEventListener(name, …)`). serde_json escapes
+    /// newlines, so the JSON always fits on the single `data:` line.
+    pub fn new(id: u64, name: &str, json: &str) -> Self {
+        debug_assert!(!json.contains('\n') && !name.contains('\n'));
         Self {
             id,
-            sse: Bytes::from(format!("id: {id}\ndata: {json}\n\n")),
+            name: name.to_owned(),
+            sse: Bytes::from(format!("id: {id}\nevent: {name}\ndata: {json}\n\n")),
         }
     }
 }
@@ -59,6 +68,9 @@ pub struct Subscription {
     pub replay: Vec<Arc<Frame>>,
     /// The subscriber needs a full snapshot first (new, or too far behind).
     pub needs_snapshot: bool,
+    /// With a snapshot: the kept events a late listener must still get
+    /// before it (the plugin's `tool-availability-update`s), in order.
+    pub history: Vec<Arc<Frame>>,
     /// The id the snapshot stands for (the newest event so far).
     pub snapshot_id: u64,
     /// Everything published from now on.
@@ -109,12 +121,19 @@ impl Hub {
     /// Publishes `event` on `session`'s stream; returns its id.
     pub fn publish(&self, session: &str, event: &SessionEvent) -> u64 {
         let json = serde_json::to_string(event).unwrap_or_default();
+        self.publish_named(session, event.name(), &json)
+    }
+
+    /// Publishes `json` as event `name` on `session`'s stream (an event
+    /// whose shape is not a [`SessionEvent`], such as the plugin's
+    /// `tool-availability-update`); returns its id.
+    pub fn publish_named(&self, session: &str, name: &str, json: &str) -> u64 {
         let mut sessions = locked(&self.sessions);
         let channel = sessions
             .entry(session.to_owned())
             .or_insert_with(|| Channel::new(self.base));
         channel.last_id += 1;
-        let frame = Arc::new(Frame::new(channel.last_id, &json));
+        let frame = Arc::new(Frame::new(channel.last_id, name, json));
         if channel.ring.len() == REPLAY {
             channel.ring.pop_front();
         }
@@ -145,6 +164,7 @@ impl Hub {
                         .cloned()
                         .collect(),
                     needs_snapshot: false,
+                    history: Vec::new(),
                     snapshot_id: channel.last_id,
                     live,
                 }
@@ -152,6 +172,12 @@ impl Hub {
             _ => Subscription {
                 replay: Vec::new(),
                 needs_snapshot: true,
+                history: channel
+                    .ring
+                    .iter()
+                    .filter(|f| f.name == AVAILABILITY_EVENT)
+                    .cloned()
+                    .collect(),
                 snapshot_id: channel.last_id,
                 live,
             },
@@ -181,7 +207,11 @@ impl Hub {
     pub fn publish_list(&self, change: &serde_json::Value) {
         let mut ids = locked(&self.list_ids);
         *ids += 1;
-        let _ = locked(&self.list).send(Arc::new(Frame::new(*ids, &change.to_string())));
+        let name = change
+            .get("type")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("message");
+        let _ = locked(&self.list).send(Arc::new(Frame::new(*ids, name, &change.to_string())));
     }
 
     /// Subscribes to session-list changes.
@@ -250,7 +280,7 @@ mod tests {
         let frame = &hub.subscribe("s", Some(0)).replay[0];
         assert_eq!(
             std::str::from_utf8(&frame.sse).unwrap(),
-            "id: 1\ndata: {\"type\":\"ended\",\"data\":{\"reason\":\"1\"}}\n\n"
+            "id: 1\nevent: ended\ndata: {\"type\":\"ended\",\"data\":{\"reason\":\"1\"}}\n\n"
         );
     }
 

@@ -217,28 +217,34 @@ impl Rules {
     /// Checks `arguments` against `tool`'s schema; the error names the field
     /// and the rule it broke.
     pub fn check_arguments(&self, tool: &str, arguments: &Value) -> Result<(), String> {
-        let Some((_, Some(validator))) = self.tools.get(tool) else {
-            return Ok(());
-        };
-        let problems: Vec<String> = validator
-            .iter_errors(arguments)
-            .take(3)
-            .map(|e| {
-                let path = e.instance_path().to_string();
-                let field = path.trim_start_matches('/').replace('/', ".");
-                let problem = excerpt(&e.to_string());
-                if field.is_empty() {
-                    format!("arguments: {problem}")
-                } else {
-                    format!("field `{}`: {problem}", excerpt(&field))
-                }
-            })
-            .collect();
-        if problems.is_empty() {
-            Ok(())
-        } else {
-            Err(problems.join("; "))
+        match self.tools.get(tool) {
+            Some((_, Some(validator))) => check_with(validator, arguments),
+            _ => Ok(()),
         }
+    }
+}
+
+/// Checks `arguments` with a compiled schema (a catalogue tool's or a
+/// plugin tool's); the error names up to three fields and their rules.
+pub fn check_with(validator: &jsonschema::Validator, arguments: &Value) -> Result<(), String> {
+    let problems: Vec<String> = validator
+        .iter_errors(arguments)
+        .take(3)
+        .map(|e| {
+            let path = e.instance_path().to_string();
+            let field = path.trim_start_matches('/').replace('/', ".");
+            let problem = excerpt(&e.to_string());
+            if field.is_empty() {
+                format!("arguments: {problem}")
+            } else {
+                format!("field `{}`: {problem}", excerpt(&field))
+            }
+        })
+        .collect();
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("; "))
     }
 }
 

@@ -15,10 +15,11 @@ use crate::domain::limits::{
     bytes_in_words, excerpt, CALLS_PAGE_MAX, SNAPSHOT_CALLS, SNAPSHOT_VALUE_MAX_BYTES,
     TOOL_ARGUMENTS_MAX_BYTES, TOOL_NAME_MAX_CHARS, TOOL_RESULT_MAX_BYTES,
 };
+use crate::domain::plugin::union;
 use crate::domain::vibe::{find_agent, AgentView, HANG_UP_TOOL};
 use crate::error::ApiError;
-use crate::server::agent::builtins;
 use crate::server::agent::rules::Rules;
+use crate::server::agent::{builtins, plugins};
 use crate::server::auth::{random_token, token_hash};
 use crate::server::db::now;
 use crate::server::store::agent_sessions::{self as rows, LessonFields, NewSession, SessionRow};
@@ -26,6 +27,7 @@ use crate::server::store::lessons;
 use crate::server::store::tool_calls::{self, NewCall};
 use crate::server::{AppState, ServerError};
 use serde_json::{json, Value};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Loads a session.
@@ -77,7 +79,8 @@ pub async fn open(
         .into());
     }
     let ws = WorkflowState::start(workflow);
-    let tools = tools_now(state, None, &ws).join(",");
+    // A new session has no plugin yet.
+    let tools = tools_under(&state.rules(), None, &ws).join(",");
     start(state, ws, api_key, runs_builtins, &tools, None).await
 }
 
@@ -117,12 +120,51 @@ async fn start(
     Ok((id, token))
 }
 
-/// The tools a session may call now: a tutor session's lesson tools
-/// (`lesson_tools`, fixed when it opened), else the tools of its current
-/// workflow under the bindings in force. The one answer that listing,
-/// enforcement, `toolsChanged` and watchers all use.
-pub fn tools_now(state: &AppState, lesson_tools: Option<&str>, ws: &WorkflowState) -> Vec<String> {
-    tools_under(&state.rules(), lesson_tools, ws)
+/// The tools session `session` may call now: a tutor session's lesson
+/// tools (`lesson_tools`, fixed when it opened), else the tools of its
+/// current workflow or agent under the rules in force; then its plugin's
+/// active tools. The one answer that listing, enforcement, `toolsChanged`
+/// and watchers all use.
+pub fn tools_now(
+    state: &AppState,
+    session: &str,
+    lesson_tools: Option<&str>,
+    ws: &WorkflowState,
+) -> Vec<String> {
+    with_plugin(
+        state,
+        session,
+        tools_under(&state.rules(), lesson_tools, ws),
+    )
+}
+
+/// The declarations of `available` (a [`tools_now`] answer) for session
+/// `session`: catalogue tools from the rules, plugin tools from its plugin.
+pub fn declarations(
+    state: &AppState,
+    session: &str,
+    available: &[String],
+) -> Vec<crate::domain::declaration::FunctionDeclaration> {
+    let rules = state.rules();
+    let plugin = state.plugins.get(session);
+    available
+        .iter()
+        .filter_map(|name| {
+            let from_plugin = plugin
+                .as_ref()
+                .and_then(|p| p.set.tool(name))
+                .map(|t| t.definition.declaration());
+            from_plugin.or_else(|| rules.tool(name).map(|t| t.declaration()))
+        })
+        .collect()
+}
+
+/// `base` and then `session`'s active plugin tools.
+fn with_plugin(state: &AppState, session: &str, base: Vec<String>) -> Vec<String> {
+    match state.plugins.get(session) {
+        Some(loaded) => union(base, Some(&loaded.set)),
+        None => base,
+    }
 }
 
 /// [`tools_now`] under `rules` (the rules in force, or the ones just
@@ -190,7 +232,8 @@ pub async fn open_vibe(
         vibe: vibe.to_owned(),
         agent,
     });
-    let tools = tools_now(state, None, &ws).join(",");
+    // A new session has no plugin yet.
+    let tools = tools_under(&state.rules(), None, &ws).join(",");
     start(state, ws, api_key, true, &tools, None).await
 }
 
@@ -315,7 +358,8 @@ pub async fn snapshot_of(
         planned_minutes: row.timing().planned_minutes,
         turns: row.turn_log()?,
         agent: agent_view(state, &ws),
-        tools: tools_now(state, row.lesson_tools.as_deref(), &ws),
+        tools: tools_now(state, &row.id, row.lesson_tools.as_deref(), &ws),
+        plugin: state.plugins.get(&row.id).map(|l| l.current()),
         state: ws,
         calls: tool_calls::page(&state.db, &row.id, None, SNAPSHOT_CALLS)
             .await?
@@ -348,6 +392,7 @@ async fn end_locked(state: &AppState, id: &str, reason: &str) -> Result<(), Serv
         state.hub.publish_list(&json!({"type": "ended", "id": id}));
     }
     state.hub.close(id);
+    state.plugins.forget(id);
     state.forget_session_lock(id);
     Ok(())
 }
@@ -379,8 +424,13 @@ pub async fn expire_idle(state: &AppState) -> Result<usize, ServerError> {
 pub async fn announce_tools(state: &AppState, before: &Rules) -> Result<(), ServerError> {
     for row in rows::open(&state.db).await? {
         let ws = row.workflow_state()?;
-        let now_tools = tools_now(state, row.lesson_tools.as_deref(), &ws);
-        if now_tools != tools_under(before, row.lesson_tools.as_deref(), &ws) {
+        let now_tools = tools_now(state, &row.id, row.lesson_tools.as_deref(), &ws);
+        let then = with_plugin(
+            state,
+            &row.id,
+            tools_under(before, row.lesson_tools.as_deref(), &ws),
+        );
+        if now_tools != then {
             state
                 .hub
                 .publish(&row.id, &SessionEvent::ToolsChanged { tools: now_tools });
@@ -400,10 +450,36 @@ fn refusal(
     available: &[String],
     tool: &str,
     arguments: &Value,
+    plugin: Option<&(Arc<plugins::Loaded>, bool)>,
 ) -> Option<String> {
+    if let Some((loaded, active)) = plugin {
+        let kind = loaded.set.plugin_type.as_str();
+        if !active {
+            let status = loaded
+                .set
+                .tool(tool)
+                .map_or("inactive", |t| t.status.as_str());
+            return Some(format!(
+                "`{tool}` is {status} by plugin `{kind}`; available: {}",
+                available.join(", ")
+            ));
+        }
+        if let Err(problem) = loaded.check_arguments(tool, arguments) {
+            return Some(format!("invalid arguments for `{tool}`: {problem}"));
+        }
+        if !state.plugins.connected(&row.id) {
+            return Some(format!(
+                "plugin `{kind}` is not connected; its tools cannot run now"
+            ));
+        }
+        return None;
+    }
     let rules = state.rules();
     let Some(entry) = rules.tool(tool) else {
-        return Some(format!("`{tool}` is not a tool in the catalogue"));
+        return Some(format!(
+            "`{tool}` is not available in this session; available: {}",
+            available.join(", ")
+        ));
     };
     if !available.iter().any(|t| t == tool) {
         let place = match (row.lesson_id, &ws.agent) {
@@ -468,7 +544,10 @@ pub(crate) fn check_call_size(tool: &str, arguments: &Value) -> Result<(), ApiEr
 }
 
 /// Checks and, if allowed, runs one tool call; records it and pushes the
-/// changes. Calls on one session are serialised, so state never races.
+/// changes. Calls on one session are serialised, so state never races. An
+/// allowed call of one of the session's plugin tools is then carried to
+/// the plugin and its answer returned (the call lock is not held while
+/// waiting for it).
 pub async fn call(
     state: &AppState,
     row: SessionRow,
@@ -476,6 +555,25 @@ pub async fn call(
     arguments: Value,
 ) -> Result<CallResponse, ServerError> {
     check_call_size(tool, &arguments)?;
+    let Some((loaded, _)) = plugins::plugin_of(state, &row.id, tool) else {
+        return call_locked(state, row, tool, arguments).await;
+    };
+    let kind = loaded.set.plugin_type.as_str();
+    drop(loaded);
+    let response = call_locked(state, row.clone(), tool, arguments.clone()).await?;
+    if response.allowed && response.status == CallStatus::Awaiting {
+        return plugins::relay(state, row, tool, &arguments, response, kind).await;
+    }
+    Ok(response)
+}
+
+/// [`call`] up to recording it, under the session's call lock.
+async fn call_locked(
+    state: &AppState,
+    row: SessionRow,
+    tool: &str,
+    arguments: Value,
+) -> Result<CallResponse, ServerError> {
     let lock = state.session_lock(&row.id);
     let _guard = lock.lock().await;
     let started = Instant::now();
@@ -487,43 +585,51 @@ pub async fn call(
     }
     let mut ws = row.workflow_state()?;
     let before = ws.clone();
-    let available = tools_now(state, row.lesson_tools.as_deref(), &ws);
+    let available = tools_now(state, &row.id, row.lesson_tools.as_deref(), &ws);
+    let plugin = plugins::plugin_of(state, &row.id, tool);
     let mut verified = row.verified_account.clone();
     let mut tutor_outcome = None;
-    let (outcome, result, reason, status) =
-        match refusal(state, &row, &ws, &available, tool, &arguments) {
-            Some(reason) => (CallOutcome::Refused, None, Some(reason), CallStatus::Done),
-            None if builtins::executes(
-                tool,
-                row.runs_builtins,
-                row.lesson_tools.is_some(),
-                ws.agent.is_some(),
-            ) =>
-            {
-                match builtins::run(state, &row, &mut ws, &mut verified, tool, &arguments).await? {
-                    Ok(ran) => {
-                        if let Some(entry) = state.rules().tool(tool) {
-                            apply_effects(&entry.effects, &ran.result, &mut ws);
-                        }
-                        tutor_outcome = ran.outcome;
-                        (
-                            CallOutcome::Allowed,
-                            Some(ran.result),
-                            None,
-                            CallStatus::Done,
-                        )
+    let (outcome, result, reason, status) = match refusal(
+        state,
+        &row,
+        &ws,
+        &available,
+        tool,
+        &arguments,
+        plugin.as_ref(),
+    ) {
+        Some(reason) => (CallOutcome::Refused, None, Some(reason), CallStatus::Done),
+        None if builtins::executes(
+            tool,
+            row.runs_builtins,
+            row.lesson_tools.is_some(),
+            ws.agent.is_some(),
+        ) =>
+        {
+            match builtins::run(state, &row, &mut ws, &mut verified, tool, &arguments).await? {
+                Ok(ran) => {
+                    if let Some(entry) = state.rules().tool(tool) {
+                        apply_effects(&entry.effects, &ran.result, &mut ws);
                     }
-                    Err(reason) => (CallOutcome::Refused, None, Some(reason), CallStatus::Done),
+                    tutor_outcome = ran.outcome;
+                    (
+                        CallOutcome::Allowed,
+                        Some(ran.result),
+                        None,
+                        CallStatus::Done,
+                    )
                 }
+                Err(reason) => (CallOutcome::Refused, None, Some(reason), CallStatus::Done),
             }
-            None => (CallOutcome::Allowed, None, None, CallStatus::Awaiting),
-        };
+        }
+        None => (CallOutcome::Allowed, None, None, CallStatus::Awaiting),
+    };
     // Only a workflow or agent switch changes what this session may call.
     let switched = ws.current_workflow != before.current_workflow || ws.agent != before.agent;
     let tools = if !switched {
         available
     } else {
-        tools_now(state, row.lesson_tools.as_deref(), &ws)
+        tools_now(state, &row.id, row.lesson_tools.as_deref(), &ws)
     };
     let told = tools.join(",");
     let tools_changed = row.tools_seen.as_deref() != Some(told.as_str());

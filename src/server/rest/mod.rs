@@ -6,6 +6,7 @@ pub mod bindings;
 #[cfg(test)]
 mod fuzz;
 pub mod lessons;
+pub mod plugins;
 pub mod sessions;
 pub mod vibes;
 
@@ -28,6 +29,7 @@ pub fn router() -> Router<AppState> {
         .merge(lessons::router())
         .merge(bindings::router())
         .merge(sessions::router())
+        .merge(plugins::router())
         .merge(vibes::router())
         .route("/api/{*path}", any(unknown_path))
         .layer(DefaultBodyLimit::max(API_BODY_MAX_BYTES))

@@ -50,7 +50,10 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/api/sessions", post(open).get(list))
         .route("/api/sessions/events", get(list_events))
-        .route("/api/sessions/{id}/tools", get(tools))
+        .route(
+            "/api/sessions/{id}/tools",
+            get(tools).patch(super::plugins::patch_tools),
+        )
         .route("/api/sessions/{id}/tool-calls", post(call))
         .route(
             "/api/sessions/{id}/tool-calls/{call_id}/result",
@@ -82,13 +85,13 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
 
 /// A session's token from `Authorization: Bearer …`, the only place the
 /// session API reads it (query strings end up in logs and histories).
-fn token(headers: &HeaderMap) -> Option<&str> {
+pub(crate) fn token(headers: &HeaderMap) -> Option<&str> {
     bearer(headers).filter(|t| !t.is_empty())
 }
 
 /// The event stream's token: the header, or `?token=` because a browser's
 /// `EventSource` cannot set headers.
-fn stream_token<'a>(headers: &'a HeaderMap, query: &'a SessionQuery) -> Option<&'a str> {
+pub(crate) fn stream_token<'a>(headers: &'a HeaderMap, query: &'a SessionQuery) -> Option<&'a str> {
     token(headers).or(query.token.as_deref().filter(|t| !t.is_empty()))
 }
 
@@ -212,18 +215,26 @@ async fn tools(
     let row = sessions::authorize(&state, &id, token(&headers)).await?;
     let format = DeclarationFormat::parse(query.format.as_deref().unwrap_or("gemini"))?;
     let ws = row.workflow_state()?;
-    let available = sessions::tools_now(&state, row.lesson_tools.as_deref(), &ws);
+    let available = sessions::tools_now(&state, &row.id, row.lesson_tools.as_deref(), &ws);
     sessions::tools_told(&state, &row, &available).await?;
     if let Some(lesson_id) = row.lesson_id {
         // A tutor session: the lesson's prompt and its declarations (with
         // the teacher's per-tool instructions), for the tools it opened with.
         let lesson = crate::server::store::lessons::get_any(&state.db, lesson_id).await?;
         let built = lesson_prompt(&lesson.draft);
-        let declarations: Vec<_> = built
+        let mut declarations: Vec<_> = built
             .declarations
             .into_iter()
             .filter(|d| available.contains(&d.name))
             .collect();
+        // A plugin's tools follow the lesson's.
+        let lesson_names: Vec<String> = declarations.iter().map(|d| d.name.clone()).collect();
+        let rest: Vec<String> = available
+            .iter()
+            .filter(|t| !lesson_names.contains(t))
+            .cloned()
+            .collect();
+        declarations.extend(sessions::declarations(&state, &row.id, &rest));
         return Ok(Json(json!({
             "workflow": ws.current_workflow,
             "lessonId": lesson_id,
@@ -236,7 +247,7 @@ async fn tools(
         .into_response());
     }
     let rules = state.rules();
-    let declarations = rules.declarations(&available);
+    let declarations = sessions::declarations(&state, &row.id, &available);
     let mut body = json!({
         "workflow": ws.current_workflow,
         "available": available,
@@ -425,7 +436,7 @@ struct Live {
 /// with `Last-Event-ID` and gets a replay or a snapshot).
 ///
 /// Without `rx` the response ends after `first` (an ended session).
-fn event_stream(
+pub(crate) fn event_stream(
     first: Vec<Bytes>,
     rx: Option<broadcast::Receiver<Arc<Frame>>>,
     after: u64,
@@ -474,7 +485,7 @@ async fn snapshot_frame(
     let snapshot = sessions::snapshot_of(state, row).await?;
     let json =
         serde_json::to_string(&SessionEvent::Snapshot(Box::new(snapshot))).unwrap_or_default();
-    Ok(Frame::new(id, &json).sse)
+    Ok(Frame::new(id, "snapshot", &json).sse)
 }
 
 async fn events(
@@ -503,8 +514,9 @@ async fn events(
         let frame = snapshot_frame(&state, row, sub.snapshot_id).await?;
         return Ok(event_stream(vec![frame], None, 0, None));
     }
-    let mut first = Vec::with_capacity(sub.replay.len() + 1);
+    let mut first = Vec::with_capacity(sub.replay.len() + sub.history.len() + 1);
     if sub.needs_snapshot {
+        first.extend(sub.history.iter().map(|f| f.sse.clone()));
         first.push(snapshot_frame(&state, row, sub.snapshot_id).await?);
     }
     let last_replayed = sub.replay.last().map_or(sub.snapshot_id, |f| f.id);

@@ -12,6 +12,7 @@ pub mod bank_accounts;
 pub mod bindings;
 pub mod lesson_outcomes;
 pub mod lessons;
+pub mod plugins;
 pub mod todos;
 pub mod tool_calls;
 pub mod users;

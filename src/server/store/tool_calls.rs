@@ -201,3 +201,22 @@ pub async fn complete(
     tx.commit().await?;
     Ok(true)
 }
+
+/// Adds `micros` to call `call_id`'s recorded duration (the time a relayed
+/// call waited for its plugin).
+pub async fn add_duration(
+    db: &SqlitePool,
+    session_id: &str,
+    call_id: i64,
+    micros: i64,
+) -> Result<(), ServerError> {
+    sqlx::query(
+        "UPDATE tool_calls SET duration_us = duration_us + ? WHERE id = ? AND session_id = ?",
+    )
+    .bind(micros)
+    .bind(call_id)
+    .bind(session_id)
+    .execute(db)
+    .await?;
+    Ok(())
+}

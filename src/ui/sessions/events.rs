@@ -35,32 +35,50 @@ impl Link {
 
 /// Subscribes to `url` with the browser's `EventSource` (which reconnects by
 /// itself and sends `Last-Event-ID`), for as long as the calling component
-/// lives. Does nothing on the server.
-pub fn subscribe(url: String, on_message: impl Fn(String) + 'static, link: RwSignal<Link>) {
+/// lives; `on_event` gets each event's name and data. Every frame carries
+/// an `event:` name, which `onmessage` never sees, so there is one
+/// listener per name in `names`. Does nothing on the server.
+pub fn subscribe(
+    url: String,
+    names: &'static [&'static str],
+    on_event: impl Fn(&str, String) + 'static,
+    link: RwSignal<Link>,
+) {
     #[cfg(feature = "hydrate")]
     {
+        use std::rc::Rc;
         use wasm_bindgen::closure::Closure;
         use wasm_bindgen::JsCast;
         let Ok(source) = web_sys::EventSource::new(&url) else {
             link.set(Link::Reconnecting);
             return;
         };
-        let message =
-            Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
-                if let Some(text) = ev.data().as_string() {
-                    on_message(text);
-                }
-            });
+        let on_event = Rc::new(on_event);
+        let listeners: Vec<Closure<dyn Fn(web_sys::MessageEvent)>> = names
+            .iter()
+            .map(|name| {
+                let on_event = on_event.clone();
+                let listener = Closure::<dyn Fn(web_sys::MessageEvent)>::new(
+                    move |ev: web_sys::MessageEvent| {
+                        if let Some(text) = ev.data().as_string() {
+                            on_event(name, text);
+                        }
+                    },
+                );
+                let _ = source
+                    .add_event_listener_with_callback(name, listener.as_ref().unchecked_ref());
+                listener
+            })
+            .collect();
         let open = Closure::<dyn Fn()>::new(move || link.set(Link::Live));
         let error = Closure::<dyn Fn()>::new(move || link.set(Link::Reconnecting));
-        source.set_onmessage(Some(message.as_ref().unchecked_ref()));
         source.set_onopen(Some(open.as_ref().unchecked_ref()));
         source.set_onerror(Some(error.as_ref().unchecked_ref()));
-        let held = send_wrapper::SendWrapper::new((source, message, open, error));
+        let held = send_wrapper::SendWrapper::new((source, listeners, open, error));
         on_cleanup(move || held.0.close());
     }
     #[cfg(not(feature = "hydrate"))]
-    let _ = (url, on_message, link);
+    let _ = (url, names, on_event, link);
 }
 
 /// The connection badge: `link link-{state}` with the state's words; with

@@ -45,7 +45,8 @@ fn SessionList(
     let link = RwSignal::new(Link::Connecting);
     subscribe(
         "/api/sessions/events".into(),
-        move |_| changes.update(|n| *n += 1),
+        &crate::domain::agent_session::LIST_EVENT_NAMES,
+        move |_, _| changes.update(|n| *n += 1),
         link,
     );
     let demo = ServerAction::<NewDemoSession>::new();

@@ -1,7 +1,7 @@
 //! `/sessions` and `/sessions/{id}`: live agent sessions as they change,
 //! pushed by server-sent events (`events`), the list (`list`), one session's
 //! visualiser (`visualiser`, its checks panel in `checks`, elapsed time,
-//! turns and nudges in `progress`), the admins'
+//! turns and nudges in `progress`, a plugin's tools in `plugin_panel`), the admins'
 //! console for trying the rules without an LLM (`console`) and their "End
 //! session" (`end_button`).
 
@@ -11,6 +11,7 @@ pub mod console;
 pub mod end_button;
 pub mod events;
 pub mod list;
+pub mod plugin_panel;
 pub mod progress;
 pub mod visualiser;
 

@@ -3,10 +3,12 @@
 //! event stream.
 
 use crate::api::sessions::{session_page, SessionPageData};
+use crate::domain::agent_session::SESSION_EVENT_NAMES;
 use crate::domain::agent_session::{
     changed_checks, CallOutcome, CallStatus, SessionEvent, ToolCallRecord, WorkflowState,
 };
 use crate::domain::catalogue::{workflow_name, Workflow};
+use crate::domain::plugin::{AvailabilityUpdate, PluginSet, AVAILABILITY_EVENT};
 use crate::domain::user::Role;
 use crate::ui::auth::RequireRole;
 use crate::ui::components::{Loaded, LocalTime, MaybeEmpty, Status, StatusIcon};
@@ -15,6 +17,7 @@ use crate::ui::sessions::checks::ChecksPanel;
 use crate::ui::sessions::console::Console;
 use crate::ui::sessions::end_button::EndSessionButton;
 use crate::ui::sessions::events::{subscribe, Link, LinkBadge};
+use crate::ui::sessions::plugin_panel::PluginPanel;
 use crate::ui::sessions::progress::Progress;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
@@ -56,6 +59,15 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
     let ended_at = RwSignal::new(data.snapshot.ended_at);
     let turns = RwSignal::new(data.snapshot.turns.clone());
     let agent = RwSignal::new(data.snapshot.agent.clone());
+    let who = |p: &PluginSet| format!("{} {}", p.plugin_type.as_str(), p.plugin_version);
+    let plugin = RwSignal::new(data.snapshot.plugin.as_ref().map(who));
+    let plugin_tools = RwSignal::new(
+        data.snapshot
+            .plugin
+            .as_ref()
+            .map(|p| p.tools.clone())
+            .unwrap_or_default(),
+    );
     let (started_at, planned_minutes) = (data.snapshot.started_at, data.snapshot.planned_minutes);
     let pulsing = RwSignal::new(BTreeSet::<String>::new());
     let link = RwSignal::new(Link::Connecting);
@@ -72,6 +84,8 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
             ended_at.set(s.ended_at);
             turns.set(s.turns);
             agent.set(s.agent);
+            plugin.set(s.plugin.as_ref().map(who));
+            plugin_tools.set(s.plugin.map(|p| p.tools).unwrap_or_default());
         }
         SessionEvent::WorkflowUpdate(u) => {
             let changed = ws.with_untracked(|old| changed_checks(old, &u.checks));
@@ -105,6 +119,14 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
         SessionEvent::ToolResult(reported) => calls.update(|list| {
             if let Some(call) = list.iter_mut().find(|c| c.id == reported.call_id) {
                 call.complete(&reported);
+                // A plugin tool's call counts once its plugin answered.
+                if reported.status == CallStatus::Done {
+                    plugin_tools.update(|tools| {
+                        if let Some(t) = tools.iter_mut().find(|t| t.definition.name == call.tool) {
+                            t.usage_count += 1;
+                        }
+                    });
+                }
             }
         }),
         SessionEvent::ToolsChanged { tools: now } => tools.set(now),
@@ -122,8 +144,16 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
     };
     subscribe(
         format!("/api/sessions/{id}/events"),
-        move |text| {
-            if let Ok(event) = serde_json::from_str::<SessionEvent>(&text) {
+        &SESSION_EVENT_NAMES,
+        move |name, text| {
+            if name == AVAILABILITY_EVENT {
+                if let Ok(update) = serde_json::from_str::<AvailabilityUpdate>(&text) {
+                    if plugin.get_untracked().is_none() {
+                        plugin.set(Some("registered just now".into()));
+                    }
+                    plugin_tools.set(update.tools);
+                }
+            } else if let Ok(event) = serde_json::from_str::<SessionEvent>(&text) {
                 apply(event);
             }
         },
@@ -181,6 +211,7 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
                     </div>
                 </section>
                 <AgentPanel agent />
+                <PluginPanel plugin tools=plugin_tools />
                 <Progress started_at planned_minutes ended_at turns />
                 {(!console_tools.is_empty()).then(|| view! { <Console session_id=session_id.clone() tools=console_tools.clone() /> })}
             </div>

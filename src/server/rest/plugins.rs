@@ -1,0 +1,261 @@
+//! The plugin API: an app embedding an agent registers its tools for one
+//! session, changes them, reads the session's metadata, listens for the
+//! agent's calls of its tools and answers them. Every route takes the
+//! session's token (the plugin and the agent backend share the session).
+//!
+//! An unknown or ended session is 404 `{"error":"session_not_found",
+//! "message":…}`; other errors are the API's usual JSON.
+
+use crate::domain::limits::excerpt;
+use crate::domain::plugin::{Patch, Registration, REGISTRATION_MAX_BYTES};
+use crate::error::ApiError;
+use crate::server::agent::plugins::{self, Change, API_VERSION};
+use crate::server::agent::sessions;
+use crate::server::rest::sessions::{event_stream, stream_token, token, SessionQuery};
+use crate::server::rest::{json_body, path_id};
+use crate::server::store::agent_sessions::SessionRow;
+use crate::server::{AppState, ServerError};
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+/// Plugin routes (the `PATCH …/tools` beside the listing is in `sessions`).
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route(
+            "/api/sessions/{id}/register-tools",
+            post(register).layer(DefaultBodyLimit::max(REGISTRATION_MAX_BYTES)),
+        )
+        .route("/api/sessions/{id}/metadata", get(metadata))
+        .route("/api/sessions/{id}/plugin-events", get(plugin_events))
+        .route(
+            "/api/sessions/{id}/tool-results/{call_id}",
+            post(tool_result),
+        )
+}
+
+/// 404 in the plugin API's shape.
+fn not_found(id: &str) -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        Json(json!({
+            "error": "session_not_found",
+            "message": format!("There is no open session {}.", excerpt(id)),
+        })),
+    )
+        .into_response()
+}
+
+/// The session for a plugin request: 401 without a token (or an unknown
+/// one), 404 for an unknown or ended session, 403 for another session's
+/// token.
+async fn session(state: &AppState, id: &str, token: Option<&str>) -> Result<SessionRow, Response> {
+    let Some(token) = token else {
+        return Err(ServerError::from(ApiError::Unauthenticated).into_response());
+    };
+    match sessions::get(state, id).await {
+        Ok(row) if row.ended_at.is_none() => {}
+        Ok(_) => return Err(not_found(id)),
+        Err(ServerError::Api(ApiError::NotFound(_))) => return Err(not_found(id)),
+        Err(e) => return Err(e.into_response()),
+    }
+    sessions::authorize(state, id, Some(token))
+        .await
+        .map_err(IntoResponse::into_response)
+}
+
+/// Maps an engine error, turning "session gone" into the plugin 404.
+fn answer<T: serde::Serialize>(
+    id: &str,
+    status: StatusCode,
+    result: Result<T, ServerError>,
+) -> Response {
+    match result {
+        Ok(body) => (status, Json(body)).into_response(),
+        Err(ServerError::Api(ApiError::NotFound(what))) if what.starts_with("Session ") => {
+            not_found(id)
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+/// `POST /api/sessions/{id}/register-tools`: 201 with what registered and
+/// what failed.
+async fn register(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Result<Json<Registration>, JsonRejection>,
+) -> Response {
+    let row = match session(&state, &id, token(&headers)).await {
+        Ok(row) => row,
+        Err(response) => return response,
+    };
+    let body = match json_body(body, REGISTRATION_MAX_BYTES) {
+        Ok(body) => body,
+        Err(e) => return e.into_response(),
+    };
+    answer(
+        &id,
+        StatusCode::CREATED,
+        plugins::change(&state, &row, Change::Register(body)).await,
+    )
+}
+
+/// `PATCH /api/sessions/{id}/tools`: add, remove and modify tools.
+pub async fn patch_tools(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Result<Json<Patch>, JsonRejection>,
+) -> Response {
+    let row = match session(&state, &id, token(&headers)).await {
+        Ok(row) => row,
+        Err(response) => return response,
+    };
+    let body = match json_body(body, REGISTRATION_MAX_BYTES) {
+        Ok(body) => body,
+        Err(e) => return e.into_response(),
+    };
+    answer(
+        &id,
+        StatusCode::OK,
+        plugins::change(&state, &row, Change::Patch(body)).await,
+    )
+}
+
+/// `GET /api/sessions/{id}/metadata`, with `API-Version`, `Session-ID` and
+/// `Last-Modified`; 304 for an `If-Modified-Since` at or after it.
+async fn metadata(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let row = match session(&state, &id, token(&headers)).await {
+        Ok(row) => row,
+        Err(response) => return response,
+    };
+    let (body, modified_ms) = match plugins::metadata(&state, &row) {
+        Ok(found) => found,
+        Err(e) => return e.into_response(),
+    };
+    let modified =
+        std::time::UNIX_EPOCH + std::time::Duration::from_millis(modified_ms.max(0) as u64);
+    let last_modified = httpdate::fmt_http_date(modified);
+    let since = headers
+        .get(header::IF_MODIFIED_SINCE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| httpdate::parse_http_date(v).ok());
+    // HTTP dates have whole seconds: compare at that precision.
+    let modified_secs = modified_ms.max(0) / 1000;
+    let not_modified = since.is_some_and(|s| {
+        s.duration_since(std::time::UNIX_EPOCH)
+            .is_ok_and(|d| d.as_secs() as i64 >= modified_secs)
+    });
+    let mut response = if not_modified {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        Json(body).into_response()
+    };
+    let h = response.headers_mut();
+    h.insert("api-version", HeaderValue::from_static(API_VERSION));
+    if let Ok(v) = HeaderValue::from_str(&row.id) {
+        h.insert("session-id", v);
+    }
+    if let Ok(v) = HeaderValue::from_str(&last_modified) {
+        h.insert(header::LAST_MODIFIED, v);
+    }
+    response
+}
+
+/// `GET /api/sessions/{id}/plugin-events`: the plugin's stream of
+/// `tool-call-request` events (token in the header or `?token=`).
+async fn plugin_events(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(query): Query<SessionQuery>,
+    headers: HeaderMap,
+) -> Response {
+    let row = match session(&state, &id, stream_token(&headers, &query)).await {
+        Ok(row) => row,
+        Err(response) => return response,
+    };
+    let permit = match state.streams.acquire(&[(
+        format!("session:{}", row.id),
+        state.config.max_streams_per_session,
+    )]) {
+        Ok(p) => p,
+        Err(e) => return ServerError::from(e).into_response(),
+    };
+    let rx = state.plugins.listen(&row.id);
+    event_stream(Vec::new(), Some(rx), 0, Some(permit))
+}
+
+/// The plugin's answer: `{"result": …}` or `{"error": "…"}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ToolResult {
+    #[serde(default)]
+    result: Option<Value>,
+    #[serde(default)]
+    error: Option<String>,
+}
+
+/// `POST /api/sessions/{id}/tool-results/{callId}`.
+async fn tool_result(
+    State(state): State<AppState>,
+    Path((id, call_id)): Path<(String, String)>,
+    headers: HeaderMap,
+    body: Result<Json<ToolResult>, JsonRejection>,
+) -> Response {
+    let row = match session(&state, &id, token(&headers)).await {
+        Ok(row) => row,
+        Err(response) => return response,
+    };
+    let call_id = match path_id(&call_id, "callId") {
+        Ok(n) => n,
+        Err(e) => return e.into_response(),
+    };
+    let body = match json_body(body, crate::domain::limits::API_BODY_MAX_BYTES) {
+        Ok(body) => body,
+        Err(e) => return e.into_response(),
+    };
+    let outcome = match (body.result, body.error) {
+        (Some(_), Some(_)) => {
+            return ServerError::from(ApiError::invalid(
+                "body",
+                "send either result or error, not both",
+            ))
+            .into_response()
+        }
+        (None, None) => {
+            return ServerError::from(ApiError::invalid("result", "is required (or error)"))
+                .into_response()
+        }
+        (Some(result), None) => {
+            if result.to_string().len() > crate::domain::limits::TOOL_RESULT_MAX_BYTES {
+                return ServerError::from(ApiError::TooLarge {
+                    field: "result".into(),
+                    limit: crate::domain::limits::bytes_in_words(
+                        crate::domain::limits::TOOL_RESULT_MAX_BYTES,
+                    ),
+                })
+                .into_response();
+            }
+            Ok(result)
+        }
+        (None, Some(error)) => Err(error),
+    };
+    answer(
+        &id,
+        StatusCode::OK,
+        plugins::answer(&state, &row, call_id, outcome)
+            .await
+            .map(|()| json!({"accepted": true, "callId": call_id.to_string()})),
+    )
+}
