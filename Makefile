@@ -28,7 +28,7 @@ E2E := end2end
 PORT ?= 3000
 
 .PHONY: help run test toolchain e2e-deps client-debug client-release server-debug server-release \
-        site-debug site-release lint unit e2e fmt bench bench-sessions bench-matrix soak demo demo-vibe bench-vibes clean-data
+        site-debug site-release lint unit e2e fmt bench bench-sessions bench-matrix soak demo demo-vibe bench-vibes bench-plugins clean-data
 
 help:
 	@echo "make run   - build (release) and serve Switchboard at http://127.0.0.1:$(PORT) with demo data"
@@ -112,6 +112,11 @@ bench-sessions:
 # HTTP round trip against the release server (median, p99).
 bench-vibes:
 	$(CARGO) bench --features ssr --bench vibes
+
+# Plugin tools: registering 1,000 tools and a relayed call round trip,
+# over HTTP against the release server.
+bench-plugins:
+	$(CARGO) bench --features ssr --bench plugins
 
 # Reliability soak against the release server (not part of `make test`):
 # 1,000 watchers, 200 tool calls/s over 50 sessions, session churn and 1,000

@@ -75,6 +75,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("agents") view=AgentsPage ssr=SsrMode::Async />
                     <Route path=path!("bindings") view=BindingsPage ssr=SsrMode::Async />
                     <Route path=path!("sessions") view=SessionsPage ssr=SsrMode::Async />
+                    <Route path=path!("playground") view=crate::ui::playground::PlaygroundPage ssr=SsrMode::Async />
                     <Route path=path!("sessions/:id") view=SessionPage ssr=SsrMode::Async />
                 </ParentRoute>
             </Routes>

@@ -9,5 +9,6 @@ pub mod auth;
 pub mod bindings;
 pub mod keys;
 pub mod lessons;
+pub mod playground;
 pub mod sessions;
 pub mod vibes;

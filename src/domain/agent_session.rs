@@ -322,6 +322,10 @@ pub struct CallResult {
     /// Set when `result` was cut to an excerpt for the stream.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+    /// The call's whole duration, when completing it took time Switchboard
+    /// measured (a call relayed to a plugin and its wait for the answer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_us: Option<i64>,
 }
 
 /// What a tool call answers.
@@ -462,6 +466,9 @@ impl ToolCallRecord {
             self.status = reported.status;
             self.result = Some(reported.result.clone());
             self.truncated |= reported.truncated;
+            if let Some(us) = reported.duration_us {
+                self.duration_us = us;
+            }
         }
     }
 }
@@ -605,8 +612,10 @@ mod tests {
             status: CallStatus::Failed,
             result: json!({"error": "timeout"}),
             truncated: false,
+            duration_us: Some(10_000_000),
         });
         assert_eq!(call.detail(), r#"failed: {"error":"timeout"}"#);
+        assert_eq!(call.duration_us, 10_000_000, "the wait counts");
         assert_eq!(
             serde_json::to_value(&call).unwrap()["status"],
             "failed",

@@ -16,6 +16,7 @@ pub mod effect;
 pub mod error;
 pub mod lesson;
 pub mod limits;
+pub mod playground;
 pub mod plugin;
 pub mod session_filter;
 pub mod state_labels;

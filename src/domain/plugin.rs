@@ -11,6 +11,7 @@
 
 use crate::domain::catalogue::ToolId;
 use crate::domain::declaration::FunctionDeclaration;
+use crate::domain::error::FieldError;
 use crate::domain::limits::excerpt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -257,6 +258,23 @@ pub struct PluginTool {
     pub usage_count: u64,
 }
 
+impl PluginTool {
+    /// The tool as a catalogue entry in category `plugin` (for the
+    /// console's tool list); `None` for a name that is not a tool id.
+    pub fn as_catalogue_tool(&self) -> Option<crate::domain::catalogue::CatalogueTool> {
+        Some(crate::domain::catalogue::CatalogueTool {
+            id: ToolId::parse(&self.definition.name).ok()?,
+            name: self.definition.name.clone(),
+            description: self.definition.description.clone(),
+            category: "plugin".into(),
+            parameters: self.definition.parameters.clone(),
+            requires: Vec::new(),
+            effects: Vec::new(),
+            ultravox_builtin: false,
+        })
+    }
+}
+
 /// Everything a session's plugin has told Switchboard.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -378,6 +396,72 @@ pub struct OverLimit {
     pub would_hold: usize,
     /// The limit.
     pub max: usize,
+}
+
+fn check_short(field: &str, text: &str) -> Result<(), FieldError> {
+    let n = text.chars().count();
+    if n > SHORT_TEXT_MAX_CHARS {
+        return Err(FieldError::new(
+            field,
+            format!("must be at most {SHORT_TEXT_MAX_CHARS} characters (got {n})"),
+        ));
+    }
+    Ok(())
+}
+
+fn check_list<T>(field: &str, list: &[T]) -> Result<(), FieldError> {
+    if list.len() > LIST_MAX_ITEMS {
+        return Err(FieldError::new(
+            field,
+            format!(
+                "must have at most {LIST_MAX_ITEMS} entries (got {})",
+                list.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a registration's own fields (not its tools, which are checked
+/// one by one): the first field over its limit, named.
+pub fn check_registration(r: &Registration) -> Result<(), FieldError> {
+    check_short("pluginVersion", &r.plugin_version)?;
+    check_short("environment.version", &r.environment.version)?;
+    check_list("capabilities", &r.capabilities)?;
+    check_list("environment.features", &r.environment.features)?;
+    check_list("environment.limitations", &r.environment.limitations)?;
+    for (i, c) in r.capabilities.iter().enumerate() {
+        check_list(&format!("capabilities[{i}].resources"), &c.resources)?;
+        check_list(&format!("capabilities[{i}].permissions"), &c.permissions)?;
+    }
+    for (field, value) in [
+        (
+            "environment",
+            serde_json::to_string(&r.environment).unwrap_or_default(),
+        ),
+        (
+            "constraints",
+            r.constraints
+                .as_ref()
+                .map(Value::to_string)
+                .unwrap_or_default(),
+        ),
+        (
+            "capabilities",
+            serde_json::to_string(&r.capabilities).unwrap_or_default(),
+        ),
+    ] {
+        if value.len() > CONTEXT_MAX_BYTES {
+            return Err(FieldError::new(
+                field,
+                format!(
+                    "must be at most {CONTEXT_MAX_BYTES} bytes as JSON (got {})",
+                    value.len()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// How deep `value` nests (a scalar is 0).
@@ -741,6 +825,40 @@ mod tests {
         assert_eq!(e.error, "parameters: bad regex");
         assert!(e.recoverable);
         assert!(check_definition(&def("createGraph"), &none, &ok).is_ok());
+    }
+
+    #[test]
+    fn a_registrations_own_fields_are_bounded_and_named() {
+        let ok = Registration {
+            plugin_type: PluginType::Codap,
+            plugin_version: "1".into(),
+            capabilities: vec![],
+            available_tools: vec![],
+            environment: Environment::default(),
+            constraints: None,
+        };
+        assert!(check_registration(&ok).is_ok());
+        let long = Registration {
+            plugin_version: "v".repeat(65),
+            ..ok.clone()
+        };
+        assert_eq!(
+            check_registration(&long).unwrap_err().field,
+            "pluginVersion"
+        );
+        let mut many = ok.clone();
+        many.environment.features = vec!["f".into(); 51];
+        assert_eq!(
+            check_registration(&many).unwrap_err().field,
+            "environment.features"
+        );
+        let big = Registration {
+            constraints: Some(json!({"x": "y".repeat(33_000)})),
+            ..ok
+        };
+        let e = check_registration(&big).unwrap_err();
+        assert_eq!(e.field, "constraints");
+        assert!(e.rule.contains("at most 32768 bytes"), "{}", e.rule);
     }
 
     #[test]

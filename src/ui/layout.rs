@@ -39,6 +39,9 @@ pub fn Layout() -> impl IntoView {
                     <A href="/sessions" on:click=move |ev| confirm_leave(&ev)>
                         "Live sessions"
                     </A>
+                    <A href="/playground" on:click=move |ev| confirm_leave(&ev)>
+                        "Playground"
+                    </A>
                 </nav>
                 <div class="userbox">
                     {move || {

@@ -9,6 +9,7 @@ pub mod home;
 pub mod layout;
 pub mod lessons;
 pub mod login;
+pub mod playground;
 pub mod sessions;
 
 use leptos::prelude::Get;

@@ -173,6 +173,11 @@ impl Rules {
         self.workflows.iter().any(|w| w.id.as_str() == workflow)
     }
 
+    /// The workflows, in catalogue order.
+    pub fn workflows(&self) -> &[Workflow] {
+        &self.workflows
+    }
+
     /// The workflow ids, in catalogue order, for messages that list them.
     pub fn workflow_ids(&self) -> Vec<&str> {
         self.workflows.iter().map(|w| w.id.as_str()).collect()

@@ -731,6 +731,20 @@ pub async fn complete(
     ok: bool,
     result: Value,
 ) -> Result<(CallResult, WorkflowState), ServerError> {
+    complete_after(state, row, call_id, ok, result, None).await
+}
+
+/// [`complete`] for a call Switchboard waited `waited_us` on (a plugin's
+/// answer): that time is added to the recorded duration, and watchers get
+/// the whole.
+pub async fn complete_after(
+    state: &AppState,
+    row: SessionRow,
+    call_id: i64,
+    ok: bool,
+    result: Value,
+    waited_us: Option<i64>,
+) -> Result<(CallResult, WorkflowState), ServerError> {
     if result.to_string().len() > TOOL_RESULT_MAX_BYTES {
         return Err(ApiError::TooLarge {
             field: "result".into(),
@@ -768,14 +782,18 @@ pub async fn complete(
     } else {
         CallStatus::Failed
     };
-    if !tool_calls::complete(&state.db, &row.id, call_id, status, &result, &ws).await? {
+    let waited = waited_us.unwrap_or(0);
+    let Some(duration_us) =
+        tool_calls::complete(&state.db, &row.id, call_id, status, &result, &ws, waited).await?
+    else {
         return Err(ApiError::Conflict(format!("Call {call_id} already has its result.")).into());
-    }
+    };
     let reported = CallResult {
         call_id,
         status,
         result,
         truncated: false,
+        duration_us: waited_us.map(|_| duration_us),
     };
     let mut event = reported.clone();
     if event.result.to_string().len() > SNAPSHOT_VALUE_MAX_BYTES {

@@ -167,9 +167,10 @@ pub async fn find(
     }))
 }
 
-/// Stores a backend's result for an awaiting call and the session state it
-/// leaves, together; `false` (and nothing written) if the call was no
-/// longer awaiting, so a result is taken at most once.
+/// Stores a backend's (or plugin's) result for an awaiting call and the
+/// session state it leaves, together, adding `waited_us` to its duration;
+/// returns the whole duration, or `None` (and nothing written) if the call
+/// was no longer awaiting, so a result is taken at most once.
 pub async fn complete(
     db: &SqlitePool,
     session_id: &str,
@@ -177,21 +178,24 @@ pub async fn complete(
     status: CallStatus,
     result: &Value,
     state: &WorkflowState,
-) -> Result<bool, ServerError> {
+    waited_us: i64,
+) -> Result<Option<i64>, ServerError> {
     let mut tx = db.begin().await?;
-    let done = sqlx::query(
-        "UPDATE tool_calls SET status = ?, result = ?
-         WHERE id = ? AND session_id = ? AND status = 'awaiting'",
+    let done: Option<i64> = sqlx::query_scalar(
+        "UPDATE tool_calls SET status = ?, result = ?, duration_us = duration_us + ?
+         WHERE id = ? AND session_id = ? AND status = 'awaiting'
+         RETURNING duration_us",
     )
     .bind(status.as_str())
     .bind(result.to_string())
+    .bind(waited_us)
     .bind(call_id)
     .bind(session_id)
-    .execute(&mut *tx)
+    .fetch_optional(&mut *tx)
     .await?;
-    if done.rows_affected() != 1 {
-        return Ok(false);
-    }
+    let Some(duration_us) = done else {
+        return Ok(None);
+    };
     sqlx::query("UPDATE agent_sessions SET state = ?, last_activity = ? WHERE id = ?")
         .bind(serde_json::to_string(state).unwrap_or_default())
         .bind(now())
@@ -199,24 +203,5 @@ pub async fn complete(
         .execute(&mut *tx)
         .await?;
     tx.commit().await?;
-    Ok(true)
-}
-
-/// Adds `micros` to call `call_id`'s recorded duration (the time a relayed
-/// call waited for its plugin).
-pub async fn add_duration(
-    db: &SqlitePool,
-    session_id: &str,
-    call_id: i64,
-    micros: i64,
-) -> Result<(), ServerError> {
-    sqlx::query(
-        "UPDATE tool_calls SET duration_us = duration_us + ? WHERE id = ? AND session_id = ?",
-    )
-    .bind(micros)
-    .bind(call_id)
-    .bind(session_id)
-    .execute(db)
-    .await?;
-    Ok(())
+    Ok(Some(duration_us))
 }

@@ -11,18 +11,19 @@ use leptos::prelude::*;
 use std::collections::BTreeMap;
 
 /// The console: tool choice, the tool's fields, raw JSON, Call, result.
+/// `tools` is the catalogue and then the session's plugin tools, which
+/// come and go as the plugin registers them.
 #[component]
-pub fn Console(session_id: String, tools: Vec<CatalogueTool>) -> impl IntoView {
-    let tools = StoredValue::new(tools);
+pub fn Console(session_id: String, tools: Signal<Vec<CatalogueTool>>) -> impl IntoView {
     let selected = RwSignal::new(
-        tools.with_value(|t| t.first().map(|t| t.id.to_string()).unwrap_or_default()),
+        tools.with_untracked(|t| t.first().map(|t| t.id.to_string()).unwrap_or_default()),
     );
     let values = RwSignal::new(BTreeMap::<String, String>::new());
     let raw = RwSignal::new(String::new());
     let problem = RwSignal::new(None::<String>);
     let call = ServerAction::<ConsoleCall>::new();
     let call_result = call.value();
-    let schema = move || tools.with_value(|list| schema_of(list, &selected.get()));
+    let schema = move || tools.with(|list| schema_of(list, &selected.get()));
     let session_id = StoredValue::new(session_id);
     let submit = move |_| {
         problem.set(None);
@@ -50,11 +51,13 @@ pub fn Console(session_id: String, tools: Vec<CatalogueTool>) -> impl IntoView {
                         values.set(Default::default());
                     }
                 >
-                    {tools
-                        .get_value()
-                        .into_iter()
-                        .map(|t| view! { <option value=t.id.to_string()>{t.id.to_string()}</option> })
-                        .collect_view()}
+                    <For each=move || tools.get() key=|t| t.id.clone() let:t>
+                        {
+                            let id = t.id.to_string();
+                            let chosen = move || selected.get() == id;
+                            view! { <option value=t.id.to_string() selected=chosen>{t.id.to_string()}</option> }
+                        }
+                    </For>
                 </select>
             </label>
             {move || {

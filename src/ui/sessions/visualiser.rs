@@ -166,7 +166,21 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
             None => workflows.with_value(|list| workflow_name(list, &w.current_workflow)),
         })
     };
-    let console_tools = data.console_tools.clone();
+    // The console offers the catalogue, then the plugin's active tools.
+    let catalogue = StoredValue::new(data.console_tools.clone());
+    let console_tools = Signal::derive(move || {
+        let mut list = catalogue.get_value();
+        plugin_tools.with(|tools| {
+            list.extend(
+                tools
+                    .iter()
+                    .filter(|t| t.status == crate::domain::plugin::ToolStatus::Active)
+                    .filter_map(|t| t.as_catalogue_tool()),
+            )
+        });
+        list
+    });
+    let has_console = !data.console_tools.is_empty();
     let session_id = id.clone();
     view! {
         <section class="page-head split">
@@ -213,7 +227,7 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
                 <AgentPanel agent />
                 <PluginPanel plugin tools=plugin_tools />
                 <Progress started_at planned_minutes ended_at turns />
-                {(!console_tools.is_empty()).then(|| view! { <Console session_id=session_id.clone() tools=console_tools.clone() /> })}
+                {has_console.then(|| view! { <Console session_id=session_id.clone() tools=console_tools /> })}
             </div>
             <section class="panel timeline-panel">
                 <h2>"Tool calls"</h2>

@@ -1,0 +1,163 @@
+//! Plugin tools against the release server on loopback (issue #13):
+//! registering 1,000 tools (validation, schema compilation, store, notify;
+//! each into a fresh session, the whole set new) — target ≤ 20 ms median —
+//! and a relayed call agent → Switchboard → plugin → Switchboard → agent
+//! with a scripted plugin answering on its event stream — target ≤ 2 ms
+//! median. Prints medians and p99s.
+
+// Shared with the other server benches; this one uses only part of it.
+#[allow(dead_code)]
+mod common;
+
+use common::{percentile, spawn};
+use serde_json::{json, Value};
+use std::time::Instant;
+
+fn thousand_tools() -> Value {
+    let tools: Vec<Value> = (0..1000)
+        .map(|i| {
+            json!({
+                "name": format!("tool_{i}"),
+                "description": format!("Tool number {i}: reads a data context and returns rows."),
+                "parameters": {"type": "object", "properties": {
+                    "context": {"type": "string", "maxLength": 64},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 500}
+                }, "required": ["context"]}
+            })
+        })
+        .collect();
+    json!({"pluginType": "codap", "pluginVersion": "bench", "availableTools": tools,
+           "environment": {"version": "1", "features": [], "limitations": []}})
+}
+
+async fn open(client: &reqwest::Client, base: &str, key: &str) -> (String, String) {
+    let opened: Value = client
+        .post(format!("http://{base}/api/sessions"))
+        .bearer_auth(key)
+        .json(&json!({"workflowId": "idv"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    (
+        opened["sessionId"].as_str().unwrap().to_owned(),
+        opened["sessionToken"].as_str().unwrap().to_owned(),
+    )
+}
+
+async fn registrations(client: &reqwest::Client, base: &str, key: &str) {
+    let body = serde_json::to_vec(&thousand_tools()).unwrap();
+    let mut times = Vec::new();
+    for i in 0..60 {
+        let (id, token) = open(client, base, key).await;
+        let started = Instant::now();
+        let res = client
+            .post(format!("http://{base}/api/sessions/{id}/register-tools"))
+            .bearer_auth(&token)
+            .header("content-type", "application/json")
+            .body(body.clone())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 201);
+        let answer: Value = res.json().await.unwrap();
+        if i >= 10 {
+            times.push(started.elapsed());
+        }
+        assert_eq!(answer["registeredTools"].as_array().unwrap().len(), 1000);
+    }
+    times.sort();
+    println!(
+        "register 1,000 tools (HTTP, loopback, new session each), 50 registrations: median {:?}, p99 {:?}",
+        percentile(&times, 0.5),
+        percentile(&times, 0.99)
+    );
+}
+
+async fn relayed_calls(client: &reqwest::Client, base: &str, key: &str) {
+    let (id, token) = open(client, base, key).await;
+    let registration = json!({"pluginType": "custom", "pluginVersion": "bench",
+        "availableTools": [{"name": "echo", "description": "Echoes.", "parameters": {"type": "object", "properties": {"n": {"type": "integer"}}}}]});
+    let res = client
+        .post(format!("http://{base}/api/sessions/{id}/register-tools"))
+        .bearer_auth(&token)
+        .json(&registration)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201);
+    // The scripted plugin: answers each request as it arrives.
+    let mut events = client
+        .get(format!("http://{base}/api/sessions/{id}/plugin-events"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    let (plugin_client, plugin_base, plugin_id, plugin_token) =
+        (client.clone(), base.to_owned(), id.clone(), token.clone());
+    let plugin = tokio::spawn(async move {
+        let mut buffer = String::new();
+        while let Ok(Some(chunk)) = events.chunk().await {
+            buffer.push_str(&String::from_utf8_lossy(&chunk));
+            while let Some(end) = buffer.find("\n\n") {
+                let frame: String = buffer.drain(..end + 2).collect();
+                let Some(data) = frame.lines().find_map(|l| l.strip_prefix("data: ")) else {
+                    continue;
+                };
+                let request: Value = serde_json::from_str(data).unwrap();
+                let call_id = request["callId"].as_str().unwrap().to_owned();
+                plugin_client
+                    .post(format!(
+                        "http://{plugin_base}/api/sessions/{plugin_id}/tool-results/{call_id}"
+                    ))
+                    .bearer_auth(&plugin_token)
+                    .json(&json!({"result": request["arguments"]}))
+                    .send()
+                    .await
+                    .unwrap();
+            }
+        }
+    });
+    let url = format!("http://{base}/api/sessions/{id}/tool-calls");
+    let mut times = Vec::new();
+    for i in 0..2200 {
+        let started = Instant::now();
+        let answer: Value = client
+            .post(&url)
+            .bearer_auth(&token)
+            .json(&json!({"name": "echo", "arguments": {"n": i}}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(answer["result"]["n"], i, "{answer}");
+        if i >= 200 {
+            times.push(started.elapsed());
+        }
+    }
+    times.sort();
+    println!(
+        "relayed call agent → plugin → agent (HTTP, loopback), 2000 calls: median {:?}, p99 {:?}",
+        percentile(&times, 0.5),
+        percentile(&times, 0.99)
+    );
+    plugin.abort();
+}
+
+fn main() {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(async {
+            let (base, key, mut child, _dir) = spawn().await;
+            let client = reqwest::Client::new();
+            registrations(&client, &base, &key).await;
+            relayed_calls(&client, &base, &key).await;
+            let _ = child.kill();
+        });
+}

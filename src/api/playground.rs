@@ -1,0 +1,55 @@
+//! The playground's server functions: the workflows a playground session
+//! may start in, and opening one for the signed-in user (the browser then
+//! acts as the session's plugin with the token it gets).
+
+use crate::error::ApiError;
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// A session the playground opened: the plugin authenticates with its
+/// token, and the watcher opens `/sessions/{session_id}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlaygroundSession {
+    /// The session.
+    pub session_id: String,
+    /// Its token.
+    pub session_token: String,
+}
+
+/// The workflows (id, name) a playground session may start in.
+#[server(prefix = "/rpc", endpoint = "playground_workflows")]
+pub async fn playground_workflows() -> Result<Vec<(String, String)>, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::ctx;
+    ctx::finish(async {
+        let state = ctx::state()?;
+        ctx::require(Role::Teacher)?;
+        Ok(state
+            .rules()
+            .workflows()
+            .iter()
+            .map(|w| (w.id.to_string(), w.name.clone()))
+            .collect())
+    })
+    .await
+}
+
+/// Opens a session in `workflow_id` for the playground (Switchboard runs
+/// its built-in tools; the playground's own tools are relayed to it).
+#[server(prefix = "/rpc", endpoint = "open_playground_session")]
+pub async fn open_playground_session(workflow_id: String) -> Result<PlaygroundSession, ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::agent::sessions;
+    use crate::server::ctx;
+    ctx::finish(async {
+        let state = ctx::state()?;
+        ctx::require(Role::Teacher)?;
+        let (session_id, session_token) = sessions::open(&state, &workflow_id, None, true).await?;
+        Ok(PlaygroundSession {
+            session_id,
+            session_token,
+        })
+    })
+    .await
+}

@@ -1,0 +1,301 @@
+//! Registrations and patches: checked, planned by `domain::plugin`, the
+//! schemas compiled once (off the async threads, before the session's call
+//! lock), then stored and swapped in under that lock, and announced.
+
+use super::{compile_all, now_ms, Loaded};
+use crate::domain::agent_session::SessionEvent;
+use crate::domain::limits::excerpt;
+use crate::domain::plugin::{
+    check_registration, plan_patch, plan_registration, update_kind, AvailabilityUpdate, FailedTool,
+    Limits, OverLimit, Patch, Plan, PluginSet, PluginTool, Registration, ToolDefinition,
+    AVAILABILITY_EVENT,
+};
+use crate::error::ApiError;
+use crate::server::agent::rules::compile_schema;
+use crate::server::agent::sessions;
+use crate::server::store::agent_sessions::SessionRow;
+use crate::server::store::plugins as store;
+use crate::server::{AppState, ServerError};
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The answer to a registration or patch.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangeAnswer {
+    /// Whether the request was applied (tools may still have failed).
+    pub success: bool,
+    /// Names registered (added or modified).
+    pub registered_tools: Vec<String>,
+    /// Tools refused, each with its reason.
+    pub failed_tools: Vec<FailedTool>,
+    /// What changed.
+    pub added: Vec<String>,
+    /// Names removed.
+    pub removed: Vec<String>,
+    /// Names modified.
+    pub modified: Vec<String>,
+    /// The session's plugin now.
+    pub session_configuration: Value,
+}
+
+/// What a change request is.
+pub enum Change {
+    /// A registration: replaces the plugin and its tools.
+    Register(Registration),
+    /// A patch of the registered tools.
+    Patch(Patch),
+}
+
+/// The session's plugin in the answers' `sessionConfiguration` shape.
+fn configuration(set: &PluginSet) -> Value {
+    json!({
+        "toolCount": set.tools.len(),
+        "activeToolCount": set.active().count(),
+        "pluginType": set.plugin_type,
+        "pluginVersion": set.plugin_version,
+        "capabilities": set.capabilities,
+        "environment": set.environment,
+    })
+}
+
+/// Applies a registration or patch from `row`'s plugin: 422 for a field
+/// over its limit or a set over the session's tool limit (nothing
+/// changes), 429 past the update limit, 404 without a registration to
+/// patch. Tools are checked alone; the good ones register.
+pub async fn change(
+    state: &AppState,
+    row: &SessionRow,
+    change: Change,
+) -> Result<ChangeAnswer, ServerError> {
+    if let Change::Register(r) = &change {
+        check_registration(r).map_err(ApiError::Invalid)?;
+    }
+    if let Change::Patch(p) = &change {
+        let entries = p.add.len() + p.remove.len() + p.modify.len();
+        if entries > state.config.plugin_tools_max * 2 {
+            return Err(ApiError::invalid(
+                "add",
+                format!(
+                    "a patch may carry at most {} entries",
+                    state.config.plugin_tools_max * 2
+                ),
+            )
+            .into());
+        }
+    }
+    if let Err(retry_after_secs) = state.plugins.admit(
+        &row.id,
+        Instant::now(),
+        state.config.plugin_updates_per_minute,
+    ) {
+        return Err(ApiError::RateLimited {
+            limit: format!(
+                "{} plugin registrations or updates per minute per session",
+                state.config.plugin_updates_per_minute
+            ),
+            retry_after_secs,
+        }
+        .into());
+    }
+    let incoming: Vec<(String, Value)> = match &change {
+        Change::Register(r) => r
+            .available_tools
+            .iter()
+            .map(|t| (t.name.clone(), t.parameters.clone()))
+            .collect(),
+        Change::Patch(p) => p
+            .add
+            .iter()
+            .map(|t| (t.name.clone(), t.parameters.clone()))
+            .chain(
+                p.modify
+                    .iter()
+                    .filter_map(|m| m.parameters.clone().map(|s| (m.name.clone(), s))),
+            )
+            .collect(),
+    };
+    // Compiled before taking the lock: the slow part holds nothing up.
+    // Keyed by the schema as JSON, so each is compiled once and a tool
+    // whose schema did not change keeps its compiled one.
+    let mut known: HashMap<String, Result<Arc<jsonschema::Validator>, String>> = compile_all(
+        incoming
+            .into_iter()
+            .filter(|(_, schema)| {
+                schema.to_string().len() <= crate::domain::plugin::SCHEMA_MAX_BYTES
+            })
+            .map(|(_, schema)| (schema.to_string(), schema))
+            .collect(),
+    )
+    .await?
+    .into_iter()
+    .collect();
+
+    let lock = state.session_lock(&row.id);
+    let _guard = lock.lock().await;
+    let row = sessions::get(state, &row.id).await?;
+    if row.ended_at.is_some() {
+        return Err(session_not_found(&row.id));
+    }
+    let rules = state.rules();
+    let reserved = |name: &str| rules.tool(name).is_some();
+    let previous = state.plugins.get(&row.id);
+    let current: Vec<PluginTool> = previous
+        .as_ref()
+        .map(|l| l.current().tools)
+        .unwrap_or_default();
+    let limits = Limits {
+        max_tools: state.config.plugin_tools_max,
+    };
+    let at = now_ms();
+    if let Some(loaded) = &previous {
+        for tool in &loaded.set.tools {
+            if let Some(v) = loaded.validators.get(&tool.definition.name) {
+                known
+                    .entry(tool.definition.parameters.to_string())
+                    .or_insert_with(|| Ok(v.clone()));
+            }
+        }
+    }
+    let compile = |schema: &Value| -> Result<(), String> {
+        match known.get(&schema.to_string()) {
+            Some(compiled) => compiled.as_ref().map(|_| ()).map_err(Clone::clone),
+            None => compile_schema(schema).map(|_| ()),
+        }
+    };
+    let (plan, registration) = match &change {
+        Change::Register(r) => (
+            plan_registration(
+                &current,
+                &r.available_tools,
+                at,
+                limits,
+                &reserved,
+                &compile,
+            ),
+            Some(r),
+        ),
+        Change::Patch(p) => {
+            let Some(_) = previous.as_ref() else {
+                return Err(ApiError::NotFound(format!(
+                    "A plugin registration for session {} (register tools first)",
+                    row.id
+                ))
+                .into());
+            };
+            (
+                plan_patch(&current, p, at, limits, &reserved, &compile),
+                None,
+            )
+        }
+    };
+    let plan: Plan = plan.map_err(|OverLimit { would_hold, max }| {
+        ApiError::invalid(
+            if registration.is_some() { "availableTools" } else { "add" },
+            format!("a session may hold at most {max} plugin tools (this would make {would_hold}); nothing was registered"),
+        )
+    })?;
+    let base = previous.as_ref().map(|l| l.current());
+    let set = PluginSet {
+        plugin_type: registration.map_or_else(
+            || {
+                base.as_ref()
+                    .map(|b| b.plugin_type)
+                    .unwrap_or(crate::domain::plugin::PluginType::Custom)
+            },
+            |r| r.plugin_type,
+        ),
+        plugin_version: registration.map_or_else(
+            || {
+                base.as_ref()
+                    .map(|b| b.plugin_version.clone())
+                    .unwrap_or_default()
+            },
+            |r| r.plugin_version.clone(),
+        ),
+        capabilities: registration.map_or_else(
+            || {
+                base.as_ref()
+                    .map(|b| b.capabilities.clone())
+                    .unwrap_or_default()
+            },
+            |r| r.capabilities.clone(),
+        ),
+        environment: registration.map_or_else(
+            || {
+                base.as_ref()
+                    .map(|b| b.environment.clone())
+                    .unwrap_or_default()
+            },
+            |r| r.environment.clone(),
+        ),
+        constraints: registration.map_or_else(
+            || base.as_ref().and_then(|b| b.constraints.clone()),
+            |r| r.constraints.clone(),
+        ),
+        tools: plan.tools.clone(),
+        updated_at: at,
+    };
+    let validators = set
+        .tools
+        .iter()
+        .filter_map(|t| {
+            let compiled = known.get(&t.definition.parameters.to_string())?;
+            compiled
+                .as_ref()
+                .ok()
+                .map(|v| (t.definition.name.clone(), v.clone()))
+        })
+        .collect();
+    let ws = row.workflow_state()?;
+    let before = sessions::tools_now(state, &row.id, row.lesson_tools.as_deref(), &ws);
+    store::put(&state.db, &row.id, &set).await?;
+    state
+        .plugins
+        .put(&row.id, Arc::new(Loaded::new(set.clone(), validators)));
+    if registration.is_some() || !plan.diff.is_empty() {
+        let update = AvailabilityUpdate {
+            kind: update_kind(&plan.diff, registration.is_some()).to_owned(),
+            added: plan.diff.added.clone(),
+            removed: plan.diff.removed.clone(),
+            modified: plan.diff.modified.clone(),
+            timestamp: at,
+            reason: if registration.is_some() {
+                "plugin-registration"
+            } else {
+                "plugin-update"
+            }
+            .to_owned(),
+            tools: set.tools.clone(),
+        };
+        state.hub.publish_named(
+            &row.id,
+            AVAILABILITY_EVENT,
+            &serde_json::to_string(&update).unwrap_or_default(),
+        );
+    }
+    let after = sessions::tools_now(state, &row.id, row.lesson_tools.as_deref(), &ws);
+    if after != before {
+        state
+            .hub
+            .publish(&row.id, &SessionEvent::ToolsChanged { tools: after });
+    }
+    let names = |list: &[ToolDefinition]| list.iter().map(|d| d.name.clone()).collect::<Vec<_>>();
+    Ok(ChangeAnswer {
+        success: true,
+        registered_tools: plan.registered,
+        failed_tools: plan.failed,
+        added: names(&plan.diff.added),
+        removed: plan.diff.removed,
+        modified: names(&plan.diff.modified),
+        session_configuration: configuration(&set),
+    })
+}
+
+/// The 404 for an unknown or ended session, in the plugin API's shape.
+pub fn session_not_found(id: &str) -> ServerError {
+    ApiError::NotFound(format!("Session {}", excerpt(id))).into()
+}

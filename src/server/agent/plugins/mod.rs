@@ -1,0 +1,284 @@
+//! Plugin tools at run time: each session's plugin set (an overlay on the
+//! rules, never part of them, so one session's tools never reach another
+//! or re-announce anything elsewhere), its compiled schemas, the limits on
+//! changing it, and the relay that carries an agent's call of a plugin
+//! tool to the plugin and its answer back.
+//!
+//! A change is planned by `domain::plugin` (each tool checked alone), the
+//! schemas compiled off the async threads, then stored and swapped in
+//! under the session's call lock, so a call is always checked against one
+//! whole set. Watchers and the agent get `tool-availability-update` (and
+//! `tools_changed` when the available list changed) on the session stream.
+//!
+//! Pieces: the registry here; `change` (registrations and patches),
+//! `relay` (calls to the plugin and its answers), `metadata`.
+
+mod change;
+mod metadata;
+mod relay;
+
+pub use change::{change, Change, ChangeAnswer};
+pub use metadata::{metadata, API_VERSION};
+pub use relay::{answer, relay};
+
+use crate::domain::plugin::PluginSet;
+use crate::server::agent::hub::Frame;
+use crate::server::agent::rules::{check_with, compile_schema};
+use crate::server::store::plugins as store;
+use crate::server::{AppState, ServerError};
+use serde_json::{json, Value};
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+use tokio::sync::{broadcast, oneshot};
+
+/// The sliding window the update limit counts in.
+pub const UPDATE_WINDOW: Duration = Duration::from_secs(60);
+/// Most tool-call requests a plugin listener may fall behind by.
+const RELAY_BUFFER: usize = 256;
+
+/// One session's plugin as in force: the set, a compiled schema per tool,
+/// and live use counts (the set's own counts are as of its last change).
+pub struct Loaded {
+    /// What the plugin registered.
+    pub set: PluginSet,
+    validators: HashMap<String, Arc<jsonschema::Validator>>,
+    usage: HashMap<String, AtomicU64>,
+}
+
+impl Loaded {
+    fn new(set: PluginSet, validators: HashMap<String, Arc<jsonschema::Validator>>) -> Self {
+        let usage = set
+            .tools
+            .iter()
+            .map(|t| (t.definition.name.clone(), AtomicU64::new(t.usage_count)))
+            .collect();
+        Self {
+            set,
+            validators,
+            usage,
+        }
+    }
+
+    /// The set with its tools' use counts as of now.
+    pub fn current(&self) -> PluginSet {
+        let mut set = self.set.clone();
+        for tool in &mut set.tools {
+            if let Some(n) = self.usage.get(&tool.definition.name) {
+                tool.usage_count = n.load(Ordering::Relaxed);
+            }
+        }
+        set
+    }
+
+    /// Checks `arguments` against plugin tool `tool`'s schema.
+    pub fn check_arguments(&self, tool: &str, arguments: &Value) -> Result<(), String> {
+        match self.validators.get(tool) {
+            Some(v) => check_with(v, arguments),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A call waiting for its plugin's answer.
+struct Waiting {
+    session: String,
+    answer: oneshot::Sender<Result<Value, String>>,
+}
+
+/// A session's plugin listeners and the id of the last request sent.
+type Listeners = (broadcast::Sender<Arc<Frame>>, u64);
+
+/// Every session's plugin overlay, update windows, plugin listeners and
+/// calls waiting for an answer.
+#[derive(Default)]
+pub struct PluginRegistry {
+    sets: RwLock<HashMap<String, Arc<Loaded>>>,
+    windows: Mutex<HashMap<String, VecDeque<Instant>>>,
+    listeners: Mutex<HashMap<String, Listeners>>,
+    waiting: Mutex<HashMap<i64, Waiting>>,
+}
+
+fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl PluginRegistry {
+    /// `session`'s plugin, if it registered one.
+    pub fn get(&self, session: &str) -> Option<Arc<Loaded>> {
+        self.sets
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(session)
+            .cloned()
+    }
+
+    fn put(&self, session: &str, loaded: Arc<Loaded>) {
+        self.sets
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(session.to_owned(), loaded);
+    }
+
+    /// Forgets an ended session: its set, window and listeners (their
+    /// streams end); calls still waiting get "session ended".
+    pub fn forget(&self, session: &str) {
+        self.sets
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(session);
+        locked(&self.windows).remove(session);
+        locked(&self.listeners).remove(session);
+        let mut waiting = locked(&self.waiting);
+        let ids: Vec<i64> = waiting
+            .iter()
+            .filter(|(_, w)| w.session == session)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            if let Some(w) = waiting.remove(&id) {
+                let _ = w.answer.send(Err("the session ended".into()));
+            }
+        }
+    }
+
+    /// Counts one update of `session` at `now`: `Err(seconds)` until the
+    /// oldest of the last `per_minute` leaves the window.
+    pub fn admit(&self, session: &str, now: Instant, per_minute: usize) -> Result<(), u64> {
+        let mut windows = locked(&self.windows);
+        let window = windows.entry(session.to_owned()).or_default();
+        while window
+            .front()
+            .is_some_and(|t| now.duration_since(*t) >= UPDATE_WINDOW)
+        {
+            window.pop_front();
+        }
+        if window.len() >= per_minute {
+            let oldest = window.front().copied().unwrap_or(now);
+            let wait = UPDATE_WINDOW.saturating_sub(now.duration_since(oldest));
+            return Err(wait.as_secs_f64().ceil().max(1.0) as u64);
+        }
+        window.push_back(now);
+        Ok(())
+    }
+
+    /// Subscribes a plugin listener to `session`'s tool-call requests.
+    pub fn listen(&self, session: &str) -> broadcast::Receiver<Arc<Frame>> {
+        locked(&self.listeners)
+            .entry(session.to_owned())
+            .or_insert_with(|| (broadcast::channel(RELAY_BUFFER).0, 0))
+            .0
+            .subscribe()
+    }
+
+    /// Whether a plugin is listening on `session`.
+    pub fn connected(&self, session: &str) -> bool {
+        locked(&self.listeners)
+            .get(session)
+            .is_some_and(|(tx, _)| tx.receiver_count() > 0)
+    }
+
+    /// Sends a `tool-call-request` to `session`'s plugin and registers the
+    /// call as waiting; the receiver gets the answer.
+    fn relay(
+        &self,
+        session: &str,
+        call_id: i64,
+        tool: &str,
+        arguments: &Value,
+    ) -> Option<oneshot::Receiver<Result<Value, String>>> {
+        let (tx, rx) = oneshot::channel();
+        locked(&self.waiting).insert(
+            call_id,
+            Waiting {
+                session: session.to_owned(),
+                answer: tx,
+            },
+        );
+        let json = json!({"callId": call_id.to_string(), "name": tool, "arguments": arguments});
+        let sent = {
+            let mut listeners = locked(&self.listeners);
+            listeners.get_mut(session).and_then(|(sender, ids)| {
+                *ids += 1;
+                let frame = Frame::new(*ids, "tool-call-request", &json.to_string());
+                sender.send(Arc::new(frame)).ok()
+            })
+        };
+        if sent.is_none() {
+            locked(&self.waiting).remove(&call_id);
+            return None;
+        }
+        Some(rx)
+    }
+
+    /// Gives call `call_id` of `session` its plugin's answer. `Ok(false)`:
+    /// no call of this session is waiting under that id.
+    fn answer(&self, session: &str, call_id: i64, answer: Result<Value, String>) -> bool {
+        let mut waiting = locked(&self.waiting);
+        match waiting.get(&call_id) {
+            Some(w) if w.session == session => {
+                let w = waiting.remove(&call_id).expect("present");
+                w.answer.send(answer).is_ok()
+            }
+            _ => false,
+        }
+    }
+
+    fn stop_waiting(&self, call_id: i64) {
+        locked(&self.waiting).remove(&call_id);
+    }
+}
+
+/// Loads every open session's plugin at start-up, compiling its schemas.
+pub async fn load(state: &AppState) -> Result<usize, ServerError> {
+    let all = store::open_sessions(&state.db).await?;
+    let count = all.len();
+    for (session, set) in all {
+        let schemas: Vec<(String, Value)> = set
+            .tools
+            .iter()
+            .map(|t| (t.definition.name.clone(), t.definition.parameters.clone()))
+            .collect();
+        let compiled = compile_all(schemas).await?;
+        let validators = compiled
+            .into_iter()
+            .filter_map(|(name, v)| v.ok().map(|v| (name, v)))
+            .collect();
+        state
+            .plugins
+            .put(&session, Arc::new(Loaded::new(set, validators)));
+    }
+    Ok(count)
+}
+
+/// Now, Unix milliseconds.
+pub(crate) fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+type Compiled = Vec<(String, Result<Arc<jsonschema::Validator>, String>)>;
+
+/// Compiles schemas on a blocking thread (a large one takes milliseconds).
+pub(crate) async fn compile_all(schemas: Vec<(String, Value)>) -> Result<Compiled, ServerError> {
+    tokio::task::spawn_blocking(move || {
+        schemas
+            .into_iter()
+            .map(|(name, schema)| {
+                let v = compile_schema(&schema).map(Arc::new);
+                (name, v)
+            })
+            .collect()
+    })
+    .await
+    .map_err(ServerError::from)
+}
+
+/// Whether `tool` is one of `session`'s plugin tools, and the plugin's type.
+pub fn plugin_of(state: &AppState, session: &str, tool: &str) -> Option<(Arc<Loaded>, bool)> {
+    let loaded = state.plugins.get(session)?;
+    let active = loaded.set.tool(tool)?.status == crate::domain::plugin::ToolStatus::Active;
+    Some((loaded, active))
+}

@@ -1,0 +1,102 @@
+//! Calls relayed to a plugin: the allowed call goes to the plugin's
+//! `plugin-events` stream, the agent's request waits (not holding the
+//! session's call lock) for the answer on `tool-results` or the deadline,
+//! and the outcome is recorded like a backend's result.
+
+use crate::domain::agent_session::{CallResponse, CallStatus};
+use crate::domain::limits::excerpt;
+use crate::error::ApiError;
+use crate::server::agent::sessions;
+use crate::server::store::agent_sessions::SessionRow;
+use crate::server::store::plugins as store;
+use crate::server::{AppState, ServerError};
+use serde_json::{json, Value};
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+/// Carries allowed call `response.call_id` of plugin tool `tool` to the
+/// plugin and waits for its answer (the session's call lock is not held
+/// meanwhile); records and returns the outcome.
+pub async fn relay(
+    state: &AppState,
+    row: SessionRow,
+    tool: &str,
+    arguments: &Value,
+    mut response: CallResponse,
+    plugin_type: &str,
+) -> Result<CallResponse, ServerError> {
+    let started = Instant::now();
+    let timeout = state.config.plugin_call_timeout;
+    let call_id = response.call_id;
+    let answer = match state.plugins.relay(&row.id, call_id, tool, arguments) {
+        None => Err(format!(
+            "plugin `{plugin_type}` is not connected; its tools cannot run now"
+        )),
+        Some(rx) => match tokio::time::timeout(timeout, rx).await {
+            Ok(Ok(answer)) => answer.map_err(|e| {
+                format!(
+                    "plugin `{plugin_type}` answered with an error: {}",
+                    excerpt(&e)
+                )
+            }),
+            Ok(Err(_)) => Err(format!("plugin `{plugin_type}` went away before answering")),
+            Err(_) => {
+                state.plugins.stop_waiting(call_id);
+                Err(format!(
+                    "plugin `{plugin_type}` did not answer within {} s",
+                    timeout.as_secs()
+                ))
+            }
+        },
+    };
+    let duration_us = started.elapsed().as_micros() as i64;
+    let (ok, result) = match &answer {
+        Ok(v) => (true, v.clone()),
+        Err(reason) => (false, json!({"error": reason})),
+    };
+    let (reported, ws) =
+        sessions::complete_after(state, row.clone(), call_id, ok, result, Some(duration_us))
+            .await?;
+    if ok {
+        if let Some(loaded) = state.plugins.get(&row.id) {
+            if let Some(n) = loaded.usage.get(tool) {
+                n.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        store::count_use(&state.db, &row.id, tool).await?;
+    }
+    response.state = ws;
+    match answer {
+        Ok(_) => {
+            response.status = CallStatus::Done;
+            response.result = Some(reported.result);
+        }
+        Err(reason) => {
+            response.allowed = false;
+            response.status = CallStatus::Failed;
+            response.reason = Some(reason);
+        }
+    }
+    Ok(response)
+}
+
+/// `POST /api/sessions/{id}/tool-results/{callId}`: the plugin's answer to
+/// a relayed call. 404 for a call of another session or none; 409 once
+/// answered (or given up on).
+pub async fn answer(
+    state: &AppState,
+    row: &SessionRow,
+    call_id: i64,
+    answer: Result<Value, String>,
+) -> Result<(), ServerError> {
+    if state.plugins.answer(&row.id, call_id, answer) {
+        return Ok(());
+    }
+    match crate::server::store::tool_calls::find(&state.db, &row.id, call_id).await? {
+        None => Err(ApiError::NotFound(format!("Call {call_id} of session {}", row.id)).into()),
+        Some(_) => Err(ApiError::Conflict(format!(
+            "Call {call_id} is not waiting for a plugin's answer (answered, timed out, or not a plugin tool's call)."
+        ))
+        .into()),
+    }
+}

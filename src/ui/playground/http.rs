@@ -1,0 +1,83 @@
+//! The playground's calls to the plugin API, as any plugin makes them:
+//! JSON over `fetch` with the session's token as a bearer token (the page's
+//! cookie plays no part).
+
+use serde_json::Value;
+
+/// Sends `body` (if any) to `url` with `method` and the session `token`;
+/// the JSON answer, or the error's words (the API's message when it sent
+/// one).
+#[cfg(feature = "hydrate")]
+pub async fn send(
+    method: &str,
+    url: &str,
+    token: &str,
+    body: Option<&Value>,
+) -> Result<Value, String> {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen_futures::JsFuture;
+    let headers = web_sys::Headers::new().map_err(|_| "no headers".to_owned())?;
+    let _ = headers.set("Authorization", &format!("Bearer {token}"));
+    let init = web_sys::RequestInit::new();
+    init.set_method(method);
+    if let Some(body) = body {
+        let _ = headers.set("Content-Type", "application/json");
+        init.set_body(&wasm_bindgen::JsValue::from_str(&body.to_string()));
+    }
+    init.set_headers(&headers);
+    let window = web_sys::window().ok_or("no window")?;
+    let response: web_sys::Response = JsFuture::from(window.fetch_with_str_and_init(url, &init))
+        .await
+        .map_err(|_| "the server could not be reached".to_owned())?
+        .dyn_into()
+        .map_err(|_| "no response".to_owned())?;
+    let text = match response.text() {
+        Ok(promise) => JsFuture::from(promise)
+            .await
+            .ok()
+            .and_then(|t| t.as_string())
+            .unwrap_or_default(),
+        Err(_) => String::new(),
+    };
+    let json: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    if response.ok() {
+        Ok(json)
+    } else {
+        Err(error_words(response.status(), &json))
+    }
+}
+
+/// The words for a failed answer: the plugin API's `message`, the API's
+/// error, or the status.
+pub fn error_words(status: u16, body: &Value) -> String {
+    if let Some(m) = body.get("message").and_then(Value::as_str) {
+        return m.to_owned();
+    }
+    match serde_json::from_value::<crate::error::ApiError>(body.clone()) {
+        Ok(e) => e.to_string(),
+        Err(_) => format!("HTTP {status}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn errors_read_as_words() {
+        assert_eq!(
+            error_words(
+                404,
+                &json!({"error": "session_not_found", "message": "gone"})
+            ),
+            "gone"
+        );
+        assert!(error_words(
+            429,
+            &json!({"RateLimited": {"limit": "10 a minute", "retry_after_secs": 5}})
+        )
+        .contains("try again in 5 s"));
+        assert_eq!(error_words(502, &Value::Null), "HTTP 502");
+    }
+}
