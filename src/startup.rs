@@ -21,7 +21,7 @@ use leptos_axum::{
 };
 use std::future::Future;
 use std::net::SocketAddr;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tokio::net::TcpListener;
 
@@ -92,8 +92,10 @@ impl Application {
         let hub = self.state.hub.clone();
         let grace = self.state.config.shutdown_grace;
         let (stopping, stopped) = tokio::sync::oneshot::channel::<()>();
+        let stop_streams = self.state.shutdown.clone();
         let shutdown = async move {
             shutdown.await;
+            stop_streams.cancel();
             let _ = stopping.send(());
         };
         let header_read_timeout = self.state.config.header_read_timeout;
@@ -180,7 +182,12 @@ pub fn app(state: AppState) -> Router {
             move || page_context(&fallback_state),
             shell,
         ));
-    router::with_middleware(router::routes().merge(pages), state)
+    let mcp = Arc::new(crate::server::agent::mcp::service(
+        state.clone(),
+        state.shutdown.clone(),
+    ));
+    let api = router::routes().merge(crate::server::rest::mcp::router(mcp));
+    router::with_middleware(api.merge(pages), state)
 }
 
 /// Every period (`build` did the first sweep): ends sessions idle past

@@ -16,6 +16,7 @@ mod labels;
 mod lesson_sessions;
 mod lessons;
 mod limits;
+mod mcp;
 mod pages;
 mod passwords;
 mod plugins;

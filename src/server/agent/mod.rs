@@ -10,6 +10,7 @@
 
 pub mod builtins;
 pub mod hub;
+pub mod mcp;
 pub mod plugins;
 pub mod rules;
 pub mod sessions;

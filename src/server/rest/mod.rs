@@ -6,6 +6,7 @@ pub mod bindings;
 #[cfg(test)]
 mod fuzz;
 pub mod lessons;
+pub mod mcp;
 pub mod plugins;
 pub mod sessions;
 pub mod vibes;

@@ -1,0 +1,269 @@
+//! The session's tools over MCP: `/api/sessions/{id}/mcp` is a Streamable
+//! HTTP MCP server (the `rmcp` crate) for agents that speak MCP. It lists
+//! exactly the tools the session may call now (the one rule engine:
+//! workflow or agent tools, then the plugin's), sends
+//! `notifications/tools/list_changed` whenever they change (workflow or
+//! agent switch, a bindings or agents save, a plugin's registration), and
+//! `tools/call` goes through the same enforcement, recording and relay as
+//! `POST …/tool-calls`.
+//!
+//! The session token authenticates every request before rmcp sees it; the
+//! MCP session is bound to the Switchboard session it was opened on, so
+//! its id cannot be replayed on another session's URL.
+
+use crate::domain::agent_session::{CallResponse, CallStatus};
+use crate::server::agent::sessions;
+use crate::server::AppState;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Extensions,
+    Implementation, InitializeRequestParams, InitializeResult, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
+};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde_json::{json, Value};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+/// How long an idle MCP session is kept (a request or notification keeps
+/// it alive; the client re-initialises after it expires).
+pub const MCP_SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
+/// The `event:` names on a session's stream after which its tool list may
+/// differ: the list itself, or a plugin tool's definition.
+const TOOL_EVENTS: [&str; 2] = ["tools_changed", crate::domain::plugin::AVAILABILITY_EVENT];
+
+/// Who is calling: put into the HTTP request's extensions once the session
+/// token was checked for `session`.
+#[derive(Debug, Clone)]
+pub struct McpCaller {
+    /// The Switchboard session.
+    pub session: String,
+}
+
+/// The MCP service mounted at `/api/sessions/{id}/mcp`.
+pub type McpService = StreamableHttpService<SessionMcp, LocalSessionManager>;
+
+/// Builds the service. Every request carries a session token, which a
+/// page on another site cannot attach, so the Host check (DNS rebinding
+/// defence for unauthenticated local servers) is off and the server works
+/// behind any public name; `shutdown` ends open streams on shutdown.
+pub fn service(state: AppState, shutdown: CancellationToken) -> McpService {
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = Some(MCP_SESSION_IDLE);
+    let config = StreamableHttpServerConfig::default()
+        .disable_allowed_hosts()
+        .with_sse_keep_alive(Some(Duration::from_secs(15)))
+        .with_cancellation_token(shutdown);
+    StreamableHttpService::new(
+        move || Ok(SessionMcp::new(state.clone())),
+        Arc::new(sessions),
+        config,
+    )
+}
+
+/// One MCP session's handler.
+pub struct SessionMcp {
+    state: AppState,
+    bound: OnceLock<String>,
+    alive: CancellationToken,
+    _guard: DropGuard,
+}
+
+fn caller(ext: &Extensions) -> Option<&McpCaller> {
+    ext.get::<axum::http::request::Parts>()?
+        .extensions
+        .get::<McpCaller>()
+}
+
+impl SessionMcp {
+    fn new(state: AppState) -> Self {
+        let alive = CancellationToken::new();
+        Self {
+            state,
+            bound: OnceLock::new(),
+            _guard: alive.clone().drop_guard(),
+            alive,
+        }
+    }
+
+    /// The Switchboard session of this request: the caller's, which must be
+    /// the one this MCP session was opened on.
+    fn session(&self, ext: &Extensions) -> Result<String, McpError> {
+        let caller = caller(ext)
+            .ok_or_else(|| McpError::invalid_request("unauthenticated request", None))?;
+        match self.bound.get() {
+            Some(bound) if *bound != caller.session => Err(McpError::invalid_request(
+                "this MCP session belongs to another Switchboard session",
+                None,
+            )),
+            _ => Ok(caller.session.clone()),
+        }
+    }
+
+    /// The session's tools now, as MCP tools.
+    async fn tools(&self, session: &str) -> Result<Vec<Tool>, McpError> {
+        let row = sessions::get(&self.state, session).await.map_err(|e| {
+            McpError::invalid_request(crate::error::ApiError::from(e).to_string(), None)
+        })?;
+        let ws = row
+            .workflow_state()
+            .map_err(|_| McpError::internal_error("unreadable session state", None))?;
+        let available = sessions::tools_now(&self.state, session, row.lesson_tools.as_deref(), &ws);
+        Ok(sessions::declarations(&self.state, session, &available)
+            .into_iter()
+            .map(|d| {
+                let schema = match d.parameters {
+                    Value::Object(map) => map,
+                    _ => serde_json::Map::new(),
+                };
+                Tool::new(d.name, d.description, Arc::new(schema))
+            })
+            .collect())
+    }
+
+    /// Waits for `session`'s tool changes and tells the client, until
+    /// `stop` or the session's stream closes (it ended).
+    async fn forward_changes(
+        state: AppState,
+        session: String,
+        stop: CancellationToken,
+        notify: impl Fn() -> futures_util::future::BoxFuture<'static, bool> + Send + 'static,
+    ) {
+        let mut sub = state.hub.subscribe(&session, None).live;
+        loop {
+            tokio::select! {
+                _ = stop.cancelled() => break,
+                frame = sub.recv() => match frame {
+                    Ok(f) if !TOOL_EVENTS.contains(&f.name.as_str()) => {}
+                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        if !notify().await {
+                            break;
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                },
+            }
+        }
+    }
+}
+
+/// A `tools/call` answer from Switchboard's: the result as JSON text (and
+/// structured), or the refusal as a tool error the model can read.
+fn call_result(response: CallResponse) -> CallToolResult {
+    let structured = serde_json::to_value(&response).unwrap_or_default();
+    let mut result = match (response.allowed, response.status, response.result, response.reason) {
+        (true, CallStatus::Awaiting, _, _) => CallToolResult::success(vec![ContentBlock::text(format!(
+            "Allowed; this tool is executed by the agent backend: report its result for call {} at POST /api/sessions/{{id}}/tool-calls/{}/result.",
+            response.call_id, response.call_id
+        ))]),
+        (true, _, Some(result), _) => CallToolResult::success(vec![ContentBlock::text(result.to_string())]),
+        (true, _, None, _) => CallToolResult::success(vec![ContentBlock::text("done")]),
+        (false, _, _, reason) => CallToolResult::error(vec![ContentBlock::text(
+            reason.unwrap_or_else(|| "refused".into()),
+        )]),
+    };
+    result.structured_content = Some(structured);
+    result
+}
+
+impl ServerHandler for SessionMcp {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+        .with_server_info(Implementation::new("switchboard", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
+            "The tools this agent session may call now. The list changes as the session moves (workflow or agent switch, a plugin's registration): follow notifications/tools/list_changed. A refused call answers with a tool error saying why.",
+        )
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, McpError> {
+        let caller = caller(&context.extensions)
+            .ok_or_else(|| McpError::invalid_request("unauthenticated request", None))?;
+        let _ = self.bound.set(caller.session.clone());
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let Some(session) = self.bound.get().cloned() else {
+            return;
+        };
+        let peer = context.peer.clone();
+        tokio::spawn(Self::forward_changes(
+            self.state.clone(),
+            session,
+            self.alive.clone(),
+            move || {
+                let peer = peer.clone();
+                Box::pin(async move { peer.notify_tool_list_changed().await.is_ok() })
+            },
+        ));
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let session = self.session(&context.extensions)?;
+        Ok(ListToolsResult::with_all_items(self.tools(&session).await?))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let session = self.session(&context.extensions)?;
+        let row = sessions::get(&self.state, &session).await.map_err(|e| {
+            McpError::invalid_request(crate::error::ApiError::from(e).to_string(), None)
+        })?;
+        let arguments = request.arguments.map_or_else(|| json!({}), Value::Object);
+        match sessions::call(&self.state, row, &request.name, arguments).await {
+            Ok(response) => Ok(call_result(response).into()),
+            // Bad input (a name that is no tool id, arguments too large, an
+            // ended session): the model reads why.
+            Err(e) => Ok(CallToolResult::error(vec![ContentBlock::text(
+                crate::error::ApiError::from(e).to_string(),
+            )])
+            .into()),
+        }
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(requested.supported_by(&self.get_info().capabilities))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        let Some(session) =
+            caller(&context.request_context().extensions).map(|c| c.session.clone())
+        else {
+            return Ok(());
+        };
+        let stop = CancellationToken::new();
+        let sink = context.sink().clone();
+        let forward = Self::forward_changes(self.state.clone(), session, stop.clone(), move || {
+            let sink = sink.clone();
+            Box::pin(async move { sink.notify_tool_list_changed().await.is_ok() })
+        });
+        tokio::select! {
+            _ = context.cancelled() => stop.cancel(),
+            _ = forward => {}
+        }
+        Ok(())
+    }
+}
