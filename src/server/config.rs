@@ -64,7 +64,8 @@ pub struct Config {
     /// (`PLUGIN_UPDATES_PER_MINUTE`, default 10; a sliding window).
     pub plugin_updates_per_minute: usize,
     /// How long an agent's call of a plugin tool waits for the plugin's
-    /// answer (`PLUGIN_CALL_TIMEOUT_SECONDS`, default 10).
+    /// answer (`PLUGIN_CALL_TIMEOUT_SECONDS`, default 10, at most 25 so the
+    /// answer always comes before the 30 s request timeout).
     pub plugin_call_timeout: Duration,
     /// Whether a new database gets the demo teacher's lessons
     /// (`SWITCHBOARD_DEMO_LESSONS`, default on; `0`/`false` skips them).
@@ -173,7 +174,7 @@ impl Config {
             100_000,
         )?;
         let plugin_call_timeout =
-            Duration::from_secs(count("PLUGIN_CALL_TIMEOUT_SECONDS", 10, 600)? as u64);
+            Duration::from_secs(count("PLUGIN_CALL_TIMEOUT_SECONDS", 10, 25)? as u64);
         let demo_lessons = match get("SWITCHBOARD_DEMO_LESSONS").as_deref() {
             None | Some("" | "1" | "true" | "yes" | "on") => true,
             Some("0" | "false" | "no" | "off") => false,

@@ -635,3 +635,40 @@ async fn plugin_tools_survive_a_restart() {
         .unwrap()
         .contains(&json!("createTable")));
 }
+
+#[tokio::test]
+async fn a_call_whose_agent_stops_waiting_is_still_closed() {
+    let app = spawn_app_with(&[("PLUGIN_CALL_TIMEOUT_SECONDS", "1")]).await;
+    let key = app.api_key().await;
+    let s = open(&app, &key, "idv").await;
+    register(&app, &s, registration(vec![tool("slow")])).await;
+    let plugin = scripted_plugin(&app, &s, |_, _| None).await;
+    // The agent gives up after 200 ms (its connection goes away).
+    let gave_up = app
+        .client
+        .post(app.url(&format!("/api/sessions/{}/tool-calls", s.id)))
+        .bearer_auth(&s.token)
+        .timeout(Duration::from_millis(200))
+        .json(&json!({"name": "slow", "arguments": {"rows": 1}}))
+        .send()
+        .await;
+    assert!(gave_up.is_err());
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let (_, page, _) = send(&app, &s, reqwest::Method::GET, "calls", None).await;
+    let call = page["calls"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(call["status"], "failed", "{call}");
+    assert_eq!(
+        call["result"]["error"],
+        "plugin `codap` did not answer within 1 s"
+    );
+    let (status, _, _) = send(
+        &app,
+        &s,
+        reqwest::Method::POST,
+        &format!("tool-results/{}", call["id"]),
+        Some(json!({"result": 1})),
+    )
+    .await;
+    assert_eq!(status, 409);
+    plugin.abort();
+}

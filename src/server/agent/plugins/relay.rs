@@ -17,7 +17,31 @@ use std::time::Instant;
 /// Carries allowed call `response.call_id` of plugin tool `tool` to the
 /// plugin and waits for its answer (the session's call lock is not held
 /// meanwhile); records and returns the outcome.
+///
+/// The wait runs as its own task: if the agent's request goes away (it
+/// disconnects), the call is still answered or timed out and recorded, so
+/// it never stays awaiting and the plugin's late answer gets 409.
 pub async fn relay(
+    state: &AppState,
+    row: SessionRow,
+    tool: &str,
+    arguments: &Value,
+    response: CallResponse,
+    plugin_type: &str,
+) -> Result<CallResponse, ServerError> {
+    let (state, tool, arguments, plugin_type) = (
+        state.clone(),
+        tool.to_owned(),
+        arguments.clone(),
+        plugin_type.to_owned(),
+    );
+    tokio::spawn(async move {
+        wait_and_record(&state, row, &tool, &arguments, response, &plugin_type).await
+    })
+    .await?
+}
+
+async fn wait_and_record(
     state: &AppState,
     row: SessionRow,
     tool: &str,
