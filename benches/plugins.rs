@@ -31,20 +31,9 @@ fn thousand_tools() -> Value {
 }
 
 async fn open(client: &reqwest::Client, base: &str, key: &str) -> (String, String) {
-    let opened: Value = client
-        .post(format!("http://{base}/api/sessions"))
-        .bearer_auth(key)
-        .json(&json!({"workflowId": "idv"}))
-        .send()
+    common::open(client, base, key, "idv")
         .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    (
-        opened["sessionId"].as_str().unwrap().to_owned(),
-        opened["sessionToken"].as_str().unwrap().to_owned(),
-    )
+        .expect("session opened")
 }
 
 async fn registrations(client: &reqwest::Client, base: &str, key: &str) {

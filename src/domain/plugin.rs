@@ -297,6 +297,19 @@ pub struct PluginSet {
 }
 
 impl PluginSet {
+    /// What `r` says of the plugin (its tools are planned separately).
+    pub fn described_by(r: &Registration) -> Self {
+        Self {
+            plugin_type: r.plugin_type,
+            plugin_version: r.plugin_version.clone(),
+            capabilities: r.capabilities.clone(),
+            environment: r.environment.clone(),
+            constraints: r.constraints.clone(),
+            tools: Vec::new(),
+            updated_at: 0,
+        }
+    }
+
     /// The names of the tools the agent may call now, in order.
     pub fn active(&self) -> impl Iterator<Item = &str> {
         self.tools

@@ -382,6 +382,20 @@ async fn other_sessions_neither_see_nor_call_a_sessions_plugin_tools() {
         .contains("no-such-session"));
 }
 
+/// A plugin's answer `{"result": 1}` to call `call_id` of `s`: its status.
+async fn late_result(app: &TestApp, s: &Session, call_id: i64) -> u16 {
+    let path = format!("tool-results/{call_id}");
+    send(
+        app,
+        s,
+        reqwest::Method::POST,
+        &path,
+        Some(json!({"result": 1})),
+    )
+    .await
+    .0
+}
+
 /// A scripted plugin: reads `tool-call-request`s from its stream and
 /// answers each with `answer(name, arguments)`.
 async fn scripted_plugin(
@@ -494,33 +508,12 @@ async fn a_call_is_relayed_to_the_plugin_and_its_answer_returned() {
     assert!(recorded["durationUs"].as_i64().unwrap() > 0);
     let (_, meta, _) = send(&app, &s, reqwest::Method::GET, "metadata", None).await;
     assert_eq!(meta["tools"][0]["usageCount"], 1);
-    let (status, _, _) = send(
-        &app,
-        &s,
-        reqwest::Method::POST,
-        &format!("tool-results/{call_id}"),
-        Some(json!({"result": 1})),
-    )
-    .await;
+    let status = late_result(&app, &s, call_id).await;
     assert_eq!(status, 409);
-    let (status, _, _) = send(
-        &app,
-        &s,
-        reqwest::Method::POST,
-        "tool-results/999999",
-        Some(json!({"result": 1})),
-    )
-    .await;
+    let status = late_result(&app, &s, 999999).await;
     assert_eq!(status, 404);
     let other = open(&app, &key, "idv").await;
-    let (status, _, _) = send(
-        &app,
-        &other,
-        reqwest::Method::POST,
-        &format!("tool-results/{call_id}"),
-        Some(json!({"result": 1})),
-    )
-    .await;
+    let status = late_result(&app, &other, call_id).await;
     assert_eq!(status, 404, "another session's call");
     plugin.abort();
 }
@@ -536,14 +529,7 @@ async fn a_plugin_that_does_not_answer_in_time_gets_a_readable_refusal() {
     assert_eq!(reply["allowed"], false);
     assert_eq!(reply["reason"], "plugin `codap` did not answer within 1 s");
     let call_id = reply["callId"].as_i64().unwrap();
-    let (status, _, _) = send(
-        &app,
-        &s,
-        reqwest::Method::POST,
-        &format!("tool-results/{call_id}"),
-        Some(json!({"result": 1})),
-    )
-    .await;
+    let status = late_result(&app, &s, call_id).await;
     assert_eq!(status, 409, "too late");
     plugin.abort();
 }
@@ -661,14 +647,7 @@ async fn a_call_whose_agent_stops_waiting_is_still_closed() {
         call["result"]["error"],
         "plugin `codap` did not answer within 1 s"
     );
-    let (status, _, _) = send(
-        &app,
-        &s,
-        reqwest::Method::POST,
-        &format!("tool-results/{}", call["id"]),
-        Some(json!({"result": 1})),
-    )
-    .await;
+    let status = late_result(&app, &s, call["id"].as_i64().unwrap()).await;
     assert_eq!(status, 409);
     plugin.abort();
 }

@@ -92,19 +92,15 @@ async fn register(
     headers: HeaderMap,
     body: Result<Json<Registration>, JsonRejection>,
 ) -> Response {
-    let row = match session(&state, &id, token(&headers)).await {
-        Ok(row) => row,
-        Err(response) => return response,
-    };
-    let body = match json_body(body, REGISTRATION_MAX_BYTES) {
-        Ok(body) => body,
-        Err(e) => return e.into_response(),
-    };
-    answer(
+    apply(
+        &state,
         &id,
+        &headers,
+        body,
         StatusCode::CREATED,
-        plugins::change(&state, &row, Change::Register(body)).await,
+        Change::Register,
     )
+    .await
 }
 
 /// `PATCH /api/sessions/{id}/tools`: add, remove and modify tools.
@@ -114,7 +110,19 @@ pub async fn patch_tools(
     headers: HeaderMap,
     body: Result<Json<Patch>, JsonRejection>,
 ) -> Response {
-    let row = match session(&state, &id, token(&headers)).await {
+    apply(&state, &id, &headers, body, StatusCode::OK, Change::Patch).await
+}
+
+/// A registration or patch from `id`'s plugin, answered with `status`.
+async fn apply<T>(
+    state: &AppState,
+    id: &str,
+    headers: &HeaderMap,
+    body: Result<Json<T>, JsonRejection>,
+    status: StatusCode,
+    change: fn(T) -> Change,
+) -> Response {
+    let row = match session(state, id, token(headers)).await {
         Ok(row) => row,
         Err(response) => return response,
     };
@@ -122,11 +130,7 @@ pub async fn patch_tools(
         Ok(body) => body,
         Err(e) => return e.into_response(),
     };
-    answer(
-        &id,
-        StatusCode::OK,
-        plugins::change(&state, &row, Change::Patch(body)).await,
-    )
+    answer(id, status, plugins::change(state, &row, change(body)).await)
 }
 
 /// `GET /api/sessions/{id}/metadata`, with `API-Version`, `Session-ID` and

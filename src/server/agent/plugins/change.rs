@@ -198,46 +198,18 @@ pub async fn change(
             format!("a session may hold at most {max} plugin tools (this would make {would_hold}); nothing was registered"),
         )
     })?;
-    let base = previous.as_ref().map(|l| l.current());
+    // A registration describes the plugin anew; a patch keeps what the
+    // registration said (a patch without one was refused above).
+    let described = match registration {
+        Some(r) => PluginSet::described_by(r),
+        None => previous.as_ref().map(|l| l.current()).ok_or_else(|| {
+            ApiError::NotFound(format!("A plugin registration for session {}", row.id))
+        })?,
+    };
     let set = PluginSet {
-        plugin_type: registration.map_or_else(
-            || {
-                base.as_ref()
-                    .map(|b| b.plugin_type)
-                    .unwrap_or(crate::domain::plugin::PluginType::Custom)
-            },
-            |r| r.plugin_type,
-        ),
-        plugin_version: registration.map_or_else(
-            || {
-                base.as_ref()
-                    .map(|b| b.plugin_version.clone())
-                    .unwrap_or_default()
-            },
-            |r| r.plugin_version.clone(),
-        ),
-        capabilities: registration.map_or_else(
-            || {
-                base.as_ref()
-                    .map(|b| b.capabilities.clone())
-                    .unwrap_or_default()
-            },
-            |r| r.capabilities.clone(),
-        ),
-        environment: registration.map_or_else(
-            || {
-                base.as_ref()
-                    .map(|b| b.environment.clone())
-                    .unwrap_or_default()
-            },
-            |r| r.environment.clone(),
-        ),
-        constraints: registration.map_or_else(
-            || base.as_ref().and_then(|b| b.constraints.clone()),
-            |r| r.constraints.clone(),
-        ),
         tools: plan.tools.clone(),
         updated_at: at,
+        ..described
     };
     let validators = set
         .tools
