@@ -24,3 +24,4 @@ pub mod time;
 pub mod todos;
 pub mod user;
 pub mod vibe;
+pub mod workflow_def;
