@@ -37,6 +37,11 @@ pub struct WorkflowState {
     /// (core ∪ the agent's) are the session's, instead of a workflow's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<AgentContext>,
+    /// The workflow step (a `workflow_def::Step` uuid) the session is in,
+    /// when its workflow has steps: that step's tools join the workflow's.
+    /// Not `current_step`, which is an outcome label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workflow_step: Option<String>,
 }
 
 /// The vibe a session runs in and the agent it is talking to now.
@@ -66,6 +71,7 @@ impl WorkflowState {
             checks: BTreeMap::new(),
             failed_identity_checks: 0,
             agent: None,
+            workflow_step: None,
         }
     }
 
@@ -81,6 +87,7 @@ impl WorkflowState {
             active_step: self.current_step.clone(),
             checks: self.checks.clone(),
             agent: self.agent.clone(),
+            workflow_step: self.workflow_step.clone(),
         }
     }
 }
@@ -179,6 +186,9 @@ pub struct WorkflowUpdate {
     /// A vibe session's vibe and current agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<AgentContext>,
+    /// The workflow step (uuid) the session is in, if its workflow has steps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workflow_step: Option<String>,
 }
 
 /// Everything a watcher needs to draw a session from scratch.
@@ -361,6 +371,10 @@ pub struct StatePatch {
     /// The step the session is at now.
     #[serde(default)]
     pub active_step: Option<String>,
+    /// The workflow step (uuid) the session moves to; its tools join the
+    /// workflow's.
+    #[serde(default)]
+    pub workflow_step: Option<String>,
     /// Checks to set.
     #[serde(default)]
     pub checks: BTreeMap<String, bool>,

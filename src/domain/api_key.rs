@@ -25,17 +25,21 @@ pub enum Scope {
     VibesRead,
     /// Change agents and vibes (`PUT /api/vibes/…`, `PUT /api/agents/…`).
     VibesWrite,
+    /// Read and edit workflow definitions (`/api/workflows/…`, the
+    /// workflow-editing MCP server).
+    WorkflowsWrite,
 }
 
 impl Scope {
     /// Every scope, in the order the panel lists them.
-    pub const ALL: [Scope; 6] = [
+    pub const ALL: [Scope; 7] = [
         Scope::Sessions,
         Scope::LessonsRead,
         Scope::BindingsRead,
         Scope::BindingsWrite,
         Scope::VibesRead,
         Scope::VibesWrite,
+        Scope::WorkflowsWrite,
     ];
 
     /// What keys made before scopes existed were allowed: everything but
@@ -51,6 +55,7 @@ impl Scope {
             Scope::BindingsWrite => "bindings:write",
             Scope::VibesRead => "vibes:read",
             Scope::VibesWrite => "vibes:write",
+            Scope::WorkflowsWrite => "workflows:write",
         }
     }
 
@@ -63,6 +68,7 @@ impl Scope {
             Scope::BindingsWrite => "replace the tool bindings",
             Scope::VibesRead => "read agents and vibes",
             Scope::VibesWrite => "change agents and vibes",
+            Scope::WorkflowsWrite => "read and edit workflow definitions",
         }
     }
 

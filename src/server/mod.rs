@@ -25,6 +25,7 @@ pub mod telemetry;
 pub mod throttle;
 pub mod tokens;
 pub mod vibes;
+pub mod workflows;
 
 pub use error::ServerError;
 pub use router::serve;

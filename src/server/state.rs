@@ -36,6 +36,8 @@ pub struct AppState {
     pub clock: Arc<crate::server::clock::Clock>,
     /// Serialises saves of agents and vibes (their rules span objects).
     pub manifests_lock: Arc<tokio::sync::Mutex<()>>,
+    /// Serialises edits of workflow definitions (each builds on the last).
+    pub workflows_lock: Arc<tokio::sync::Mutex<()>>,
     /// Cancelled when the server starts shutting down (ends MCP streams).
     pub shutdown: tokio_util::sync::CancellationToken,
     /// Each session's plugin tools, update windows and relayed calls.
@@ -66,6 +68,7 @@ impl AppState {
             )),
             clock: Arc::default(),
             manifests_lock: Arc::default(),
+            workflows_lock: Arc::default(),
             shutdown: tokio_util::sync::CancellationToken::new(),
             plugins: Arc::default(),
             rules: Arc::new(RwLock::new(Arc::new(Rules::empty()))),

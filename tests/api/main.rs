@@ -25,3 +25,4 @@ mod sessions;
 mod throttle;
 mod todos;
 mod vibes;
+mod workflows;

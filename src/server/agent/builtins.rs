@@ -188,7 +188,8 @@ async fn run_tool(
             }
             ws.current_workflow = target.to_owned();
             ws.current_step = "started".into();
-            let tools = rules.available(target);
+            ws.workflow_step = rules.first_step(target);
+            let tools = rules.available_at(target, ws.workflow_step.as_deref());
             Ok(Ok(json!({
                 "workflow": target,
                 "tools": tools,

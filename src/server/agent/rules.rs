@@ -11,6 +11,7 @@ use crate::domain::declaration::FunctionDeclaration;
 use crate::domain::limits::excerpt;
 use crate::domain::vibe::ultravox::PreparedStage;
 use crate::domain::vibe::{stage, Agent, Vibe};
+use crate::domain::workflow_def::Definition;
 use crate::server::store::bindings as store;
 use crate::server::store::vibes as vibes_store;
 use crate::server::ServerError;
@@ -30,6 +31,8 @@ pub struct Rules {
     vibes: Vec<Vibe>,
     /// Each (vibe, agent)'s stage, prepared once per change.
     stages: HashMap<(String, String), Arc<PreparedStage>>,
+    /// Each workflow's definition (start trigger, steps), when saved.
+    definitions: HashMap<String, Definition>,
 }
 
 impl Rules {
@@ -43,6 +46,7 @@ impl Rules {
             agents: HashMap::new(),
             vibes: Vec::new(),
             stages: HashMap::new(),
+            definitions: HashMap::new(),
         }
     }
 
@@ -65,8 +69,11 @@ impl Rules {
             .into_iter()
             .map(|v| v.value)
             .collect();
+        let definitions = crate::server::store::workflow_defs::all(db).await?;
         Ok(tokio::task::spawn_blocking(move || {
-            Self::new(bindings, tools, workflows).with_vibes(agents, vibes)
+            Self::new(bindings, tools, workflows)
+                .with_vibes(agents, vibes)
+                .with_definitions(definitions)
         })
         .await?)
     }
@@ -98,6 +105,7 @@ impl Rules {
             agents: HashMap::new(),
             vibes: Vec::new(),
             stages: HashMap::new(),
+            definitions: HashMap::new(),
         }
     }
 
@@ -186,6 +194,41 @@ impl Rules {
     /// The tools available in `workflow`, in stable order.
     pub fn available(&self, workflow: &str) -> Vec<String> {
         self.bindings.available_in(workflow)
+    }
+
+    /// Adds the workflows' definitions (their steps' tools join a
+    /// session's while it is in that step).
+    pub fn with_definitions(mut self, definitions: HashMap<String, Definition>) -> Self {
+        self.definitions = definitions;
+        self
+    }
+
+    /// Workflow `workflow`'s definition, if saved.
+    pub fn definition(&self, workflow: &str) -> Option<&Definition> {
+        self.definitions.get(workflow)
+    }
+
+    /// The step a session entering `workflow` starts in: its first, if it
+    /// has steps.
+    pub fn first_step(&self, workflow: &str) -> Option<String> {
+        self.definition(workflow)?
+            .steps
+            .first()
+            .map(|s| s.uuid.clone())
+    }
+
+    /// The tools of `workflow` while in step `step`: the workflow's (global
+    /// and bound), then the step's own.
+    pub fn available_at(&self, workflow: &str, step: Option<&str>) -> Vec<String> {
+        let mut tools = self.available(workflow);
+        if let (Some(def), Some(step)) = (self.definition(workflow), step) {
+            for tool in def.step_tools(step) {
+                if !tools.iter().any(|t| t == tool.as_str()) {
+                    tools.push(tool.to_string());
+                }
+            }
+        }
+        tools
     }
 
     /// Whether `tool` may be called in `workflow`.

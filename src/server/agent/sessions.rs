@@ -78,7 +78,8 @@ pub async fn open(
         )
         .into());
     }
-    let ws = WorkflowState::start(workflow);
+    let mut ws = WorkflowState::start(workflow);
+    ws.workflow_step = state.rules().first_step(workflow);
     // A new session has no plugin yet.
     let tools = tools_under(&state.rules(), None, &ws).join(",");
     start(state, ws, api_key, runs_builtins, &tools, None).await
@@ -177,7 +178,7 @@ fn tools_under(rules: &Rules, lesson_tools: Option<&str>, ws: &WorkflowState) ->
             .map(str::to_owned)
             .collect(),
         (None, Some(ctx)) => rules.agent_tools(ctx),
-        (None, None) => rules.available(&ws.current_workflow),
+        (None, None) => rules.available_at(&ws.current_workflow, ws.workflow_step.as_deref()),
     }
 }
 
@@ -624,8 +625,11 @@ async fn call_locked(
         }
         None => (CallOutcome::Allowed, None, None, CallStatus::Awaiting),
     };
-    // Only a workflow or agent switch changes what this session may call.
-    let switched = ws.current_workflow != before.current_workflow || ws.agent != before.agent;
+    // Only a workflow, step or agent switch changes what this session may
+    // call.
+    let switched = ws.current_workflow != before.current_workflow
+        || ws.agent != before.agent
+        || ws.workflow_step != before.workflow_step;
     let tools = if !switched {
         available
     } else {
@@ -822,9 +826,39 @@ pub async fn patch_state(
     let before = row.workflow_state()?;
     let mut ws = before.clone();
     change.apply(&mut ws);
+    if let Some(step) = &patch.workflow_step {
+        let rules = state.rules();
+        let steps: Vec<String> = rules
+            .definition(&ws.current_workflow)
+            .map(|d| d.steps.iter().map(|s| s.uuid.clone()).collect())
+            .unwrap_or_default();
+        if !steps.contains(step) {
+            return Err(ApiError::invalid(
+                "workflowStep",
+                format!(
+                    "is not a step of workflow `{}`; its steps: {}",
+                    ws.current_workflow,
+                    if steps.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        steps.join(", ")
+                    }
+                ),
+            )
+            .into());
+        }
+        ws.workflow_step = Some(step.clone());
+    }
     if ws != before {
+        let tools_before = tools_now(state, &row.id, row.lesson_tools.as_deref(), &before);
         rows::set_state(&state.db, &row.id, &ws).await?;
         publish_state_change(state, &row, &before, &ws);
+        let tools = tools_now(state, &row.id, row.lesson_tools.as_deref(), &ws);
+        if tools != tools_before {
+            state
+                .hub
+                .publish(&row.id, &SessionEvent::ToolsChanged { tools });
+        }
     }
     Ok(ws)
 }

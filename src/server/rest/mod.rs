@@ -10,6 +10,7 @@ pub mod mcp;
 pub mod plugins;
 pub mod sessions;
 pub mod vibes;
+pub mod workflows;
 
 use crate::domain::api_key::Scope;
 use crate::domain::limits::{bytes_in_words, excerpt, API_BODY_MAX_BYTES};
@@ -32,6 +33,7 @@ pub fn router() -> Router<AppState> {
         .merge(sessions::router())
         .merge(plugins::router())
         .merge(vibes::router())
+        .merge(workflows::router())
         .route("/api/{*path}", any(unknown_path))
         .layer(DefaultBodyLimit::max(API_BODY_MAX_BYTES))
 }

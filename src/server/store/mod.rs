@@ -17,6 +17,7 @@ pub mod todos;
 pub mod tool_calls;
 pub mod users;
 pub mod vibes;
+pub mod workflow_defs;
 
 use crate::server::ServerError;
 use sqlx::SqlitePool;

@@ -96,6 +96,7 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
                     checks: u.checks,
                     failed_identity_checks: state.failed_identity_checks,
                     agent: u.agent,
+                    workflow_step: u.workflow_step,
                 }
             });
             if !changed.is_empty() {

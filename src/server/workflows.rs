@@ -1,0 +1,107 @@
+//! Editing workflow definitions: one implementation for the settings page,
+//! the JSON API and the workflow-editing agent's MCP tools. An edit is
+//! applied by `domain::workflow_def::apply` (the catalogue and the trigger
+//! schemas checked here), stored at the version it was made on (stale →
+//! 412), attributed, and put in force at once: the rules reload, sessions
+//! whose tools changed are told, and open settings pages get
+//! `workflow_changed`.
+
+use crate::domain::workflow_def::{apply, Definition, Edit, EditContext};
+use crate::error::ApiError;
+use crate::server::agent::rules::{check_with, compile_schema};
+use crate::server::store::workflow_defs::{self as store, Versioned};
+use crate::server::{AppState, ServerError};
+use serde_json::{json, Value};
+
+/// The event stream key open settings pages of workflow `id` listen on.
+pub fn channel(id: &str) -> String {
+    format!("workflow:{id}")
+}
+
+/// A new random (version 4) UUID.
+pub fn new_uuid() -> String {
+    let n: u128 = rand::random();
+    let n = (n & !(0xf << 76) | (0x4 << 76)) & !(0x3 << 62) | (0x2 << 62);
+    let hex = format!("{n:032x}");
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
+
+/// Workflow `id`'s definition and version; 404 for a workflow that does
+/// not exist.
+pub async fn get(state: &AppState, id: &str) -> Result<Versioned, ServerError> {
+    if !state.rules().has_workflow(id) {
+        return Err(ApiError::NotFound(format!(
+            "Workflow \"{}\"",
+            crate::domain::limits::excerpt(id)
+        ))
+        .into());
+    }
+    store::get(&state.db, id).await
+}
+
+/// Checks `rules` against a trigger type's `schema`.
+fn check_filter(schema: &Value, rules: &Value) -> Result<(), String> {
+    let validator = compile_schema(schema)?;
+    check_with(&validator, rules)
+}
+
+/// Applies `edit` to workflow `id` by `by`, on top of `expected` (the
+/// version the editor read; `None`: whatever is current, for a tool call
+/// that read it just before). The new definition and version; 422 naming
+/// the argument for a refused edit, 412 for a stale version.
+pub async fn edit(
+    state: &AppState,
+    id: &str,
+    edit: &Edit,
+    expected: Option<i64>,
+    by: &str,
+) -> Result<Versioned, ServerError> {
+    let _guard = state.workflows_lock.lock().await;
+    let current = get(state, id).await?;
+    let expected = expected.unwrap_or(current.version);
+    let next: Definition = {
+        let rules = state.rules();
+        let is_tool = |t: &str| rules.tool(t).is_some();
+        let mut new_uuid = new_uuid;
+        let mut ctx = EditContext {
+            is_tool: &is_tool,
+            check_filter: &check_filter,
+            new_uuid: &mut new_uuid,
+        };
+        apply(&current.definition, edit, &mut ctx)
+            .map_err(|e| ApiError::invalid(e.field, e.message))?
+    };
+    let mut tx = state.db.begin().await?;
+    let version = store::put(&mut tx, id, &next, edit, expected, by).await?;
+    tx.commit().await?;
+    state.rules_changed().await?;
+    let json = json!({"type": "workflow_changed", "workflowId": id, "version": version, "by": by, "edit": edit});
+    state
+        .hub
+        .publish_named(&channel(id), "workflow_changed", &json.to_string());
+    Ok(Versioned {
+        definition: next,
+        version,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuids_are_version_4_and_differ() {
+        let a = new_uuid();
+        assert_eq!(a.len(), 36);
+        assert_eq!(&a[14..15], "4");
+        assert!(matches!(&a[19..20], "8" | "9" | "a" | "b"), "{a}");
+        assert_ne!(a, new_uuid());
+    }
+}
