@@ -186,7 +186,13 @@ pub fn app(state: AppState) -> Router {
         state.clone(),
         state.shutdown.clone(),
     ));
-    let api = router::routes().merge(crate::server::rest::mcp::router(mcp));
+    let workflow_mcp = Arc::new(crate::server::workflow_mcp::service(
+        state.clone(),
+        state.shutdown.clone(),
+    ));
+    let api = router::routes()
+        .merge(crate::server::rest::mcp::router(mcp))
+        .merge(crate::server::rest::mcp::workflow_router(workflow_mcp));
     router::with_middleware(api.merge(pages), state)
 }
 

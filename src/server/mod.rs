@@ -25,6 +25,7 @@ pub mod telemetry;
 pub mod throttle;
 pub mod tokens;
 pub mod vibes;
+pub mod workflow_mcp;
 pub mod workflows;
 
 pub use error::ServerError;

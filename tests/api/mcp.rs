@@ -141,3 +141,148 @@ async fn an_mcp_client_lists_calls_and_follows_the_sessions_tools() {
     let res = app.client.post(&url).json(&json!({})).send().await.unwrap();
     assert_eq!(res.status(), 401);
 }
+
+#[tokio::test]
+async fn the_workflow_mcp_server_has_its_eleven_tools_and_edits_through_the_same_code() {
+    use switchboard::domain::api_key::Scope;
+    let app = spawn_app().await;
+    let key = app.api_key_with(&[Scope::WorkflowsWrite]).await;
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(app.url("/mcp")).auth_header(key.clone()),
+    );
+    let client = ().serve(transport).await.expect("MCP initialize");
+    let tools = client.list_all_tools().await.unwrap();
+    assert_eq!(
+        names(&tools),
+        [
+            "get_workflow_details",
+            "list_available_triggers",
+            "set_trigger",
+            "update_trigger_settings",
+            "list_available_step_types",
+            "add_step",
+            "remove_step",
+            "reorder_steps",
+            "update_system_prompt_for_step",
+            "list_available_mcp_tools",
+            "update_step_mcp_tools"
+        ]
+    );
+    for tool in &tools {
+        assert_eq!(tool.input_schema["type"], "object", "{}", tool.name);
+        assert!(
+            tool.description.as_ref().unwrap().len() > 40,
+            "{}",
+            tool.name
+        );
+    }
+    let call = |name: &'static str, args: serde_json::Value| {
+        let args = args.as_object().unwrap().clone();
+        client.call_tool(CallToolRequestParams::new(name).with_arguments(args))
+    };
+    let text = |res: &rmcp::model::CallToolResult| serde_json::to_string(&res.content).unwrap();
+
+    let res = call(
+        "add_step",
+        json!({"workflow_uuid": "idv", "step_type": "custom_llm", "name": "Greet"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(res.is_error, Some(false), "{}", text(&res));
+    let greet = res.structured_content.as_ref().unwrap()["result"]["steps"][0]["uuid"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let res = call(
+        "update_step_mcp_tools",
+        json!({"workflow_uuid": "idv", "step_uuid": greet, "enabled_tools": ["check_balance"]}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(res.is_error, Some(true));
+    assert!(
+        text(&res).contains("step type `custom_llm` has no tools; use a `custom_agent` step"),
+        "{}",
+        text(&res)
+    );
+    let res = call(
+        "add_step",
+        json!({"workflow_uuid": "idv", "step_type": "custom_agent", "name": "Verify identity"}),
+    )
+    .await
+    .unwrap();
+    let verify = res.structured_content.as_ref().unwrap()["result"]["steps"][1]["uuid"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let res = call("update_step_mcp_tools", json!({"workflow_uuid": "idv", "step_uuid": verify, "enabled_tools": ["perform_idv_check"]})).await.unwrap();
+    assert_eq!(res.is_error, Some(false), "{}", text(&res));
+    let res = call(
+        "reorder_steps",
+        json!({"workflow_uuid": "idv", "ordered_step_uuids": [verify]}),
+    )
+    .await
+    .unwrap();
+    assert!(
+        text(&res).contains("missing"),
+        "not a permutation: {}",
+        text(&res)
+    );
+
+    // Stored, versioned and attributed like any edit.
+    let res = app
+        .client
+        .get(app.url("/api/workflows/idv/history"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap();
+    let history: serde_json::Value = res.json().await.unwrap();
+    assert_eq!(history["versions"].as_array().unwrap().len(), 3);
+    assert_eq!(history["versions"][0]["savedBy"], "API key “test backend”");
+    client.cancel().await.unwrap();
+
+    // Without the scope, or as a teacher: refused before MCP.
+    let narrow = app.api_key_with(&[Scope::Sessions]).await;
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}});
+    let res = app
+        .client
+        .post(app.url("/mcp"))
+        .bearer_auth(&narrow)
+        .header("accept", "application/json, text/event-stream")
+        .json(&initialize)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 403);
+    let teacher = app.signed_in(crate::helpers::TEACHER).await;
+    let res = teacher
+        .post(app.url("/mcp"))
+        .header("Origin", &app.address)
+        .header("accept", "application/json, text/event-stream")
+        .json(&initialize)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 403);
+    let admin = app.signed_in(crate::helpers::ADMIN).await;
+    let res = admin
+        .post(app.url("/mcp"))
+        .header("Origin", "http://evil.example")
+        .header("accept", "application/json, text/event-stream")
+        .json(&initialize)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 403, "an admin's cookie from another site");
+    let res = admin
+        .post(app.url("/mcp"))
+        .header("Origin", &app.address)
+        .header("accept", "application/json, text/event-stream")
+        .json(&initialize)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "the admin's own page");
+}

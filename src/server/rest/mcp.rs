@@ -1,20 +1,27 @@
-//! `/api/sessions/{id}/mcp`: the session's tools over MCP (Streamable
-//! HTTP). The session token is checked here — 401 without one or for an
+//! The two MCP endpoints, authenticated here before the MCP server sees a
+//! request. `/api/sessions/{id}/mcp`: the session's tools over MCP
+//! (Streamable HTTP); the session token is checked here — 401 without one or for an
 //! unknown one, 403 for another session's — before the request reaches
 //! the MCP server, which then knows whose session it serves.
 
+use crate::domain::api_key::Scope;
+use crate::domain::user::Role;
+use crate::error::ApiError;
 use crate::server::agent::mcp::{McpCaller, McpService};
 use crate::server::agent::sessions;
+use crate::server::auth::AuthUser;
 use crate::server::rest::sessions::token;
-use crate::server::AppState;
+use crate::server::workflow_mcp::{Editor, WorkflowMcpService};
+use crate::server::{AppState, ServerError};
 use axum::body::Body;
 use axum::extract::{Path, Request, State};
+use axum::http::Method;
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
-use axum::Router;
+use axum::{Extension, Router};
 use std::sync::Arc;
 
-/// The MCP route, served by `mcp`.
+/// The session MCP route, served by `mcp`.
 pub fn router(mcp: Arc<McpService>) -> Router<AppState> {
     Router::new().route(
         "/api/sessions/{id}/mcp",
@@ -38,4 +45,61 @@ async fn entry(
     };
     req.extensions_mut().insert(McpCaller { session: row.id });
     mcp.handle(req).await.map(Body::new)
+}
+
+/// `/mcp`: the workflow-editing MCP server, for an API key with
+/// `workflows:write` or the signed-in admin (whose cookie calls must come
+/// from the app's own pages, like a server function).
+pub fn workflow_router(mcp: Arc<WorkflowMcpService>) -> Router<AppState> {
+    Router::new().route(
+        "/mcp",
+        any(
+            move |state: State<AppState>, user: Option<Extension<AuthUser>>, req: Request| {
+                workflow_entry(mcp.clone(), state, user, req)
+            },
+        ),
+    )
+}
+
+async fn workflow_entry(
+    mcp: Arc<WorkflowMcpService>,
+    State(state): State<AppState>,
+    user: Option<Extension<AuthUser>>,
+    mut req: Request,
+) -> Response {
+    let (method, headers) = (req.method().clone(), req.headers().clone());
+    let editor = match editor_of(&state, user.as_deref(), &method, &headers).await {
+        Ok(editor) => editor,
+        Err(e) => return e.into_response(),
+    };
+    req.extensions_mut().insert(editor);
+    mcp.handle(req).await.map(Body::new)
+}
+
+/// Who edits: the API key in `Authorization` (with `workflows:write`), or
+/// else the signed-in admin.
+async fn editor_of(
+    state: &AppState,
+    user: Option<&AuthUser>,
+    method: &Method,
+    headers: &axum::http::HeaderMap,
+) -> Result<Editor, ServerError> {
+    if let Some(secret) = token(headers) {
+        let key = crate::server::store::api_keys::verify(&state.db, secret)
+            .await?
+            .ok_or(ApiError::Unauthenticated)?;
+        let key = crate::server::rest::ApiKey(key);
+        key.require(Scope::WorkflowsWrite)?;
+        return Ok(Editor {
+            name: format!("API key “{}”", key.name()),
+        });
+    }
+    let user = user.ok_or(ApiError::Unauthenticated)?;
+    user.require(Role::Admin)?;
+    if method != Method::GET {
+        crate::server::auth::require_same_origin(state, headers)?;
+    }
+    Ok(Editor {
+        name: user.0.display_name.clone(),
+    })
 }
