@@ -18,7 +18,7 @@ use crate::server::store::plugins as store;
 use crate::server::{AppState, ServerError};
 use serde::Serialize;
 use serde_json::{json, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -121,18 +121,25 @@ pub async fn change(
     // Compiled before taking the lock: the slow part holds nothing up.
     // Keyed by the schema as JSON, so each is compiled once and a tool
     // whose schema did not change keeps its compiled one.
-    let mut known: HashMap<String, Result<Arc<jsonschema::Validator>, String>> = compile_all(
-        incoming
+    // Schemas already compiled for this session (a re-registration of the
+    // same tools) and repeats within the request are compiled once.
+    let compiled_before: HashSet<String> = state
+        .plugins
+        .get(&row.id)
+        .map(|l| l.compiled_schemas())
+        .unwrap_or_default();
+    let mut unique: HashMap<String, Value> = HashMap::new();
+    for (_, schema) in incoming {
+        let key = schema.to_string();
+        if key.len() <= crate::domain::plugin::SCHEMA_MAX_BYTES && !compiled_before.contains(&key) {
+            unique.entry(key).or_insert(schema);
+        }
+    }
+    let mut known: HashMap<String, Result<Arc<jsonschema::Validator>, String>> =
+        compile_all(unique.into_iter().collect())
+            .await?
             .into_iter()
-            .filter(|(_, schema)| {
-                schema.to_string().len() <= crate::domain::plugin::SCHEMA_MAX_BYTES
-            })
-            .map(|(_, schema)| (schema.to_string(), schema))
-            .collect(),
-    )
-    .await?
-    .into_iter()
-    .collect();
+            .collect();
 
     let lock = state.session_lock(&row.id);
     let _guard = lock.lock().await;

@@ -72,6 +72,17 @@ impl Loaded {
         set
     }
 
+    /// The schemas (as JSON text) this set has compiled, so a change
+    /// compiles only new ones.
+    pub fn compiled_schemas(&self) -> std::collections::HashSet<String> {
+        self.set
+            .tools
+            .iter()
+            .filter(|t| self.validators.contains_key(&t.definition.name))
+            .map(|t| t.definition.parameters.to_string())
+            .collect()
+    }
+
     /// Checks `arguments` against plugin tool `tool`'s schema.
     pub fn check_arguments(&self, tool: &str, arguments: &Value) -> Result<(), String> {
         match self.validators.get(tool) {
@@ -261,16 +272,31 @@ pub(crate) fn now_ms() -> i64 {
 
 type Compiled = Vec<(String, Result<Arc<jsonschema::Validator>, String>)>;
 
-/// Compiles schemas on a blocking thread (a large one takes milliseconds).
+/// Compiles schemas off the async threads, split over the machine's cores
+/// (a thousand tools' schemas take tens of milliseconds on one).
 pub(crate) async fn compile_all(schemas: Vec<(String, Value)>) -> Result<Compiled, ServerError> {
     tokio::task::spawn_blocking(move || {
-        schemas
-            .into_iter()
-            .map(|(name, schema)| {
-                let v = compile_schema(&schema).map(Arc::new);
-                (name, v)
-            })
-            .collect()
+        let compile = |chunk: &[(String, Value)]| -> Compiled {
+            chunk
+                .iter()
+                .map(|(name, schema)| (name.clone(), compile_schema(schema).map(Arc::new)))
+                .collect()
+        };
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        if schemas.len() < 64 || cores == 1 {
+            return compile(&schemas);
+        }
+        let size = schemas.len().div_ceil(cores);
+        std::thread::scope(|scope| {
+            let parts: Vec<_> = schemas
+                .chunks(size)
+                .map(|chunk| scope.spawn(move || compile(chunk)))
+                .collect();
+            parts
+                .into_iter()
+                .flat_map(|part| part.join().unwrap_or_default())
+                .collect()
+        })
     })
     .await
     .map_err(ServerError::from)
