@@ -745,9 +745,10 @@ pub fn update_kind(diff: &ToolDiff, registration: bool) -> &'static str {
 /// registration).
 pub fn union(base: Vec<String>, plugin: Option<&PluginSet>) -> Vec<String> {
     let Some(set) = plugin else { return base };
+    let mut seen: BTreeSet<String> = base.iter().cloned().collect();
     let mut all = base;
     for name in set.active() {
-        if !all.iter().any(|t| t == name) {
+        if seen.insert(name.to_owned()) {
             all.push(name.to_owned());
         }
     }
