@@ -166,6 +166,73 @@ fn compile_share() {
     );
 }
 
+/// The other phases of a registration, in process: planning (each tool's
+/// checks), storing the set in SQLite, and encoding the
+/// `tool-availability-update` event (medians of 9 rounds).
+async fn phases() {
+    use switchboard::domain::plugin::{
+        plan_registration, AvailabilityUpdate, Limits, PluginSet, Registration,
+    };
+    let registration: Registration = serde_json::from_value(thousand_tools()).unwrap();
+    let limits = Limits { max_tools: 1000 };
+    let median = |mut v: Vec<std::time::Duration>| {
+        v.sort();
+        v[v.len() / 2]
+    };
+    let (mut plan_t, mut store_t, mut event_t) = (Vec::new(), Vec::new(), Vec::new());
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}/phases.db", dir.path().display());
+    let pool = switchboard::server::db::connect(&url).await.unwrap();
+    for round in 0..9 {
+        let started = Instant::now();
+        let plan = plan_registration(
+            &[],
+            &registration.available_tools,
+            1,
+            limits,
+            &|_| false,
+            &|_| Ok(()),
+        )
+        .unwrap();
+        plan_t.push(started.elapsed());
+        let set = PluginSet {
+            tools: plan.tools.clone(),
+            updated_at: 1,
+            ..PluginSet::described_by(&registration)
+        };
+        let session = format!("bench-{round}");
+        sqlx::query("INSERT INTO agent_sessions (id, token_hash, state, last_activity, created_at) VALUES (?, ?, '{}', 0, 0)")
+            .bind(&session)
+            .bind(&session)
+            .execute(&pool)
+            .await
+            .unwrap();
+        let started = Instant::now();
+        switchboard::server::store::plugins::put(&pool, &session, &set)
+            .await
+            .unwrap();
+        store_t.push(started.elapsed());
+        let started = Instant::now();
+        let update = AvailabilityUpdate {
+            kind: "tools-registered".into(),
+            added: plan.diff.added.clone(),
+            removed: vec![],
+            modified: vec![],
+            timestamp: 1,
+            reason: "plugin-registration".into(),
+            tools: set.tools.iter().map(|t| t.summary()).collect(),
+        };
+        std::hint::black_box(serde_json::to_string(&update).unwrap());
+        event_t.push(started.elapsed());
+    }
+    println!(
+        "registration phases in process: plan {:?}, store in SQLite {:?}, encode the event {:?} (medians)",
+        median(plan_t),
+        median(store_t),
+        median(event_t)
+    );
+}
+
 fn main() {
     compile_share();
     tokio::runtime::Builder::new_multi_thread()
@@ -173,6 +240,7 @@ fn main() {
         .build()
         .unwrap()
         .block_on(async {
+            phases().await;
             let (base, key, mut child, _dir) = spawn().await;
             let client = reqwest::Client::new();
             registrations(&client, &base, &key).await;

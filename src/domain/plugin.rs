@@ -374,9 +374,68 @@ pub struct AvailabilityUpdate {
     pub timestamp: i64,
     /// `plugin-registration`, `plugin-update` or `session-ended`.
     pub reason: String,
-    /// The plugin's tools after the change, with status and use counts
-    /// (so a watcher can draw them without asking).
-    pub tools: Vec<PluginTool>,
+    /// The plugin's tools after the change, in order, with status and use
+    /// counts but not their schemas (those are in `added` and `modified`,
+    /// or were sent before): what a watcher needs to redraw the list.
+    pub tools: Vec<ToolSummary>,
+}
+
+/// A registered tool without its schema, for the update event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolSummary {
+    /// Its name.
+    pub name: String,
+    /// Whether it is offered.
+    pub status: ToolStatus,
+    /// When it was first registered, Unix milliseconds.
+    pub registered_at: i64,
+    /// How many relayed calls of it were answered.
+    pub usage_count: u64,
+}
+
+impl AvailabilityUpdate {
+    /// The plugin's tools after this update, given those a watcher had
+    /// before: each tool's definition from `added`/`modified`, else from
+    /// `before`; a tool whose definition is in neither is left out (the
+    /// watcher missed an update; its next snapshot has everything).
+    pub fn apply_to(&self, before: &[PluginTool]) -> Vec<PluginTool> {
+        self.tools
+            .iter()
+            .filter_map(|summary| {
+                let definition = self
+                    .added
+                    .iter()
+                    .chain(&self.modified)
+                    .find(|d| d.name == summary.name)
+                    .cloned()
+                    .or_else(|| {
+                        before
+                            .iter()
+                            .find(|t| t.definition.name == summary.name)
+                            .map(|t| t.definition.clone())
+                    })?;
+                Some(PluginTool {
+                    definition,
+                    status: summary.status,
+                    registered_at: summary.registered_at,
+                    usage_count: summary.usage_count,
+                })
+            })
+            .collect()
+    }
+}
+
+impl PluginTool {
+    /// The tool without its schema.
+    pub fn summary(&self) -> ToolSummary {
+        ToolSummary {
+            name: self.definition.name.clone(),
+            status: self.status,
+            registered_at: self.registered_at,
+            usage_count: self.usage_count,
+        }
+    }
 }
 
 /// The SSE `event:` name of [`AvailabilityUpdate`].
@@ -1002,6 +1061,39 @@ mod tests {
             ..ToolDiff::default()
         };
         assert_eq!(update_kind(&removed_only, false), "tools-removed");
+    }
+
+    #[test]
+    fn a_watcher_rebuilds_the_tools_from_an_update_and_what_it_had() {
+        let first = plan_registration(&[], &[def("a"), def("b")], 1, LIMITS, &none, &ok).unwrap();
+        let changed = ToolDefinition {
+            description: "New.".into(),
+            ..def("b")
+        };
+        let second = plan_registration(
+            &first.tools,
+            &[changed.clone(), def("c")],
+            2,
+            LIMITS,
+            &none,
+            &ok,
+        )
+        .unwrap();
+        let update = AvailabilityUpdate {
+            kind: "tools-registered".into(),
+            added: second.diff.added.clone(),
+            removed: second.diff.removed.clone(),
+            modified: second.diff.modified.clone(),
+            timestamp: 2,
+            reason: "plugin-registration".into(),
+            tools: second.tools.iter().map(PluginTool::summary).collect(),
+        };
+        assert_eq!(update.apply_to(&first.tools), second.tools);
+        assert_eq!(
+            update.apply_to(&[]).len(),
+            2,
+            "b's definition is in `modified`, c's in `added`"
+        );
     }
 
     #[test]

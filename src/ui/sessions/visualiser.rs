@@ -152,7 +152,7 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
                     if plugin.get_untracked().is_none() {
                         plugin.set(Some("registered just now".into()));
                     }
-                    plugin_tools.set(update.tools);
+                    plugin_tools.update(|tools| *tools = update.apply_to(tools));
                 }
             } else if let Ok(event) = serde_json::from_str::<SessionEvent>(&text) {
                 apply(event);

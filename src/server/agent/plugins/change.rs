@@ -248,7 +248,7 @@ pub async fn change(
                 "plugin-update"
             }
             .to_owned(),
-            tools: set.tools.clone(),
+            tools: set.tools.iter().map(PluginTool::summary).collect(),
         };
         state.hub.publish_named(
             &row.id,
