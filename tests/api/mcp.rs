@@ -127,17 +127,10 @@ async fn an_mcp_client_lists_calls_and_follows_the_sessions_tools() {
 
     // Another session's token is refused before MCP starts.
     let other = open(&app, &key, "idv").await;
-    let res = app
-        .client
-        .post(&url)
-        .bearer_auth(&other.token)
-        .header("accept", "application/json, text/event-stream")
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 403);
+    assert_eq!(
+        initialize(&app.client, &url, Some(&other.token), None).await,
+        403
+    );
     let res = app.client.post(&url).json(&json!({})).send().await.unwrap();
     assert_eq!(res.status(), 401);
 }
@@ -243,46 +236,40 @@ async fn the_workflow_mcp_server_has_its_eleven_tools_and_edits_through_the_same
     client.cancel().await.unwrap();
 
     // Without the scope, or as a teacher: refused before MCP.
+    let url = app.url("/mcp");
     let narrow = app.api_key_with(&[Scope::Sessions]).await;
-    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}});
-    let res = app
-        .client
-        .post(app.url("/mcp"))
-        .bearer_auth(&narrow)
-        .header("accept", "application/json, text/event-stream")
-        .json(&initialize)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 403);
+    let status = initialize(&app.client, &url, Some(&narrow), None).await;
+    assert_eq!(status, 403);
     let teacher = app.signed_in(crate::helpers::TEACHER).await;
-    let res = teacher
-        .post(app.url("/mcp"))
-        .header("Origin", &app.address)
-        .header("accept", "application/json, text/event-stream")
-        .json(&initialize)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 403);
+    assert_eq!(
+        initialize(&teacher, &url, None, Some(&app.address)).await,
+        403
+    );
     let admin = app.signed_in(crate::helpers::ADMIN).await;
-    let res = admin
-        .post(app.url("/mcp"))
-        .header("Origin", "http://evil.example")
+    let status = initialize(&admin, &url, None, Some("http://evil.example")).await;
+    assert_eq!(status, 403, "an admin's cookie from another site");
+    let status = initialize(&admin, &url, None, Some(&app.address)).await;
+    assert_eq!(status, 200, "the admin's own page");
+}
+
+/// A raw MCP `initialize` to `url` as `client` (with a bearer token and an
+/// Origin if given): the HTTP status, for checks made before MCP starts.
+async fn initialize(
+    client: &reqwest::Client,
+    url: &str,
+    bearer: Option<&str>,
+    origin: Option<&str>,
+) -> u16 {
+    let mut req = client
+        .post(url)
         .header("accept", "application/json, text/event-stream")
-        .json(&initialize)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 403, "an admin's cookie from another site");
-    let res = admin
-        .post(app.url("/mcp"))
-        .header("Origin", &app.address)
-        .header("accept", "application/json, text/event-stream")
-        .json(&initialize)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 200, "the admin's own page");
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}}));
+    if let Some(token) = bearer {
+        req = req.bearer_auth(token);
+    }
+    if let Some(origin) = origin {
+        req = req.header("Origin", origin);
+    }
+    req.send().await.unwrap().status().as_u16()
 }

@@ -42,9 +42,7 @@ pub fn metadata(state: &AppState, row: &SessionRow) -> Result<(Value, i64), Serv
         }
         None => {
             let available = sessions::tools_now(state, &row.id, row.lesson_tools.as_deref(), &ws);
-            let rules = state.rules();
-            let tools: Vec<Value> = rules
-                .declarations(&available)
+            let tools: Vec<Value> = sessions::declarations(state, &row.id, &available)
                 .into_iter()
                 .map(|d| json!({"name": d.name, "description": d.description, "parameters": d.parameters, "status": "active"}))
                 .collect();
