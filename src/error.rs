@@ -94,6 +94,10 @@ pub enum ApiError {
     /// try again shortly.
     #[error("The server is busy; please try again in a moment.")]
     Busy,
+    /// A service this call needs is not set up (the workflow agent's
+    /// model); the words say what to configure.
+    #[error("{0}")]
+    Unavailable(String),
     /// Something failed on the server; details are in the server log.
     #[error("Something went wrong on the server. It has been logged; please try again.")]
     Internal,
@@ -124,7 +128,7 @@ impl ApiError {
             Self::TooManyAttempts { .. }
             | Self::TooManyStreams { .. }
             | Self::RateLimited { .. } => 429,
-            Self::Busy => 503,
+            Self::Busy | Self::Unavailable(_) => 503,
             Self::Internal => 500,
         }
     }

@@ -24,4 +24,5 @@ pub mod time;
 pub mod todos;
 pub mod user;
 pub mod vibe;
+pub mod workflow_chat;
 pub mod workflow_def;

@@ -67,6 +67,14 @@ pub struct Config {
     /// answer (`PLUGIN_CALL_TIMEOUT_SECONDS`, default 10, at most 25 so the
     /// answer always comes before the 30 s request timeout).
     pub plugin_call_timeout: Duration,
+    /// The workflow-editing agent's model (`SWITCHBOARD_LLM_BASE_URL`,
+    /// `SWITCHBOARD_LLM_API_KEY`, `SWITCHBOARD_LLM_MODEL`,
+    /// `SWITCHBOARD_LLM_TIMEOUT_SECONDS`), or what to set to have one: the
+    /// chat step answers 503 with those words, the rest of the app runs.
+    pub llm: Result<crate::server::llm::LlmConfig, String>,
+    /// Steps one turn of the workflow chat may take before it is stopped
+    /// (`WORKFLOW_CHAT_STEP_LIMIT`, default 12, at most 100).
+    pub chat_step_limit: usize,
     /// Whether a new database gets the demo teacher's lessons
     /// (`SWITCHBOARD_DEMO_LESSONS`, default on; `0`/`false` skips them).
     pub demo_lessons: bool,
@@ -175,6 +183,19 @@ impl Config {
         )?;
         let plugin_call_timeout =
             Duration::from_secs(count("PLUGIN_CALL_TIMEOUT_SECONDS", 10, 25)? as u64);
+        let chat_step_limit = count(
+            "WORKFLOW_CHAT_STEP_LIMIT",
+            crate::domain::workflow_chat::DEFAULT_STEP_LIMIT,
+            100,
+        )?;
+        let llm = crate::server::llm::LlmConfig::from_lookup(
+            &get,
+            count(
+                "SWITCHBOARD_LLM_TIMEOUT_SECONDS",
+                crate::server::llm::DEFAULT_TIMEOUT_SECONDS,
+                crate::server::llm::MAX_TIMEOUT_SECONDS,
+            )?,
+        )?;
         let demo_lessons = match get("SWITCHBOARD_DEMO_LESSONS").as_deref() {
             None | Some("" | "1" | "true" | "yes" | "on") => true,
             Some("0" | "false" | "no" | "off") => false,
@@ -205,6 +226,8 @@ impl Config {
             plugin_tools_max,
             plugin_updates_per_minute,
             plugin_call_timeout,
+            llm,
+            chat_step_limit,
         })
     }
 

@@ -24,6 +24,9 @@ pub enum ServerError {
     /// A blocking task panicked or was cancelled.
     #[error("background task failed: {0}")]
     Task(#[from] tokio::task::JoinError),
+    /// The in-process MCP client could not reach the workflow tools.
+    #[error("MCP client error: {0}")]
+    Mcp(String),
     /// Start-up configuration is unusable.
     #[error("configuration error: {0}")]
     Config(String),

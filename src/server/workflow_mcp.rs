@@ -48,6 +48,7 @@ pub fn service(state: AppState, shutdown: CancellationToken) -> WorkflowMcpServi
         move || {
             Ok(WorkflowMcp {
                 state: state.clone(),
+                acting: None,
             })
         },
         Arc::new(sessions),
@@ -58,13 +59,47 @@ pub fn service(state: AppState, shutdown: CancellationToken) -> WorkflowMcpServi
 /// One MCP session's handler.
 pub struct WorkflowMcp {
     state: AppState,
+    /// Who acts when there is no HTTP request to say (the in-process
+    /// client of the chat step, made for the signed-in admin).
+    acting: Option<Editor>,
 }
 
-fn editor(ext: &Extensions) -> Result<String, McpError> {
-    ext.get::<axum::http::request::Parts>()
-        .and_then(|p| p.extensions.get::<Editor>())
-        .map(|e| e.name.clone())
-        .ok_or_else(|| McpError::invalid_request("unauthenticated request", None))
+impl WorkflowMcp {
+    /// Who edits: the one the HTTP request was authenticated as, or the
+    /// in-process client's admin.
+    fn editor(&self, ext: &Extensions) -> Result<String, McpError> {
+        ext.get::<axum::http::request::Parts>()
+            .and_then(|p| p.extensions.get::<Editor>())
+            .or(self.acting.as_ref())
+            .map(|e| e.name.clone())
+            .ok_or_else(|| McpError::invalid_request("unauthenticated request", None))
+    }
+}
+
+/// The in-process MCP client the workflow chat lists and calls its tools
+/// through: a handler of this server acting as `editor`, joined to rmcp's
+/// client over an in-memory pipe (no HTTP, no second registry of tools).
+pub type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
+
+/// Bytes the in-memory pipe between client and handler buffers.
+const PIPE_BYTES: usize = 256 * 1024;
+
+/// Connects a [`Client`] acting as `editor` (initialised, ready to call).
+pub async fn client(state: &AppState, editor: Editor) -> Result<Client, ServerError> {
+    use rmcp::ServiceExt;
+    let (server_end, client_end) = tokio::io::duplex(PIPE_BYTES);
+    let handler = WorkflowMcp {
+        state: state.clone(),
+        acting: Some(editor),
+    };
+    tokio::spawn(async move {
+        if let Ok(running) = handler.serve(server_end).await {
+            let _ = running.waiting().await;
+        }
+    });
+    ().serve(client_end)
+        .await
+        .map_err(|e| ServerError::Mcp(e.to_string()))
 }
 
 fn schema(properties: Value, required: &[&str]) -> Arc<Map<String, Value>> {
@@ -265,7 +300,7 @@ impl ServerHandler for WorkflowMcp {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        editor(&context.extensions)?;
+        self.editor(&context.extensions)?;
         Ok(ListToolsResult::with_all_items(tools()))
     }
 
@@ -274,7 +309,7 @@ impl ServerHandler for WorkflowMcp {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let by = editor(&context.extensions)?;
+        let by = self.editor(&context.extensions)?;
         let args = request.arguments.unwrap_or_default();
         Ok(match run(&self.state, &request.name, &args, &by).await {
             Ok(value) => {

@@ -13,11 +13,6 @@ use crate::server::store::workflow_defs::{self as store, Versioned};
 use crate::server::{AppState, ServerError};
 use serde_json::{json, Value};
 
-/// The event stream key open settings pages of workflow `id` listen on.
-pub fn channel(id: &str) -> String {
-    format!("workflow:{id}")
-}
-
 /// A new random (version 4) UUID.
 pub fn new_uuid() -> String {
     let n: u128 = rand::random();
@@ -85,7 +80,7 @@ pub async fn edit(
     let json = json!({"type": "workflow_changed", "workflowId": id, "version": version, "by": by, "edit": edit});
     state
         .hub
-        .publish_named(&channel(id), "workflow_changed", &json.to_string());
+        .publish_workflow(id, "workflow_changed", &json.to_string());
     Ok(Versioned {
         definition: next,
         version,

@@ -25,4 +25,5 @@ mod sessions;
 mod throttle;
 mod todos;
 mod vibes;
+mod workflow_chat;
 mod workflows;

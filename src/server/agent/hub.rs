@@ -82,6 +82,7 @@ pub struct Hub {
     sessions: Mutex<HashMap<String, Channel>>,
     list: Mutex<broadcast::Sender<Arc<Frame>>>,
     list_ids: Mutex<u64>,
+    workflows: Mutex<HashMap<String, broadcast::Sender<Arc<Frame>>>>,
     base: u64,
 }
 
@@ -103,6 +104,7 @@ impl Hub {
             sessions: Mutex::new(HashMap::new()),
             list: Mutex::new(broadcast::channel(BUFFER).0),
             list_ids: Mutex::new(base),
+            workflows: Mutex::new(HashMap::new()),
             base,
         }
     }
@@ -200,6 +202,7 @@ impl Hub {
     /// forever by watchers (their browsers reconnect to the next server).
     pub fn close_all(&self) {
         locked(&self.sessions).clear();
+        locked(&self.workflows).clear();
         *locked(&self.list) = broadcast::channel(BUFFER).0;
     }
 
@@ -212,6 +215,28 @@ impl Hub {
             .and_then(serde_json::Value::as_str)
             .unwrap_or("message");
         let _ = locked(&self.list).send(Arc::new(Frame::new(*ids, name, &change.to_string())));
+    }
+
+    /// Publishes `json` as event `name` to the open settings pages of
+    /// workflow `id` (`workflow_changed`). Kept apart from session
+    /// channels: nothing is replayed (a page that reconnects reads the
+    /// definition again) and no session count includes them.
+    pub fn publish_workflow(&self, id: &str, name: &str, json: &str) {
+        let mut ids = locked(&self.list_ids);
+        *ids += 1;
+        if let Some(tx) = locked(&self.workflows).get(id) {
+            let _ = tx.send(Arc::new(Frame::new(*ids, name, json)));
+        }
+    }
+
+    /// Subscribes to workflow `id`'s changes.
+    pub fn subscribe_workflow(&self, id: &str) -> broadcast::Receiver<Arc<Frame>> {
+        let mut workflows = locked(&self.workflows);
+        workflows.retain(|_, tx| tx.receiver_count() > 0);
+        workflows
+            .entry(id.to_owned())
+            .or_insert_with(|| broadcast::channel(BUFFER).0)
+            .subscribe()
     }
 
     /// Subscribes to session-list changes.

@@ -2,19 +2,29 @@
 //! read a definition with its ETag, apply one edit on top of the version
 //! read (`If-Match`, as for the bindings), read the history. The same
 //! `server::workflows::edit` the settings page and the workflow agent use.
+//!
+//! Also the settings page's two routes, for the signed-in admin: the
+//! `workflow_changed` event stream (an API key with the scope may listen
+//! too) and the workflow chat's one-action step.
 
 use crate::domain::api_key::Scope;
+use crate::domain::user::Role;
+use crate::domain::workflow_chat::{ChatRequest, CHAT_BODY_MAX_BYTES};
 use crate::domain::workflow_def::{trigger_types, Edit};
+use crate::error::ApiError;
+use crate::server::auth::{require_same_origin, AuthUser};
 use crate::server::rest::bindings::{etag, if_match};
+use crate::server::rest::sessions::event_stream;
 use crate::server::rest::{json_body, ApiKey};
 use crate::server::store::workflow_defs;
-use crate::server::{workflows, AppState, ServerError};
+use crate::server::workflow_mcp::Editor;
+use crate::server::{workflow_chat, workflows, AppState, ServerError};
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{Path, State};
+use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::{Extension, Json, Router};
 use serde_json::json;
 
 /// Most history entries one request returns.
@@ -26,6 +36,11 @@ pub fn router() -> Router<AppState> {
         .route("/api/workflows/{id}/definition", get(read))
         .route("/api/workflows/{id}/edits", post(edit))
         .route("/api/workflows/{id}/history", get(history))
+        .route("/api/workflows/{id}/events", get(events))
+        .route(
+            "/api/workflows/{id}/chat/step",
+            post(chat_step).layer(DefaultBodyLimit::max(CHAT_BODY_MAX_BYTES)),
+        )
 }
 
 fn answer(id: &str, found: workflow_defs::Versioned) -> Response {
@@ -80,4 +95,59 @@ async fn history(
     workflows::get(&state, &id).await?;
     let entries = workflow_defs::history(&state.db, &id, HISTORY_MAX).await?;
     Ok(Json(json!({"workflowId": id, "versions": entries})).into_response())
+}
+
+/// `GET /api/workflows/{id}/events`: `workflow_changed` each time the
+/// definition is saved (by anyone, through any door), for the signed-in
+/// admin's settings page or an API key with `workflows:write`. Counted
+/// against the listener's stream cap; nothing is replayed — a page that
+/// reconnects reads the definition again.
+async fn events(
+    key: Option<ApiKey>,
+    user: Option<Extension<AuthUser>>,
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ServerError> {
+    let cap = match (&key, user.as_deref()) {
+        (Some(key), _) => {
+            key.require(Scope::WorkflowsWrite)?;
+            (
+                format!("key:{}", key.id()),
+                state.config.max_streams_per_user,
+            )
+        }
+        (None, Some(user)) => {
+            user.require(Role::Admin)?;
+            (
+                format!("user:{}", user.0.id),
+                state.config.max_streams_per_user,
+            )
+        }
+        (None, None) => return Err(ApiError::Unauthenticated.into()),
+    };
+    workflows::get(&state, &id).await?;
+    let permit = state.streams.acquire(&[cap])?;
+    let rx = state.hub.subscribe_workflow(&id);
+    Ok(event_stream(Vec::new(), Some(rx), 0, Some(permit)))
+}
+
+/// `POST /api/workflows/{id}/chat/step`: one action of the workflow chat
+/// for the signed-in admin (from the app's own pages, as the cookie
+/// authenticates it). The history with one message added.
+async fn chat_step(
+    user: Option<Extension<AuthUser>>,
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Result<Json<ChatRequest>, JsonRejection>,
+) -> Result<Response, ServerError> {
+    let user = user.ok_or(ApiError::Unauthenticated)?;
+    user.require(Role::Admin)?;
+    require_same_origin(&state, &headers)?;
+    let request = json_body(body, CHAT_BODY_MAX_BYTES)?;
+    let editor = Editor {
+        name: format!("{} (workflow agent)", user.0 .0.display_name),
+    };
+    let answer = workflow_chat::step(&state, &id, editor, request).await?;
+    Ok(Json(answer).into_response())
 }
