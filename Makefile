@@ -28,7 +28,7 @@ E2E := end2end
 PORT ?= 3000
 
 .PHONY: help run test toolchain e2e-deps client-debug client-release server-debug server-release \
-        site-debug site-release lint unit e2e fmt bench bench-sessions bench-matrix soak demo demo-vibe bench-vibes bench-plugins clean-data
+        site-debug site-release lint unit e2e fmt bench bench-sessions bench-matrix soak demo demo-vibe demo-chat bench-vibes bench-plugins bench-chat clean-data
 
 help:
 	@echo "make run   - build (release) and serve Switchboard at http://127.0.0.1:$(PORT) with demo data"
@@ -66,8 +66,9 @@ client-release: toolchain e2e-deps
 bundle:
 	$(BUNDLE) $(WASM) $(SITE) $(if $(OPT),opt)
 
+# The app and the scripted model the workflow chat's end-to-end tests talk to.
 server-debug:
-	$(CARGO) build --bin $(NAME) --features ssr
+	$(CARGO) build --bin $(NAME) --bin scripted-model --features ssr
 
 server-release:
 	$(CARGO) build --release --bin $(NAME) --features ssr
@@ -89,7 +90,8 @@ unit:
 	$(CARGO) test --features ssr
 
 e2e:
-	cd $(E2E) && SWITCHBOARD_BIN=$(TARGET)/debug/$(NAME) SITE_ROOT=$(TARGET)/site-debug npx playwright test
+	cd $(E2E) && SWITCHBOARD_BIN=$(TARGET)/debug/$(NAME) SCRIPTED_MODEL_BIN=$(TARGET)/debug/scripted-model \
+		SITE_ROOT=$(TARGET)/site-debug npx playwright test
 
 # Plays a scripted banking call against a running server (see scripts/demo.py).
 demo:
@@ -98,6 +100,18 @@ demo:
 # The Todo Assistant vibe: agent switches and refusals (needs SWITCHBOARD_API_KEY).
 demo-vibe:
 	python3 scripts/demo_vibe.py
+
+# The workflow agent with no hosted model: the app on :$(PORT) talking to
+# the scripted OpenAI-compatible model (scripts/model-script.json) on :3999.
+# Open /workflows/banking-master as the admin and ask "Add a custom_agent
+# step called Verify identity with perform_idv_check".
+demo-chat: client-release
+	$(CARGO) build --release --bin $(NAME) --bin scripted-model --features ssr
+	@mkdir -p data
+	$(TARGET)/release/scripted-model --port 3999 & trap 'kill $$!' EXIT; \
+	SITE_ROOT=$(TARGET)/site-release PORT=$(PORT) \
+	SWITCHBOARD_LLM_BASE_URL=http://127.0.0.1:3999/v1 SWITCHBOARD_LLM_API_KEY=scripted SWITCHBOARD_LLM_MODEL=scripted \
+	$(TARGET)/release/$(NAME)
 
 # Criterion benchmarks (release profile); figures in
 # $(CARGO_TARGET_DIR)/criterion. What each bench measures: benches/README.md.
@@ -117,6 +131,9 @@ bench-vibes:
 # over HTTP against the release server.
 bench-plugins:
 	$(CARGO) bench --features ssr --bench plugins
+
+bench-chat:
+	$(CARGO) bench --features ssr --bench workflow_chat
 
 # Reliability soak against the release server (not part of `make test`):
 # 1,000 watchers, 200 tool calls/s over 50 sessions, session churn and 1,000

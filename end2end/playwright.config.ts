@@ -11,6 +11,15 @@ export const baseURL = `http://127.0.0.1:${port}`;
 const filePort = port + 1;
 const fileURL = `http://127.0.0.1:${filePort}`;
 const fileSpec = /bindings-file\.spec\.ts$/;
+// The scripted OpenAI-compatible model (bin `scripted-model`, script
+// scripts/model-script.json) the workflow agent talks to: no hosted model.
+const modelPort = port + 2;
+const modelBin = process.env.SCRIPTED_MODEL_BIN ?? '../target/debug/scripted-model';
+const model = {
+  SWITCHBOARD_LLM_BASE_URL: `http://127.0.0.1:${modelPort}/v1`,
+  SWITCHBOARD_LLM_API_KEY: 'scripted',
+  SWITCHBOARD_LLM_MODEL: 'scripted',
+};
 
 /** A server on `p` over a brand-new database in `dir`, with `env` added. */
 function server(p: number, dir: string, env: Record<string, string> = {}) {
@@ -69,7 +78,15 @@ export default defineConfig({
     { name: 'bindings-file', testMatch: fileSpec, use: { javaScriptEnabled: true, baseURL: fileURL } },
   ],
   webServer: [
-    server(port, '.data'),
+    {
+      command: `exec ${modelBin} --port ${modelPort}`,
+      url: `http://127.0.0.1:${modelPort}/v1/requests`,
+      reuseExistingServer: false,
+      timeout: 30_000,
+      stdout: 'pipe' as const,
+      stderr: 'pipe' as const,
+    },
+    server(port, '.data', model),
     server(filePort, '.data-file', { SWITCHBOARD_BINDINGS_FILE: 'fixtures/tool-bindings.json' }),
   ],
 });

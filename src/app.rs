@@ -77,6 +77,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("sessions") view=SessionsPage ssr=SsrMode::Async />
                     <Route path=path!("playground") view=crate::ui::playground::PlaygroundPage ssr=SsrMode::Async />
                     <Route path=path!("sessions/:id") view=SessionPage ssr=SsrMode::Async />
+                    <Route path=path!("workflows") view=crate::ui::workflows::WorkflowsPage ssr=SsrMode::Async />
+                    <Route path=path!("workflows/:id") view=crate::ui::workflows::WorkflowSettingsPage ssr=SsrMode::Async />
                 </ParentRoute>
             </Routes>
         </Router>

@@ -49,6 +49,13 @@ pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
 /// `BENCH_WRAPPER="heaptrack"` (or `perf record -g`) runs the server under
 /// a profiler. The server logs errors only, to this process's stderr.
 pub async fn spawn() -> (String, String, std::process::Child, tempfile::TempDir) {
+    spawn_with(&[]).await
+}
+
+/// [`spawn`] with more environment settings for the server.
+pub async fn spawn_with(
+    settings: &[(&str, &str)],
+) -> (String, String, std::process::Child, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}/bench.db", dir.path().display());
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -67,6 +74,7 @@ pub async fn spawn() -> (String, String, std::process::Child, tempfile::TempDir)
         None => std::process::Command::new(server_binary()),
     };
     let child = command
+        .envs(settings.iter().copied())
         .env("DATABASE_URL", &url)
         .env("PORT", port.to_string())
         .env("RUST_LOG", "error")

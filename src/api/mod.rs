@@ -12,3 +12,4 @@ pub mod lessons;
 pub mod playground;
 pub mod sessions;
 pub mod vibes;
+pub mod workflows;

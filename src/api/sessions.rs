@@ -50,6 +50,9 @@ pub struct SessionPageData {
     pub labels: StateLabels,
     /// The whole catalogue, for the admin console (empty for teachers).
     pub console_tools: Vec<CatalogueTool>,
+    /// Each workflow's steps in order, for the steps panel (the current
+    /// one lit).
+    pub workflow_steps: std::collections::BTreeMap<String, Vec<crate::domain::workflow_def::Step>>,
 }
 
 /// One session for the visualiser.
@@ -70,6 +73,15 @@ pub async fn session_page(id: String) -> Result<SessionPageData, ApiError> {
             snapshot: sessions::snapshot(&state, &id).await?,
             workflows: store::bindings::workflows(&state.db).await?,
             labels: state.rules().bindings.labels.clone(),
+            workflow_steps: {
+                let rules = state.rules();
+                rules
+                    .workflow_ids()
+                    .into_iter()
+                    .filter_map(|w| Some((w.to_owned(), rules.definition(w)?.steps.clone())))
+                    .filter(|(_, steps)| !steps.is_empty())
+                    .collect()
+            },
             console_tools,
         })
     })

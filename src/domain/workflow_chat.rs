@@ -28,7 +28,7 @@ pub const CHAT_BODY_MAX_BYTES: usize = 4 * 1024 * 1024;
 pub const DEFAULT_STEP_LIMIT: usize = 12;
 
 /// Who said a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ChatRole {
     /// The admin.

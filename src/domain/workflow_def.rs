@@ -266,6 +266,22 @@ fn refuse(field: &str, message: impl Into<String>) -> EditError {
     }
 }
 
+/// `random` as a version 4 UUID (the version and variant bits set): step
+/// and trigger ids on the server, conversation ids in the browser, each
+/// side supplying its own randomness.
+pub fn uuid_v4(random: u128) -> String {
+    let n = (random & !(0xf << 76) | (0x4 << 76)) & !(0x3 << 62) | (0x2 << 62);
+    let hex = format!("{n:032x}");
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
+
 /// Checks that `ordered` holds every one of `current` exactly once.
 pub fn check_permutation(current: &[String], ordered: &[String]) -> Result<(), String> {
     let have: BTreeSet<&String> = current.iter().collect();

@@ -11,7 +11,8 @@
 //! contains), and the number of assistant messages since then picks the
 //! reply. Placeholders fill in what only the conversation knows:
 //! `{{workflow}}` (the workflow the system prompt names), `{{step:NAME}}`
-//! (the uuid of step NAME in the newest tool result listing steps) and
+//! (the uuid of the last step NAME in the newest tool result listing
+//! steps) and
 //! `{{trigger}}` (the newest trigger uuid). `GET /v1/requests` shows what
 //! was asked, newest last, for tests to check.
 

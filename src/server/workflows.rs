@@ -15,17 +15,7 @@ use serde_json::{json, Value};
 
 /// A new random (version 4) UUID.
 pub fn new_uuid() -> String {
-    let n: u128 = rand::random();
-    let n = (n & !(0xf << 76) | (0x4 << 76)) & !(0x3 << 62) | (0x2 << 62);
-    let hex = format!("{n:032x}");
-    format!(
-        "{}-{}-{}-{}-{}",
-        &hex[..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..]
-    )
+    crate::domain::workflow_def::uuid_v4(rand::random())
 }
 
 /// Workflow `id`'s definition and version; 404 for a workflow that does

@@ -5,7 +5,7 @@ use crate::ui::auth::{confirm_leave, set_page_status, use_auth};
 use leptos::prelude::*;
 use leptos_router::components::{Outlet, A};
 
-/// Header with the app name, the areas (Tool bindings and Agents only for admins), the
+/// Header with the app name, the areas (Tool bindings, Agents and Workflows only for admins), the
 /// signed-in user with their role, and sign-out.
 #[component]
 pub fn Layout() -> impl IntoView {
@@ -32,6 +32,9 @@ pub fn Layout() -> impl IntoView {
                                     </A>
                                     <A href="/agents" on:click=move |ev| confirm_leave(&ev)>
                                         "Agents"
+                                    </A>
+                                    <A href="/workflows" on:click=move |ev| confirm_leave(&ev)>
+                                        "Workflows"
                                     </A>
                                 }
                             })

@@ -11,6 +11,7 @@ pub mod lessons;
 pub mod login;
 pub mod playground;
 pub mod sessions;
+pub mod workflows;
 
 use leptos::prelude::Get;
 

@@ -9,10 +9,10 @@ use crate::domain::vibe::template::{placeholders, PLACEHOLDERS};
 use crate::domain::vibe::{Agent, Vibe};
 use crate::error::ApiError;
 use crate::ui::agents::preview::Preview;
-use crate::ui::agents::tool_checks::{set_tool, ToolChecks};
 use crate::ui::agents::{
     guard_unsaved, problems_with, text_field, EditorProblems, SaveBar, Shared,
 };
+use crate::ui::components::tool_checks::{set_tool, ToolChecks};
 use crate::ui::components::{SaveMessage, SaveStatus};
 use crate::ui::current;
 use leptos::prelude::*;

@@ -7,9 +7,9 @@
 
 use crate::domain::catalogue::{by_category, CatalogueTool, ToolId};
 use crate::domain::vibe::{Agent, AgentId, Vibe};
-use crate::ui::agents::tool_checks::set_tool;
 use crate::ui::agents::Shared;
 use crate::ui::auth::confirm_leave;
+use crate::ui::components::tool_checks::set_tool;
 use leptos::prelude::*;
 
 /// Whether `agent` has `tool` in `list` (the agents as edited or saved).

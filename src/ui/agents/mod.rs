@@ -2,7 +2,7 @@
 //! (`list`), a vibe's editor (`vibe_editor`) with its agent × tool matrix
 //! (`matrix`), and an agent's editor (`agent_editor`) with what it would
 //! get and cost (`preview`); tool checkboxes grouped by category are
-//! shared (`tool_checks`).
+//! shared (`ui::components::tool_checks`).
 //!
 //! What is shown is chosen by the query (`?vibe=todos&agent=Oliver`), so
 //! every view is a plain link that renders on the server without
@@ -13,7 +13,6 @@ pub mod import;
 pub mod list;
 pub mod matrix;
 pub mod preview;
-pub mod tool_checks;
 pub mod vibe_editor;
 
 use crate::api::vibes::{agents_data, AgentsSet};

@@ -8,10 +8,10 @@ use crate::api::vibes::{SaveVibeWithAgents, Saved, VibeSaved};
 use crate::domain::vibe::{Agent, AgentId, Vibe};
 use crate::error::ApiError;
 use crate::ui::agents::matrix::AgentMatrix;
-use crate::ui::agents::tool_checks::{set_tool, ToolChecks};
 use crate::ui::agents::{
     guard_unsaved, problems_with, text_field, EditorProblems, SaveBar, Shared,
 };
+use crate::ui::components::tool_checks::{set_tool, ToolChecks};
 use crate::ui::components::{FieldProblem, SaveMessage, SaveStatus};
 use crate::ui::current;
 use leptos::prelude::*;

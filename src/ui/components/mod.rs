@@ -7,10 +7,12 @@
 
 pub mod create_form;
 pub mod field_problem;
+pub mod http;
 pub mod loaded;
 pub mod local_time;
 pub mod save_status;
 pub mod status_icon;
+pub mod tool_checks;
 
 pub use create_form::CreateForm;
 pub use field_problem::FieldProblem;

@@ -4,9 +4,8 @@
 //! listens for the agent's relayed calls on `plugin-events`, runs them on
 //! its visible table and graph, answers on `tool-results`, and registers
 //! again when its tools change. The session page's console plays the
-//! agent.
+//! agent. Its calls go through `ui::components::http`, as a plugin's would.
 
-pub mod http;
 pub mod view;
 
 use crate::api::playground::{playground_workflows, OpenPlaygroundSession, PlaygroundSession};
@@ -131,7 +130,14 @@ fn Plugin(session: PlaygroundSession) -> impl IntoView {
                             .map(|t| t.name)
                             .collect();
                     let url = format!("/api/sessions/{id}/register-tools");
-                    match http::send("POST", &url, &token.get_value(), Some(&body)).await {
+                    match crate::ui::components::http::send(
+                        "POST",
+                        &url,
+                        Some(&token.get_value()),
+                        Some(&body),
+                    )
+                    .await
+                    {
                         Ok(_) => {
                             note(format!("Registered: {}", names.join(", ")));
                             registered.try_set(names);
@@ -175,8 +181,13 @@ fn Plugin(session: PlaygroundSession) -> impl IntoView {
                 let url = format!("/api/sessions/{id}/tool-results/{call_id}");
                 let register = register.clone();
                 leptos::task::spawn_local(async move {
-                    if let Err(e) =
-                        http::send("POST", &url, &token.get_value(), Some(&answer)).await
+                    if let Err(e) = crate::ui::components::http::send(
+                        "POST",
+                        &url,
+                        Some(&token.get_value()),
+                        Some(&answer),
+                    )
+                    .await
                     {
                         note(format!("Answer to call {call_id} failed: {e}"));
                     }

@@ -1,7 +1,8 @@
 //! `/sessions` and `/sessions/{id}`: live agent sessions as they change,
 //! pushed by server-sent events (`events`), the list (`list`), one session's
 //! visualiser (`visualiser`, its checks panel in `checks`, elapsed time,
-//! turns and nudges in `progress`, a plugin's tools in `plugin_panel`), the admins'
+//! turns and nudges in `progress`, a plugin's tools in `plugin_panel`, the
+//! workflow's steps in `workflow_steps`), the admins'
 //! console for trying the rules without an LLM (`console`) and their "End
 //! session" (`end_button`).
 
@@ -14,6 +15,7 @@ pub mod list;
 pub mod plugin_panel;
 pub mod progress;
 pub mod visualiser;
+pub mod workflow_steps;
 
 pub use list::SessionsPage;
 pub use visualiser::SessionPage;

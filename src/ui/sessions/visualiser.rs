@@ -19,6 +19,7 @@ use crate::ui::sessions::end_button::EndSessionButton;
 use crate::ui::sessions::events::{subscribe, Link, LinkBadge};
 use crate::ui::sessions::plugin_panel::PluginPanel;
 use crate::ui::sessions::progress::Progress;
+use crate::ui::sessions::workflow_steps::WorkflowSteps;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 use std::collections::BTreeSet;
@@ -217,6 +218,7 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
                 <Show when=move || ws.with(|w| w.agent.is_none() || !w.checks.is_empty())>
                     <ChecksPanel ws pulsing labels />
                 </Show>
+                <WorkflowSteps ws steps=StoredValue::new(data.workflow_steps.clone()) />
                 <section class="panel">
                     <h2>"Tools available now"</h2>
                     <div class="tool-chips" data-testid="available-tools">

@@ -1,23 +1,26 @@
-//! The playground's calls to the plugin API, as any plugin makes them:
-//! JSON over `fetch` with the session's token as a bearer token (the page's
-//! cookie plays no part).
+//! JSON calls to the app's own `/api/…` from the browser: the playground's
+//! calls to the plugin API (with the session's token as a bearer token, as
+//! any plugin makes them) and the workflow chat's steps (the signed-in
+//! admin's cookie, sent by the browser to its own origin).
 
 use serde_json::Value;
 
-/// Sends `body` (if any) to `url` with `method` and the session `token`;
-/// the JSON answer, or the error's words (the API's message when it sent
-/// one).
+/// Sends `body` (if any) to `url` with `method`, and `token` (if any) as
+/// a bearer token; the JSON answer, or the error's words (the API's
+/// message when it sent one).
 #[cfg(feature = "hydrate")]
 pub async fn send(
     method: &str,
     url: &str,
-    token: &str,
+    token: Option<&str>,
     body: Option<&Value>,
 ) -> Result<Value, String> {
     use wasm_bindgen::JsCast;
     use wasm_bindgen_futures::JsFuture;
     let headers = web_sys::Headers::new().map_err(|_| "no headers".to_owned())?;
-    let _ = headers.set("Authorization", &format!("Bearer {token}"));
+    if let Some(token) = token {
+        let _ = headers.set("Authorization", &format!("Bearer {token}"));
+    }
     let init = web_sys::RequestInit::new();
     init.set_method(method);
     if let Some(body) = body {

@@ -1,5 +1,6 @@
 //! Tool checkboxes grouped by category (the catalogue's column groups), for
-//! an agent's tools and a vibe's core and app tools.
+//! an agent's tools, a vibe's core and app tools, and a workflow step's
+//! tools.
 
 use crate::domain::catalogue::{by_category, CatalogueTool, ToolId};
 use leptos::prelude::*;

@@ -1,0 +1,198 @@
+//! One step: its place (moved up or down), name and type, its system
+//! prompt, and — for a custom_agent step — its tools, ticked from the
+//! catalogue. Each change is one edit, sent at once (the prompt on Save).
+
+use crate::domain::catalogue::ToolId;
+use crate::domain::workflow_def::{Edit, StepType};
+use crate::ui::components::tool_checks::{set_tool, ToolChecks};
+use crate::ui::workflows::Editing;
+use leptos::prelude::*;
+
+/// `order` with the step `uuid` moved `by` places (−1 up, +1 down);
+/// `None` when it cannot move that way.
+pub fn moved(order: &[String], uuid: &str, by: isize) -> Option<Vec<String>> {
+    let at = order.iter().position(|u| u == uuid)?;
+    let to = at.checked_add_signed(by).filter(|to| *to < order.len())?;
+    let mut next = order.to_vec();
+    next.swap(at, to);
+    Some(next)
+}
+
+/// One step's card.
+#[component]
+pub fn StepCard(uuid: String, order: Memo<Vec<String>>, editing: Editing) -> impl IntoView {
+    let page = editing.page;
+    let step = {
+        let uuid = uuid.clone();
+        Memo::new(move |_| {
+            page.with(|p| p.definition.steps.iter().find(|s| s.uuid == uuid).cloned())
+        })
+    };
+    let place = {
+        let uuid = uuid.clone();
+        Memo::new(move |_| order.with(|o| o.iter().position(|u| *u == uuid).unwrap_or(0)))
+    };
+    let shift = {
+        let uuid = uuid.clone();
+        move |by: isize| {
+            if let Some(next) = moved(&order.get_untracked(), &uuid, by) {
+                editing.apply(Edit::ReorderSteps {
+                    ordered_step_uuids: next,
+                });
+            }
+        }
+    };
+    let saved_prompt = move || {
+        step.with(|s| {
+            s.as_ref()
+                .map(|s| s.system_prompt.clone())
+                .unwrap_or_default()
+        })
+    };
+    let draft = RwSignal::new(untrack(saved_prompt));
+    let dirty = RwSignal::new(false);
+    Effect::new(move |_| {
+        let saved = saved_prompt();
+        if !dirty.get_untracked() {
+            draft.set(saved);
+        }
+    });
+    let save_prompt = {
+        let uuid = uuid.clone();
+        move |_| {
+            dirty.set(false);
+            editing.apply(Edit::UpdateSystemPrompt {
+                step_uuid: uuid.clone(),
+                system_prompt: draft.get_untracked(),
+            });
+        }
+    };
+    let remove = {
+        let uuid = uuid.clone();
+        move |_| {
+            editing.apply(Edit::RemoveStep {
+                step_uuid: uuid.clone(),
+            })
+        }
+    };
+    let is_agent = move || {
+        step.with(|s| {
+            s.as_ref()
+                .is_some_and(|s| s.step_type == StepType::CustomAgent)
+        })
+    };
+    let tools = page.with_untracked(|p| p.tools.clone());
+    let ticked = move |id: &str| {
+        step.with(|s| {
+            s.as_ref()
+                .is_some_and(|s| s.tools.iter().any(|t| t.as_str() == id))
+        })
+    };
+    let toggle = {
+        let uuid = StoredValue::new(uuid.clone());
+        move |tool: ToolId, on: bool| {
+            let mut list =
+                step.with_untracked(|s| s.as_ref().map(|s| s.tools.clone()).unwrap_or_default());
+            set_tool(&mut list, tool, on);
+            editing.apply(Edit::UpdateStepTools {
+                step_uuid: uuid.get_value(),
+                enabled_tools: list.iter().map(ToString::to_string).collect(),
+            });
+        }
+    };
+    let up = {
+        let shift = shift.clone();
+        move |_: leptos::ev::MouseEvent| shift(-1)
+    };
+    let down = move |_: leptos::ev::MouseEvent| shift(1);
+    view! {
+        <li
+            class="panel workflow-step"
+            data-testid="workflow-step"
+            data-uuid=uuid.clone()
+            data-name=move || step.with(|s| s.as_ref().map(|s| s.name.clone()))
+        >
+            <div class="step-head">
+                <span class="step-place">{move || place.get() + 1}"."</span>
+                <strong data-testid="step-name">{move || step.with(|s| s.as_ref().map(|s| s.name.clone()))}</strong>
+                <span class="badge" data-testid="step-type">
+                    {move || step.with(|s| s.as_ref().map(|s| s.step_type.as_str()))}
+                </span>
+                <span class="step-actions">
+                    <button
+                        type="button"
+                        class="small"
+                        data-testid="step-up"
+                        title="Move up"
+                        aria-label="Move up"
+                        prop:disabled=move || place.get() == 0 || editing.busy.get()
+                        on:click=up
+                    >
+                        "↑"
+                    </button>
+                    <button
+                        type="button"
+                        class="small"
+                        data-testid="step-down"
+                        title="Move down"
+                        aria-label="Move down"
+                        prop:disabled=move || { place.get() + 1 >= order.with(Vec::len) || editing.busy.get() }
+                        on:click=down
+                    >
+                        "↓"
+                    </button>
+                    <button
+                        type="button"
+                        class="small danger"
+                        data-testid="step-remove"
+                        prop:disabled=move || editing.busy.get()
+                        on:click=remove
+                    >
+                        "Remove"
+                    </button>
+                </span>
+            </div>
+            <label class="field">
+                <span>"System prompt"</span>
+                <textarea
+                    rows="3"
+                    data-testid="step-prompt"
+                    prop:value=move || draft.get()
+                    on:input=move |ev| {
+                        dirty.set(true);
+                        draft.set(event_target_value(&ev));
+                    }
+                ></textarea>
+            </label>
+            <button
+                type="button"
+                class="small"
+                data-testid="save-step-prompt"
+                prop:disabled=move || !dirty.get() || editing.busy.get()
+                on:click=save_prompt
+            >
+                "Save prompt"
+            </button>
+            {move || if is_agent() {
+                view! { <ToolChecks tools=tools.clone() legend="Tools in this step" prefix="step-tool" ticked toggle /> }.into_any()
+            } else {
+                view! { <p class="muted small">"A custom_llm step has no tools; use a custom_agent step for tools."</p> }.into_any()
+            }}
+        </li>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::moved;
+
+    #[test]
+    fn a_step_moves_one_place_within_the_list() {
+        let order: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+        assert_eq!(moved(&order, "b", -1).unwrap(), ["b", "a", "c"]);
+        assert_eq!(moved(&order, "b", 1).unwrap(), ["a", "c", "b"]);
+        assert_eq!(moved(&order, "a", -1), None);
+        assert_eq!(moved(&order, "c", 1), None);
+        assert_eq!(moved(&order, "z", 1), None);
+    }
+}

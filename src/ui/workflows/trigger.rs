@@ -1,0 +1,139 @@
+//! The start trigger: its type (from the catalogue of trigger types) and
+//! its filter rules, edited as JSON and checked by the server against the
+//! type's schema (the refusal names the rule that failed).
+
+use crate::domain::workflow_def::{Edit, TriggerType};
+use crate::error::ApiError;
+use crate::ui::workflows::Editing;
+use leptos::prelude::*;
+use serde_json::Value;
+
+/// Rules as the textarea shows them.
+fn pretty(rules: &Value) -> String {
+    serde_json::to_string_pretty(rules).unwrap_or_else(|_| "{}".into())
+}
+
+/// The rule names a type's schema allows, for the hint under the box.
+fn rule_names(t: &TriggerType) -> String {
+    let names: Vec<String> = t
+        .filter_schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default();
+    if names.is_empty() {
+        "This trigger type takes no filter rules: {}.".into()
+    } else {
+        format!("Rules it takes: {}.", names.join(", "))
+    }
+}
+
+/// The trigger panel.
+#[component]
+pub fn TriggerEditor(editing: Editing) -> impl IntoView {
+    let page = editing.page;
+    let trigger = Memo::new(move |_| page.with(|p| p.definition.trigger.clone()));
+    let types = StoredValue::new(page.with_untracked(|p| p.trigger_types.clone()));
+    let draft = RwSignal::new(
+        trigger
+            .get_untracked()
+            .map(|t| pretty(&t.filter_rules))
+            .unwrap_or_default(),
+    );
+    let dirty = RwSignal::new(false);
+    // A change saved anywhere replaces the box's text unless it is being
+    // edited.
+    Effect::new(move |_| {
+        let saved = trigger
+            .get()
+            .map(|t| pretty(&t.filter_rules))
+            .unwrap_or_default();
+        if !dirty.get_untracked() {
+            draft.set(saved);
+        }
+    });
+    let current_type = move || trigger.with(|t| t.as_ref().map(|t| t.trigger_type_id.clone()));
+    let chosen = move || {
+        current_type()
+            .and_then(|id| types.with_value(|list| list.iter().find(|t| t.id == id).cloned()))
+    };
+    let save_rules = move |_| {
+        let Some(t) = trigger.get_untracked() else {
+            return;
+        };
+        match serde_json::from_str::<Value>(&draft.get_untracked()) {
+            Ok(rules) => {
+                dirty.set(false);
+                editing.apply(Edit::UpdateTriggerSettings {
+                    trigger_uuid: t.uuid,
+                    filter_rules: rules,
+                });
+            }
+            Err(e) => editing.problem.set(Some(ApiError::invalid(
+                "filter_rules",
+                format!("is not JSON: {e}"),
+            ))),
+        }
+    };
+    view! {
+        <section class="panel" data-testid="trigger-panel">
+            <h2>"Start trigger"</h2>
+            <label class="field">
+                <span>"What starts the workflow"</span>
+                <select
+                    data-testid="trigger-type"
+                    prop:value=move || current_type().unwrap_or_default()
+                    prop:disabled=move || editing.busy.get()
+                    on:change=move |ev| {
+                        let id = event_target_value(&ev);
+                        if !id.is_empty() && Some(id.clone()) != current_type() {
+                            dirty.set(false);
+                            editing.apply(Edit::SetTrigger { trigger_type_id: id });
+                        }
+                    }
+                >
+                    <option value="" disabled=true selected=move || current_type().is_none()>
+                        "Choose a trigger…"
+                    </option>
+                    {types
+                        .get_value()
+                        .into_iter()
+                        .map(|t| {
+                            let id = t.id.clone();
+                            view! {
+                                <option value=t.id.clone() selected=move || current_type().as_deref() == Some(id.as_str())>
+                                    {t.name.clone()}
+                                </option>
+                            }
+                        })
+                        .collect_view()}
+                </select>
+            </label>
+            {move || chosen().map(|t| view! {
+                <p class="muted small" data-testid="trigger-description">{t.description.clone()}</p>
+                <label class="field">
+                    <span>"Filter rules (JSON)"</span>
+                    <textarea
+                        class="mono"
+                        rows="5"
+                        data-testid="filter-rules"
+                        prop:value=move || draft.get()
+                        on:input=move |ev| {
+                            dirty.set(true);
+                            draft.set(event_target_value(&ev));
+                        }
+                    ></textarea>
+                </label>
+                <p class="muted small">{rule_names(&t)}</p>
+                <button
+                    type="button"
+                    data-testid="save-filter-rules"
+                    prop:disabled=move || editing.busy.get() || !dirty.get()
+                    on:click=save_rules
+                >
+                    "Save filter rules"
+                </button>
+            })}
+        </section>
+    }
+}
