@@ -31,8 +31,9 @@ const SETTINGS: [&str; 3] = [
     "SWITCHBOARD_LLM_MODEL",
 ];
 
-/// A configured model endpoint.
-#[derive(Debug, Clone)]
+/// A configured model endpoint. Its `Debug` leaves the key out, so
+/// logging the configuration never prints it.
+#[derive(Clone)]
 pub struct LlmConfig {
     /// The API root, e.g. `https://api.openai.com/v1` (`/chat/completions`
     /// is appended).
@@ -43,6 +44,17 @@ pub struct LlmConfig {
     pub timeout: Duration,
     api_key: String,
     client: reqwest::Client,
+}
+
+impl std::fmt::Debug for LlmConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LlmConfig")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("timeout", &self.timeout)
+            .field("api_key", &"<set>")
+            .finish()
+    }
 }
 
 impl LlmConfig {
@@ -217,6 +229,10 @@ mod tests {
         .unwrap()
         .unwrap();
         assert_eq!(ok.base_url, "http://127.0.0.1:9/v1");
+        assert!(
+            !format!("{ok:?}").contains("\"k\""),
+            "the key stays out of logs"
+        );
         assert!(read(&[
             ("SWITCHBOARD_LLM_BASE_URL", "ftp://x"),
             ("SWITCHBOARD_LLM_API_KEY", "k"),
