@@ -40,7 +40,7 @@ fn tool(name: &str, description: &str, parameters: Value) -> ToolDefinition {
     ToolDefinition {
         name: name.into(),
         description: description.into(),
-        parameters,
+        parameters: parameters.into(),
     }
 }
 

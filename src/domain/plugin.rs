@@ -128,6 +128,78 @@ pub struct Environment {
     pub context_info: Option<Value>,
 }
 
+/// A plugin tool's JSON Schema, parsed once with its JSON text kept
+/// beside it. A registration of 1,000 tools otherwise serialised every
+/// schema four times (size check, compile-cache keys, validators) and
+/// deep-copied each tree five times on its way into the overlay, the store
+/// and the event: here the text is computed once, a copy is two reference
+/// counts, and equality compares the texts.
+#[derive(Clone)]
+pub struct Schema {
+    value: std::sync::Arc<Value>,
+    json: std::sync::Arc<str>,
+}
+
+impl Schema {
+    /// `value` with its JSON text.
+    pub fn new(value: Value) -> Self {
+        let json = value.to_string().into();
+        Self {
+            value: std::sync::Arc::new(value),
+            json,
+        }
+    }
+
+    /// The schema.
+    pub fn value(&self) -> &Value {
+        &self.value
+    }
+
+    /// Its JSON text (compact, as `Value::to_string` writes it): its size,
+    /// and the key compiled validators are cached under.
+    pub fn json(&self) -> &str {
+        &self.json
+    }
+}
+
+impl std::ops::Deref for Schema {
+    type Target = Value;
+
+    fn deref(&self) -> &Value {
+        &self.value
+    }
+}
+
+impl From<Value> for Schema {
+    fn from(value: Value) -> Self {
+        Self::new(value)
+    }
+}
+
+impl PartialEq for Schema {
+    fn eq(&self, other: &Self) -> bool {
+        self.json == other.json
+    }
+}
+
+impl std::fmt::Debug for Schema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.value.fmt(f)
+    }
+}
+
+impl Serialize for Schema {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.value.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Schema {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Value::deserialize(d).map(Self::new)
+    }
+}
+
 /// One tool as a plugin declares it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -139,11 +211,11 @@ pub struct ToolDefinition {
     pub description: String,
     /// JSON Schema (an object) of its arguments; absent means none.
     #[serde(default = "empty_object_schema")]
-    pub parameters: Value,
+    pub parameters: Schema,
 }
 
-fn empty_object_schema() -> Value {
-    serde_json::json!({"type": "object", "properties": {}})
+fn empty_object_schema() -> Schema {
+    Schema::new(serde_json::json!({"type": "object", "properties": {}}))
 }
 
 impl ToolDefinition {
@@ -152,7 +224,7 @@ impl ToolDefinition {
         FunctionDeclaration {
             name: self.name.clone(),
             description: self.description.clone(),
-            parameters: self.parameters.clone(),
+            parameters: self.parameters.value().clone(),
         }
     }
 }
@@ -190,7 +262,7 @@ pub struct ToolChange {
     pub description: Option<String>,
     /// New schema.
     #[serde(default)]
-    pub parameters: Option<Value>,
+    pub parameters: Option<Schema>,
     /// New status (`active` or `disabled`).
     #[serde(default)]
     pub status: Option<ToolStatus>,
@@ -267,7 +339,7 @@ impl PluginTool {
             name: self.definition.name.clone(),
             description: self.definition.description.clone(),
             category: "plugin".into(),
-            parameters: self.definition.parameters.clone(),
+            parameters: self.definition.parameters.value().clone(),
             requires: Vec::new(),
             effects: Vec::new(),
             ultravox_builtin: false,
@@ -559,7 +631,7 @@ fn failed(name: &str, error: String, recoverable: bool) -> FailedTool {
 pub fn check_definition(
     def: &ToolDefinition,
     reserved: &dyn Fn(&str) -> bool,
-    compile: &dyn Fn(&Value) -> Result<(), String>,
+    compile: &dyn Fn(&Schema) -> Result<(), String>,
 ) -> Result<(), FailedTool> {
     let name = def.name.as_str();
     ToolId::parse(name).map_err(|e| failed(name, format!("name: {}", e.rule), true))?;
@@ -588,10 +660,10 @@ pub fn check_definition(
 
 fn check_schema(
     name: &str,
-    schema: &Value,
-    compile: &dyn Fn(&Value) -> Result<(), String>,
+    schema: &Schema,
+    compile: &dyn Fn(&Schema) -> Result<(), String>,
 ) -> Result<(), FailedTool> {
-    let bytes = schema.to_string().len();
+    let bytes = schema.json().len();
     if bytes > SCHEMA_MAX_BYTES {
         return Err(failed(
             name,
@@ -626,7 +698,7 @@ pub fn plan_registration(
     now: i64,
     limits: Limits,
     reserved: &dyn Fn(&str) -> bool,
-    compile: &dyn Fn(&Value) -> Result<(), String>,
+    compile: &dyn Fn(&Schema) -> Result<(), String>,
 ) -> Result<Plan, OverLimit> {
     let mut failed_tools = Vec::new();
     let mut accepted: Vec<&ToolDefinition> = Vec::new();
@@ -706,7 +778,7 @@ pub fn plan_patch(
     now: i64,
     limits: Limits,
     reserved: &dyn Fn(&str) -> bool,
-    compile: &dyn Fn(&Value) -> Result<(), String>,
+    compile: &dyn Fn(&Schema) -> Result<(), String>,
 ) -> Result<Plan, OverLimit> {
     let mut tools: Vec<PluginTool> = current.to_vec();
     let mut plan_failed = Vec::new();
@@ -824,13 +896,29 @@ mod tests {
         ToolDefinition {
             name: name.into(),
             description: format!("Does {name}."),
-            parameters: json!({"type": "object", "properties": {"x": {"type": "number"}}}),
+            parameters: json!({"type": "object", "properties": {"x": {"type": "number"}}}).into(),
         }
     }
     fn none(_: &str) -> bool {
         false
     }
-    fn ok(_: &Value) -> Result<(), String> {
+    #[test]
+    fn a_schema_keeps_its_text_compares_by_it_and_reads_and_writes_as_the_schema() {
+        let a: Schema = serde_json::from_str(r#"{"type": "object", "properties": {}}"#).unwrap();
+        assert_eq!(a.json(), r#"{"properties":{},"type":"object"}"#);
+        assert_eq!(a.get("type"), Some(&json!("object")));
+        let b = Schema::new(json!({"properties": {}, "type": "object"}));
+        assert_eq!(a, b);
+        assert_ne!(a, Schema::new(json!({"type": "object"})));
+        assert_eq!(serde_json::to_value(&a).unwrap(), *a.value());
+        let copy = a.clone();
+        assert!(
+            std::ptr::eq(copy.value(), a.value()),
+            "a copy shares the tree"
+        );
+    }
+
+    fn ok(_: &Schema) -> Result<(), String> {
         Ok(())
     }
     const LIMITS: Limits = Limits { max_tools: 5 };
@@ -863,14 +951,14 @@ mod tests {
             ),
             (
                 ToolDefinition {
-                    parameters: json!({"type": "string"}),
+                    parameters: json!({"type": "string"}).into(),
                     ..def("a")
                 },
                 "\"type\": \"object\"",
             ),
             (
                 ToolDefinition {
-                    parameters: json!({"type": "object", "description": "x".repeat(17_000)}),
+                    parameters: json!({"type": "object", "description": "x".repeat(17_000)}).into(),
                     ..def("a")
                 },
                 "at most 16384 bytes",
@@ -886,7 +974,7 @@ mod tests {
         }
         let e = check_definition(
             &ToolDefinition {
-                parameters: deep,
+                parameters: deep.into(),
                 ..def("a")
             },
             &none,

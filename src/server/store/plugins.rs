@@ -4,7 +4,9 @@
 //! A change writes the whole set in one transaction (the plugin row, then
 //! its tools replaced in batches), so a reader never sees half of it.
 
-use crate::domain::plugin::{PluginSet, PluginTool, PluginType, ToolDefinition, ToolStatus};
+use crate::domain::plugin::{
+    PluginSet, PluginTool, PluginType, Schema, ToolDefinition, ToolStatus,
+};
 use crate::server::ServerError;
 use sqlx::{QueryBuilder, Sqlite, SqlitePool};
 
@@ -66,7 +68,7 @@ pub async fn put(db: &SqlitePool, session: &str, set: &PluginSet) -> Result<(), 
                 .push_bind(&tool.definition.name)
                 .push_bind((chunk_no * BATCH + i) as i64)
                 .push_bind(&tool.definition.description)
-                .push_bind(tool.definition.parameters.to_string())
+                .push_bind(tool.definition.parameters.json())
                 .push_bind(tool.status.as_str())
                 .push_bind(tool.registered_at)
                 .push_bind(tool.usage_count as i64);
@@ -114,7 +116,9 @@ pub async fn open_sessions(db: &SqlitePool) -> Result<Vec<(String, PluginSet)>, 
                 definition: ToolDefinition {
                     name: t.name.clone(),
                     description: t.description.clone(),
-                    parameters: serde_json::from_str(&t.parameters).unwrap_or_default(),
+                    parameters: Schema::new(
+                        serde_json::from_str(&t.parameters).unwrap_or_default(),
+                    ),
                 },
                 status: ToolStatus::parse(&t.status),
                 registered_at: t.registered_at,

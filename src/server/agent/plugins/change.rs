@@ -7,7 +7,7 @@ use crate::domain::agent_session::SessionEvent;
 use crate::domain::limits::excerpt;
 use crate::domain::plugin::{
     check_registration, plan_patch, plan_registration, update_kind, AvailabilityUpdate, FailedTool,
-    Limits, OverLimit, Patch, Plan, PluginSet, PluginTool, Registration, ToolDefinition,
+    Limits, OverLimit, Patch, Plan, PluginSet, PluginTool, Registration, Schema, ToolDefinition,
     AVAILABILITY_EVENT,
 };
 use crate::error::ApiError;
@@ -101,45 +101,40 @@ pub async fn change(
         }
         .into());
     }
-    let incoming: Vec<(String, Value)> = match &change {
-        Change::Register(r) => r
-            .available_tools
-            .iter()
-            .map(|t| (t.name.clone(), t.parameters.clone()))
-            .collect(),
+    // The schemas this change brings, each once (keyed by its JSON text,
+    // computed when the request was read): a schema this session already
+    // compiled, or one repeated within the request, is compiled once.
+    let incoming: Vec<&Schema> = match &change {
+        Change::Register(r) => r.available_tools.iter().map(|t| &t.parameters).collect(),
         Change::Patch(p) => p
             .add
             .iter()
-            .map(|t| (t.name.clone(), t.parameters.clone()))
-            .chain(
-                p.modify
-                    .iter()
-                    .filter_map(|m| m.parameters.clone().map(|s| (m.name.clone(), s))),
-            )
+            .map(|t| &t.parameters)
+            .chain(p.modify.iter().filter_map(|m| m.parameters.as_ref()))
             .collect(),
     };
-    // Compiled before taking the lock: the slow part holds nothing up.
-    // Keyed by the schema as JSON, so each is compiled once and a tool
-    // whose schema did not change keeps its compiled one.
-    // Schemas already compiled for this session (a re-registration of the
-    // same tools) and repeats within the request are compiled once.
     let compiled_before: HashSet<String> = state
         .plugins
         .get(&row.id)
         .map(|l| l.compiled_schemas())
         .unwrap_or_default();
-    let mut unique: HashMap<String, Value> = HashMap::new();
-    for (_, schema) in incoming {
-        let key = schema.to_string();
-        if key.len() <= crate::domain::plugin::SCHEMA_MAX_BYTES && !compiled_before.contains(&key) {
+    let mut unique: HashMap<&str, &Schema> = HashMap::new();
+    for schema in incoming {
+        let key = schema.json();
+        if key.len() <= crate::domain::plugin::SCHEMA_MAX_BYTES && !compiled_before.contains(key) {
             unique.entry(key).or_insert(schema);
         }
     }
-    let mut known: HashMap<String, Result<Arc<jsonschema::Validator>, String>> =
-        compile_all(unique.into_iter().collect())
-            .await?
+    // Compiled before taking the lock: the slow part holds nothing up.
+    let mut known: HashMap<String, Result<Arc<jsonschema::Validator>, String>> = compile_all(
+        unique
             .into_iter()
-            .collect();
+            .map(|(key, schema)| (key.to_owned(), schema.clone()))
+            .collect(),
+    )
+    .await?
+    .into_iter()
+    .collect();
 
     let lock = state.session_lock(&row.id);
     let _guard = lock.lock().await;
@@ -162,13 +157,13 @@ pub async fn change(
         for tool in &loaded.set.tools {
             if let Some(v) = loaded.validators.get(&tool.definition.name) {
                 known
-                    .entry(tool.definition.parameters.to_string())
+                    .entry(tool.definition.parameters.json().to_owned())
                     .or_insert_with(|| Ok(v.clone()));
             }
         }
     }
-    let compile = |schema: &Value| -> Result<(), String> {
-        match known.get(&schema.to_string()) {
+    let compile = |schema: &Schema| -> Result<(), String> {
+        match known.get(schema.json()) {
             Some(compiled) => compiled.as_ref().map(|_| ()).map_err(Clone::clone),
             None => compile_schema(schema).map(|_| ()),
         }
@@ -222,7 +217,7 @@ pub async fn change(
         .tools
         .iter()
         .filter_map(|t| {
-            let compiled = known.get(&t.definition.parameters.to_string())?;
+            let compiled = known.get(t.definition.parameters.json())?;
             compiled
                 .as_ref()
                 .ok()

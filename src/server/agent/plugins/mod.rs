@@ -21,7 +21,7 @@ pub use change::{change, Change, ChangeAnswer};
 pub use metadata::{metadata, API_VERSION};
 pub use relay::{answer, relay};
 
-use crate::domain::plugin::PluginSet;
+use crate::domain::plugin::{PluginSet, Schema};
 use crate::server::agent::hub::Frame;
 use crate::server::agent::rules::{check_with, compile_schema};
 use crate::server::store::plugins as store;
@@ -79,7 +79,7 @@ impl Loaded {
             .tools
             .iter()
             .filter(|t| self.validators.contains_key(&t.definition.name))
-            .map(|t| t.definition.parameters.to_string())
+            .map(|t| t.definition.parameters.json().to_owned())
             .collect()
     }
 
@@ -246,7 +246,7 @@ pub async fn load(state: &AppState) -> Result<usize, ServerError> {
     let all = store::open_sessions(&state.db).await?;
     let count = all.len();
     for (session, set) in all {
-        let schemas: Vec<(String, Value)> = set
+        let schemas: Vec<(String, Schema)> = set
             .tools
             .iter()
             .map(|t| (t.definition.name.clone(), t.definition.parameters.clone()))
@@ -273,33 +273,35 @@ pub(crate) fn now_ms() -> i64 {
 type Compiled = Vec<(String, Result<Arc<jsonschema::Validator>, String>)>;
 
 /// Compiles schemas off the async threads, split over the machine's cores
-/// (a thousand tools' schemas take tens of milliseconds on one).
-pub(crate) async fn compile_all(schemas: Vec<(String, Value)>) -> Result<Compiled, ServerError> {
-    tokio::task::spawn_blocking(move || {
-        let compile = |chunk: &[(String, Value)]| -> Compiled {
-            chunk
-                .iter()
-                .map(|(name, schema)| (name.clone(), compile_schema(schema).map(Arc::new)))
-                .collect()
-        };
-        let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        if schemas.len() < 64 || cores == 1 {
-            return compile(&schemas);
-        }
-        let size = schemas.len().div_ceil(cores);
-        std::thread::scope(|scope| {
-            let parts: Vec<_> = schemas
-                .chunks(size)
-                .map(|chunk| scope.spawn(move || compile(chunk)))
-                .collect();
-            parts
-                .into_iter()
-                .flat_map(|part| part.join().unwrap_or_default())
-                .collect()
-        })
-    })
-    .await
-    .map_err(ServerError::from)
+/// (a thousand tools' schemas take tens of milliseconds on one); each
+/// result keeps the key it came with. The parts run on tokio's blocking
+/// pool, whose threads are kept: starting threads for each registration
+/// cost their stacks' page faults every time.
+pub(crate) async fn compile_all(schemas: Vec<(String, Schema)>) -> Result<Compiled, ServerError> {
+    fn compile(chunk: Vec<(String, Schema)>) -> Compiled {
+        chunk
+            .into_iter()
+            .map(|(key, schema)| {
+                let compiled = compile_schema(&schema).map(Arc::new);
+                (key, compiled)
+            })
+            .collect()
+    }
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let parts = if schemas.len() < 64 { 1 } else { cores };
+    let size = schemas.len().div_ceil(parts).max(1);
+    let mut rest = schemas;
+    let mut tasks = Vec::with_capacity(parts);
+    while !rest.is_empty() {
+        let tail = rest.split_off(size.min(rest.len()));
+        let chunk = std::mem::replace(&mut rest, tail);
+        tasks.push(tokio::task::spawn_blocking(move || compile(chunk)));
+    }
+    let mut out = Vec::new();
+    for task in tasks {
+        out.extend(task.await?);
+    }
+    Ok(out)
 }
 
 /// Whether `tool` is one of `session`'s plugin tools, and the plugin's type.
