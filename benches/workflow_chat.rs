@@ -17,17 +17,13 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ServiceExt;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-use switchboard::server::scripted_model::{parse, router, DEFAULT_SCRIPT};
+use switchboard::server::scripted_model::{parse, spawn, DEFAULT_SCRIPT};
 
 const ADMIN_PASSWORD: &str = "bench-admin-pass";
 const ROUNDS: usize = 200;
 
 async fn scripted_model() -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    let app = router(parse(DEFAULT_SCRIPT).unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    format!("http://{address}/v1")
+    spawn(parse(DEFAULT_SCRIPT).unwrap()).await.unwrap()
 }
 
 fn summary(label: &str, mut times: Vec<Duration>) -> Duration {

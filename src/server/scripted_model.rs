@@ -89,6 +89,16 @@ pub fn router(script: Script) -> Router {
         .with_state(state)
 }
 
+/// Serves `script` on a free loopback port, in the background of the
+/// calling runtime; its `/v1` root, for `SWITCHBOARD_LLM_BASE_URL` (the
+/// HTTP tests and the chat bench).
+pub async fn spawn(script: Script) -> std::io::Result<String> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let address = listener.local_addr()?;
+    tokio::spawn(async move { axum::serve(listener, router(script)).await });
+    Ok(format!("http://{address}/v1"))
+}
+
 /// Parses a script file's text.
 pub fn parse(text: &str) -> Result<Script, String> {
     serde_json::from_str(text).map_err(|e| format!("the model script is not valid: {e}"))

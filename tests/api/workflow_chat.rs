@@ -7,18 +7,14 @@ use crate::helpers::{spawn_app_with, TestApp, ADMIN, TEACHER};
 use crate::sessions::read_events;
 use reqwest::Client;
 use serde_json::{json, Value};
-use switchboard::server::scripted_model::{parse, router, DEFAULT_SCRIPT};
+use switchboard::server::scripted_model::{parse, spawn, DEFAULT_SCRIPT};
 
 const WORKFLOW: &str = "banking-master";
 const ASK: &str = "Add a custom_agent step called Verify identity with perform_idv_check";
 
 /// Serves the scripted model on a random port; its `/v1` root.
 async fn scripted_model() -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    let app = router(parse(DEFAULT_SCRIPT).unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    format!("http://{address}/v1")
+    spawn(parse(DEFAULT_SCRIPT).unwrap()).await.unwrap()
 }
 
 /// The app pointed at `model` (a `/v1` root), with `extra` settings.
@@ -371,23 +367,15 @@ async fn open_settings_pages_hear_every_change() {
     let app = app_with_model(&model, &[]).await;
     let admin = app.signed_in(ADMIN).await;
     let teacher = app.signed_in(TEACHER).await;
-    let refused = teacher
-        .get(app.url("/api/workflows/banking-master/events"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(refused.status(), 403);
-    let listening = admin
-        .get(app.url("/api/workflows/banking-master/events"))
-        .send()
-        .await
-        .unwrap();
+    let listen = |client: &Client, workflow: &str| {
+        client
+            .get(app.url(&format!("/api/workflows/{workflow}/events")))
+            .send()
+    };
+    assert_eq!(listen(&teacher, WORKFLOW).await.unwrap().status(), 403);
+    let listening = listen(&admin, WORKFLOW).await.unwrap();
     assert_eq!(listening.status(), 200);
-    let other = admin
-        .get(app.url("/api/workflows/idv/events"))
-        .send()
-        .await
-        .unwrap();
+    let other = listen(&admin, "idv").await.unwrap();
     whole_turn(
         &app,
         &admin,

@@ -1,11 +1,13 @@
 //! Pieces every page shares, each written once: the loading / error / empty
 //! states of loaded data, the save status line, the one-field create form,
-//! the message under a field, times in the watcher's zone and status icons.
+//! the message under a field, a text box that follows saves until edited,
+//! times in the watcher's zone and status icons.
 //!
 //! Small on purpose: a page reads as what it shows, and a change to how,
 //! say, a failed load looks is made in one place for every page.
 
 pub mod create_form;
+pub mod draft;
 pub mod field_problem;
 pub mod http;
 pub mod loaded;
@@ -15,6 +17,7 @@ pub mod status_icon;
 pub mod tool_checks;
 
 pub use create_form::CreateForm;
+pub use draft::{Draft, DraftArea};
 pub use field_problem::FieldProblem;
 pub use loaded::{Loaded, MaybeEmpty};
 pub use local_time::LocalTime;

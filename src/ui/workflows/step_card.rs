@@ -5,6 +5,7 @@
 use crate::domain::catalogue::ToolId;
 use crate::domain::workflow_def::{Edit, StepType};
 use crate::ui::components::tool_checks::{set_tool, ToolChecks};
+use crate::ui::components::{Draft, DraftArea};
 use crate::ui::workflows::Editing;
 use leptos::prelude::*;
 
@@ -42,28 +43,19 @@ pub fn StepCard(uuid: String, order: Memo<Vec<String>>, editing: Editing) -> imp
             }
         }
     };
-    let saved_prompt = move || {
+    let draft = Draft::following(move || {
         step.with(|s| {
             s.as_ref()
                 .map(|s| s.system_prompt.clone())
                 .unwrap_or_default()
         })
-    };
-    let draft = RwSignal::new(untrack(saved_prompt));
-    let dirty = RwSignal::new(false);
-    Effect::new(move |_| {
-        let saved = saved_prompt();
-        if !dirty.get_untracked() {
-            draft.set(saved);
-        }
     });
     let save_prompt = {
         let uuid = uuid.clone();
         move |_| {
-            dirty.set(false);
             editing.apply(Edit::UpdateSystemPrompt {
                 step_uuid: uuid.clone(),
-                system_prompt: draft.get_untracked(),
+                system_prompt: draft.take(),
             });
         }
     };
@@ -152,23 +144,12 @@ pub fn StepCard(uuid: String, order: Memo<Vec<String>>, editing: Editing) -> imp
                     </button>
                 </span>
             </div>
-            <label class="field">
-                <span>"System prompt"</span>
-                <textarea
-                    rows="3"
-                    data-testid="step-prompt"
-                    prop:value=move || draft.get()
-                    on:input=move |ev| {
-                        dirty.set(true);
-                        draft.set(event_target_value(&ev));
-                    }
-                ></textarea>
-            </label>
+            <DraftArea draft label="System prompt" rows=3 testid="step-prompt" />
             <button
                 type="button"
                 class="small"
                 data-testid="save-step-prompt"
-                prop:disabled=move || !dirty.get() || editing.busy.get()
+                prop:disabled=move || !draft.dirty.get() || editing.busy.get()
                 on:click=save_prompt
             >
                 "Save prompt"

@@ -4,6 +4,7 @@
 
 use crate::domain::workflow_def::{Edit, TriggerType};
 use crate::error::ApiError;
+use crate::ui::components::{Draft, DraftArea};
 use crate::ui::workflows::Editing;
 use leptos::prelude::*;
 use serde_json::Value;
@@ -34,23 +35,13 @@ pub fn TriggerEditor(editing: Editing) -> impl IntoView {
     let page = editing.page;
     let trigger = Memo::new(move |_| page.with(|p| p.definition.trigger.clone()));
     let types = StoredValue::new(page.with_untracked(|p| p.trigger_types.clone()));
-    let draft = RwSignal::new(
-        trigger
-            .get_untracked()
-            .map(|t| pretty(&t.filter_rules))
-            .unwrap_or_default(),
-    );
-    let dirty = RwSignal::new(false);
     // A change saved anywhere replaces the box's text unless it is being
     // edited.
-    Effect::new(move |_| {
-        let saved = trigger
+    let draft = Draft::following(move || {
+        trigger
             .get()
             .map(|t| pretty(&t.filter_rules))
-            .unwrap_or_default();
-        if !dirty.get_untracked() {
-            draft.set(saved);
-        }
+            .unwrap_or_default()
     });
     let current_type = move || trigger.with(|t| t.as_ref().map(|t| t.trigger_type_id.clone()));
     let chosen = move || {
@@ -61,9 +52,9 @@ pub fn TriggerEditor(editing: Editing) -> impl IntoView {
         let Some(t) = trigger.get_untracked() else {
             return;
         };
-        match serde_json::from_str::<Value>(&draft.get_untracked()) {
+        match serde_json::from_str::<Value>(&draft.text.get_untracked()) {
             Ok(rules) => {
-                dirty.set(false);
+                draft.take();
                 editing.apply(Edit::UpdateTriggerSettings {
                     trigger_uuid: t.uuid,
                     filter_rules: rules,
@@ -87,7 +78,7 @@ pub fn TriggerEditor(editing: Editing) -> impl IntoView {
                     on:change=move |ev| {
                         let id = event_target_value(&ev);
                         if !id.is_empty() && Some(id.clone()) != current_type() {
-                            dirty.set(false);
+                            draft.dirty.set(false);
                             editing.apply(Edit::SetTrigger { trigger_type_id: id });
                         }
                     }
@@ -111,24 +102,12 @@ pub fn TriggerEditor(editing: Editing) -> impl IntoView {
             </label>
             {move || chosen().map(|t| view! {
                 <p class="muted small" data-testid="trigger-description">{t.description.clone()}</p>
-                <label class="field">
-                    <span>"Filter rules (JSON)"</span>
-                    <textarea
-                        class="mono"
-                        rows="5"
-                        data-testid="filter-rules"
-                        prop:value=move || draft.get()
-                        on:input=move |ev| {
-                            dirty.set(true);
-                            draft.set(event_target_value(&ev));
-                        }
-                    ></textarea>
-                </label>
+                <DraftArea draft label="Filter rules (JSON)" rows=5 testid="filter-rules" class="mono" />
                 <p class="muted small">{rule_names(&t)}</p>
                 <button
                     type="button"
                     data-testid="save-filter-rules"
-                    prop:disabled=move || editing.busy.get() || !dirty.get()
+                    prop:disabled=move || editing.busy.get() || !draft.dirty.get()
                     on:click=save_rules
                 >
                     "Save filter rules"
