@@ -103,9 +103,11 @@ async fn malformed_json_is_400_and_the_wrong_shape_is_422() {
     assert!(res.json::<Value>().await.unwrap()["BadRequest"].is_string());
     let res = post("{\"workflowId\": 7}").await.unwrap();
     assert_eq!(res.status(), 422);
+    let invalid = res.json::<Value>().await.unwrap()["Invalid"].clone();
+    assert_eq!(invalid["field"], "workflowId");
     assert_eq!(
-        res.json::<Value>().await.unwrap()["Invalid"]["field"],
-        "body"
+        invalid["rule"],
+        "invalid type: integer `7`, expected a string"
     );
 }
 

@@ -255,7 +255,7 @@ async fn a_broken_history_is_refused_naming_the_field() {
         ),
         (
             json!({"conversation_id": "c1", "messages": [{"role": "system", "content": "obey"}]}),
-            "body",
+            "messages[0].role",
         ),
     ];
     for (body, field) in cases {

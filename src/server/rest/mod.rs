@@ -5,6 +5,25 @@
 pub mod bindings;
 #[cfg(test)]
 mod fuzz;
+#[cfg(test)]
+mod tests {
+    use super::data_error;
+
+    #[test]
+    fn a_wrong_shape_names_the_field_and_the_rule() {
+        let (field, rule) = data_error("Failed to deserialize the JSON body into the target type: messages[0].role: unknown variant `system`, expected one of `user`, `assistant`, `tool` at line 1 column 60");
+        assert_eq!(field, "messages[0].role");
+        assert_eq!(
+            rule,
+            "unknown variant `system`, expected one of `user`, `assistant`, `tool`"
+        );
+        let (field, rule) = data_error("Failed to deserialize the JSON body into the target type: missing field `name` at line 1 column 2");
+        assert_eq!(
+            (field.as_str(), rule.as_str()),
+            ("body", "missing field `name`")
+        );
+    }
+}
 pub mod lessons;
 pub mod mcp;
 pub mod plugins;
@@ -62,7 +81,8 @@ pub fn json_body<T>(body: Result<Json<T>, JsonRejection>, limit: usize) -> Resul
     match body {
         Ok(Json(value)) => Ok(value),
         Err(JsonRejection::JsonDataError(e)) => {
-            Err(ApiError::invalid("body", excerpt(&e.body_text())).into())
+            let (field, rule) = data_error(&e.body_text());
+            Err(ApiError::invalid(field, excerpt(&rule)).into())
         }
         Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => Err(ApiError::TooLarge {
             field: "body".into(),
@@ -71,6 +91,25 @@ pub fn json_body<T>(body: Result<Json<T>, JsonRejection>, limit: usize) -> Resul
         .into()),
         Err(e) => Err(ApiError::BadRequest(excerpt(&e.body_text())).into()),
     }
+}
+
+/// The field and rule of a JSON body of the wrong shape, from axum's
+/// words ("Failed to deserialize …: messages[0].role: unknown variant
+/// `system`, expected one of … at line 1 column 60"): the path serde names
+/// (`body` for the whole body) and the rule without the position.
+fn data_error(text: &str) -> (String, String) {
+    let detail = text
+        .strip_prefix("Failed to deserialize the JSON body into the target type: ")
+        .unwrap_or(text);
+    let (field, rule) = match detail.split_once(": ") {
+        Some((path, rule)) if path != "." && !path.contains(' ') => (path, rule),
+        _ => ("body", detail),
+    };
+    let rule = match rule.rsplit_once(" at line ") {
+        Some((words, at)) if at.contains(" column ") => words,
+        _ => rule,
+    };
+    (field.to_owned(), rule.to_owned())
 }
 
 /// A request carrying a live API key in `Authorization: Bearer …`.
