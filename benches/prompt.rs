@@ -2,6 +2,11 @@
 //!
 //! `build_full_lesson`: filter + templates + assemble + optimise + estimate for
 //! a realistic lesson with all six tools (target: median under 20 µs).
+//! `build_seed_lesson`: the same on the seed's own builder input (issue
+//! #15's target: median ≤ 2 µs), then the seed's builder transcribed to
+//! JavaScript (`benches/peers/prompt_builder.mjs`) under Node on the same
+//! input in the same run, both timed the same way (median of batches), with
+//! the peer's output checked against ours first.
 //! `bpe_count_10k_tokens`: the exact o200k_base count of a ~10,000-token
 //! prompt (target: under 5 ms).
 
@@ -58,10 +63,137 @@ If the student is stuck, offer two short options rather than translating.\n\n## 
     }
 }
 
+/// The input of the seed's TypeScript builder: six tools (error tracking
+/// on errors with the teacher's words, profile on hobby/favorite/like/enjoy,
+/// the summary at 2 minutes left, tasks by context, mastery always, audio
+/// on listen/replay), three tasks, 15 minutes, A2, the seed's global
+/// instruction. The seed lists all six tools with no lesson-fit filter; here
+/// the review tools reach the prompt only in a review lesson with items, so
+/// the lesson is one, with two items.
+fn seed_lesson() -> PromptInput {
+    let mut config = Preset::StandardLesson.configuration();
+    for id in ["mark_item_mastered", "play_student_audio"] {
+        config.set_enabled_by_teacher(id, true);
+    }
+    let mut set = |id: &str, condition: TriggerCondition, extra: Option<&str>| {
+        let tool = config.tool_mut(id).unwrap();
+        tool.trigger_condition = condition;
+        tool.custom_instructions = extra.map(str::to_owned);
+    };
+    let keywords = |words: &[&str]| TriggerCondition::Keyword {
+        keywords: words.iter().map(|w| (*w).to_owned()).collect(),
+    };
+    set(
+        "mark_for_review",
+        TriggerCondition::ErrorDetected,
+        Some("Focus on verb endings and the formal register."),
+    );
+    set(
+        "update_user_profile",
+        keywords(&["hobby", "favorite", "like", "enjoy"]),
+        None,
+    );
+    set(
+        "show_session_summary",
+        TriggerCondition::TimeRemaining {
+            minutes_remaining: 2,
+        },
+        None,
+    );
+    set("mark_task_complete", TriggerCondition::TaskContext, None);
+    set("mark_item_mastered", TriggerCondition::Always, None);
+    set("play_student_audio", keywords(&["listen", "replay"]), None);
+    config.global_instructions =
+        Some("Use functions quietly; never mention them to the student.".into());
+    let task = |id: &str, text: &str| LessonTask {
+        id: id.into(),
+        text: text.into(),
+    };
+    PromptInput {
+        conversation_prompt: "You are Sofía, a waiter in a café in Madrid. Speak only Spanish, slowly and clearly, \
+at the student's level. Greet the student, take their order and bring the bill when asked. If the student is \
+stuck, offer two short options instead of translating."
+            .into(),
+        configuration: config,
+        tasks: vec![
+            task("order-drink", "Order a drink"),
+            task("ask-bill", "Ask for the bill using the formal register"),
+            task("pay-goodbye", "Pay and say goodbye"),
+        ],
+        duration_minutes: Some(15),
+        level: Some(CefrLevel::A2),
+        review: true,
+        review_items: vec![
+            ReviewItem { id: "la-cuenta".into(), text: "La cuenta, por favor".into(), audio: Some("rec/la-cuenta.webm".into()) },
+            ReviewItem { id: "un-cafe".into(), text: "Un café con leche".into(), audio: None },
+        ],
+        optimise: Some(OptimiseMode::Normal),
+    }
+}
+
+/// Median time per call of `f`, over 60 batches of `batch` calls after a
+/// warm-up: the method the Node peer uses, so the two figures compare.
+fn median_per_call(batch: u32, mut f: impl FnMut()) -> std::time::Duration {
+    for _ in 0..20_000 {
+        f();
+    }
+    let mut samples: Vec<std::time::Duration> = (0..60)
+        .map(|_| {
+            let started = std::time::Instant::now();
+            for _ in 0..batch {
+                f();
+            }
+            started.elapsed() / batch
+        })
+        .collect();
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+/// Runs the Node peer on the seed input after checking its output matches
+/// ours, and prints both medians side by side.
+fn against_node(input: &PromptInput) {
+    let dir = tempfile::tempdir().unwrap();
+    let input_path = dir.path().join("input.json");
+    let expected_path = dir.path().join("expected.json");
+    std::fs::write(&input_path, serde_json::to_vec(input).unwrap()).unwrap();
+    std::fs::write(&expected_path, serde_json::to_vec(&build(input)).unwrap()).unwrap();
+    let rust = median_per_call(2000, || {
+        black_box(build(black_box(input)));
+    });
+    let peer =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/peers/prompt_builder.mjs");
+    let output = std::process::Command::new("node")
+        .arg(peer)
+        .arg(&input_path)
+        .arg(&expected_path)
+        .output();
+    match output {
+        Ok(out) if out.status.success() => {
+            let figures: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            let node = figures["medianMicros"].as_f64().unwrap();
+            let rust_us = rust.as_secs_f64() * 1e6;
+            println!(
+                "seed lesson prompt build, median per build: Rust {rust_us:.2} µs, Node (seed's builder in JS) {node:.2} µs: Node/Rust = {:.1}x",
+                node / rust_us
+            );
+        }
+        Ok(out) => panic!(
+            "the Node peer failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(e) => println!("Node peer not run ({e}); Rust median {rust:?}"),
+    }
+}
+
 fn benches(c: &mut Criterion) {
     let input = lesson();
     assert_eq!(build(&input).declarations.len(), 6);
     c.bench_function("build_full_lesson", |b| b.iter(|| build(black_box(&input))));
+    let seed = seed_lesson();
+    assert_eq!(build(&seed).declarations.len(), 6);
+    c.bench_function("build_seed_lesson", |b| b.iter(|| build(black_box(&seed))));
+    against_node(&seed);
 
     let long = "The student should practise ordering food, asking for directions and talking about their weekend. "
         .repeat(625);

@@ -7,6 +7,7 @@
 use crate::domain::error::FieldError;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use std::borrow::Borrow;
 use std::fmt;
 
 /// A tool as a model sees it: its name, when to use it, and a JSON Schema
@@ -82,14 +83,17 @@ impl fmt::Display for DeclarationFormat {
 /// The declarations in `format`'s shape, ready to splice into that
 /// provider's request (for Ultravox, every tool declared as a temporary
 /// tool; see [`export_with`]).
-pub fn export(declarations: &[FunctionDeclaration], format: DeclarationFormat) -> Value {
+pub fn export<D: Borrow<FunctionDeclaration>>(
+    declarations: &[D],
+    format: DeclarationFormat,
+) -> Value {
     export_with(declarations, format, |_| false)
 }
 
 /// [`export`], with `ultravox_builtin` saying which tools Ultravox has
 /// itself (selected by name in its format).
-pub fn export_with(
-    declarations: &[FunctionDeclaration],
+pub fn export_with<D: Borrow<FunctionDeclaration>>(
+    declarations: &[D],
     format: DeclarationFormat,
     ultravox_builtin: impl Fn(&str) -> bool,
 ) -> Value {
@@ -98,14 +102,14 @@ pub fn export_with(
             "selectedTools": crate::domain::vibe::ultravox::selected_tools(declarations, ultravox_builtin)
         }),
         DeclarationFormat::Gemini => json!({
-            "functionDeclarations": declarations.iter().map(|d| json!({
+            "functionDeclarations": declarations.iter().map(Borrow::borrow).map(|d: &FunctionDeclaration| json!({
                 "name": d.name,
                 "description": d.description,
                 "parameters": d.parameters,
             })).collect::<Vec<_>>()
         }),
         DeclarationFormat::OpenAi => json!({
-            "tools": declarations.iter().map(|d| json!({
+            "tools": declarations.iter().map(Borrow::borrow).map(|d: &FunctionDeclaration| json!({
                 "type": "function",
                 "function": {
                     "name": d.name,
@@ -115,7 +119,7 @@ pub fn export_with(
             })).collect::<Vec<_>>()
         }),
         DeclarationFormat::Anthropic => json!({
-            "tools": declarations.iter().map(|d| json!({
+            "tools": declarations.iter().map(Borrow::borrow).map(|d: &FunctionDeclaration| json!({
                 "name": d.name,
                 "description": d.description,
                 "input_schema": d.parameters,

@@ -11,11 +11,13 @@ use crate::domain::lesson::config::{
     fits_lesson, LessonFacts, LessonToolConfiguration, ToolConfig,
 };
 use crate::domain::lesson::optimise::{estimate_tokens, optimise, OptimisationStats, OptimiseMode};
-use crate::domain::lesson::review::{prompt_section as review_section, ReviewItem};
-use crate::domain::lesson::tools::tutor_tool;
+use crate::domain::lesson::review::{push_prompt_section as push_review_section, ReviewItem};
+use crate::domain::lesson::tools::{prepared_declarations, PreparedDeclaration, TUTOR_TOOLS};
 use crate::domain::lesson::trigger::{TriggerCondition, TriggerKind};
 use crate::domain::lesson::{CefrLevel, LessonTask};
 use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// The instruction template of each trigger kind, in the design's full
 /// wording (the concrete error types and "wait for clear completion" are
@@ -68,39 +70,70 @@ pub fn interpolate(template: &str, values: &[(&str, String)]) -> String {
 /// The trigger's instruction with its parameters filled in (empty for
 /// `always`).
 pub fn trigger_instruction(condition: &TriggerCondition) -> String {
-    let values: Vec<(&str, String)> = match condition {
-        TriggerCondition::Keyword { keywords } => vec![(
-            "keywords",
-            keywords
-                .iter()
-                .map(|k| k.trim())
-                .collect::<Vec<_>>()
-                .join(", "),
-        )],
-        TriggerCondition::TurnCount { min_turns } => vec![("minTurns", min_turns.to_string())],
-        TriggerCondition::TimeRemaining { minutes_remaining } => {
-            vec![("minutesRemaining", minutes_phrase(*minutes_remaining))]
+    let mut out = String::new();
+    push_trigger_instruction(&mut out, condition);
+    out
+}
+
+/// Writes [`trigger_instruction`] onto `out`: the template with each
+/// `{name}` replaced by the condition's value, without building the value
+/// list or an intermediate string.
+fn push_trigger_instruction(out: &mut String, condition: &TriggerCondition) {
+    let mut rest = template(condition.kind());
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}').map(|c| open + c) else {
+            break;
+        };
+        out.push_str(&rest[..open]);
+        let name = &rest[open + 1..close];
+        match (name, condition) {
+            ("keywords", TriggerCondition::Keyword { keywords }) => {
+                for (i, keyword) in keywords.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str(keyword.trim());
+                }
+            }
+            ("minTurns", TriggerCondition::TurnCount { min_turns }) => {
+                let _ = write!(out, "{min_turns}");
+            }
+            ("minutesRemaining", TriggerCondition::TimeRemaining { minutes_remaining }) => {
+                out.push_str(&minutes_phrase(*minutes_remaining));
+            }
+            // A placeholder this condition has no value for stays as it is.
+            _ => out.push_str(&rest[open..=close]),
         }
-        _ => Vec::new(),
-    };
-    interpolate(template(condition.kind()), &values)
+        rest = &rest[close + 1..];
+    }
+    out.push_str(rest);
 }
 
 /// The tool's line in the functions section:
 /// `**tool_id**: <trigger instruction> <custom instructions>`.
 pub fn tool_line(config: &ToolConfig) -> String {
-    let words: Vec<String> = [
-        Some(trigger_instruction(&config.trigger_condition)),
-        config.instructions().map(str::to_owned),
-    ]
-    .into_iter()
-    .flatten()
-    .filter(|s| !s.is_empty())
-    .collect();
-    if words.is_empty() {
-        format!("**{}**", config.tool_id)
-    } else {
-        format!("**{}**: {}", config.tool_id, words.join(" "))
+    let mut out = String::new();
+    push_tool_line(&mut out, config);
+    out
+}
+
+/// Writes [`tool_line`] onto `out`.
+fn push_tool_line(out: &mut String, config: &ToolConfig) {
+    out.push_str("**");
+    out.push_str(&config.tool_id);
+    out.push_str("**");
+    let colon = out.len();
+    out.push_str(": ");
+    let instruction = out.len();
+    push_trigger_instruction(out, &config.trigger_condition);
+    let has_trigger = out.len() > instruction;
+    if let Some(extra) = config.instructions() {
+        if has_trigger {
+            out.push(' ');
+        }
+        out.push_str(extra);
+    } else if !has_trigger {
+        out.truncate(colon);
     }
 }
 
@@ -157,8 +190,9 @@ pub struct ToolCost {
 pub struct BuiltPrompt {
     /// The assembled (and, if asked, optimised) system prompt.
     pub system_prompt: String,
-    /// Declarations of the enabled tools only, in catalogue order.
-    pub declarations: Vec<FunctionDeclaration>,
+    /// Declarations of the enabled tools only, in catalogue order (shared
+    /// with the prepared catalogue, not copied per build).
+    pub declarations: Vec<Arc<FunctionDeclaration>>,
     /// Quick estimate (characters / 4) of [`BuiltPrompt::token_text`]: the
     /// prompt and the declarations together, the same text the server counts
     /// exactly, so the two figures can be compared.
@@ -178,11 +212,11 @@ impl BuiltPrompt {
     }
 }
 
-fn token_text(system_prompt: &str, declarations: &[FunctionDeclaration]) -> String {
+fn token_text(system_prompt: &str, declarations: &[Arc<FunctionDeclaration>]) -> String {
     let mut text = system_prompt.to_owned();
     for declaration in declarations {
         text.push('\n');
-        text.push_str(&serde_json::to_string(declaration).unwrap_or_default());
+        text.push_str(&serde_json::to_string(&**declaration).unwrap_or_default());
     }
     text
 }
@@ -206,106 +240,155 @@ impl PromptInput {
 /// tasks, a review tool outside a review lesson) is left out of the prompt
 /// and the declarations: the model is never told to mark objectives that do
 /// not exist. The editor warns about it instead.
+///
+/// Built for speed, since the editor's preview runs it on every keystroke:
+/// the declarations and their token estimates come prepared
+/// ([`prepared_declarations`]), every section is written into one
+/// pre-sized string, and each tool's instruction tokens are counted on
+/// its line where it was written.
 pub fn build(input: &PromptInput) -> BuiltPrompt {
     let facts = input.facts();
-    let enabled: Vec<&ToolConfig> = input
-        .configuration
-        .enabled_in_catalogue_order()
-        .into_iter()
-        .filter(|t| fits_lesson(&t.tool_id, facts))
-        .collect();
-    let mut sections: Vec<String> = Vec::with_capacity(4);
+    let mut enabled: Vec<(&ToolConfig, &'static PreparedDeclaration)> =
+        Vec::with_capacity(TUTOR_TOOLS.len());
+    for (tool, prepared) in TUTOR_TOOLS.iter().zip(prepared_declarations()) {
+        if let Some(config) = input.configuration.tool(tool.id) {
+            if config.enabled && fits_lesson(&config.tool_id, facts) {
+                enabled.push((config, prepared));
+            }
+        }
+    }
+    let on = |id: &str| enabled.iter().any(|(t, _)| t.tool_id == id);
+    let mut assembled = String::with_capacity(capacity(input));
     let conversation = input.conversation_prompt.trim();
-    if !conversation.is_empty() {
-        sections.push(conversation.to_owned());
-    }
+    assembled.push_str(conversation);
 
-    let mut parameters = Vec::new();
-    if let Some(minutes) = input.duration_minutes {
-        parameters.push(format!("- Duration: {minutes} minutes"));
-    }
-    if let Some(level) = input.level {
-        parameters.push(format!("- Student level: {level} (CEFR)"));
-    }
-    if !parameters.is_empty() {
-        sections.push(format!("## Session Parameters\n{}", parameters.join("\n")));
+    if input.duration_minutes.is_some() || input.level.is_some() {
+        start_section(&mut assembled);
+        assembled.push_str("## Session Parameters");
+        if let Some(minutes) = input.duration_minutes {
+            let _ = write!(assembled, "\n- Duration: {minutes} minutes");
+        }
+        if let Some(level) = input.level {
+            assembled.push_str("\n- Student level: ");
+            assembled.push_str(level.as_str());
+            assembled.push_str(" (CEFR)");
+        }
     }
 
     if !input.tasks.is_empty() {
-        let mut objectives = String::from("## Lesson Objectives\n");
-        if enabled.iter().any(|t| t.tool_id == "mark_task_complete") {
-            objectives.push_str(
-                "Guide the student through these tasks. When the student completes one, call `mark_task_complete` with its task id.\n",
-            );
+        start_section(&mut assembled);
+        assembled.push_str("## Lesson Objectives\n");
+        assembled.push_str(if on("mark_task_complete") {
+            "Guide the student through these tasks. When the student completes one, call `mark_task_complete` with its task id.\n"
         } else {
-            objectives.push_str("Guide the student through these tasks.\n");
+            "Guide the student through these tasks.\n"
+        });
+        for (i, task) in input.tasks.iter().enumerate() {
+            if i > 0 {
+                assembled.push('\n');
+            }
+            assembled.push_str("- ");
+            assembled.push_str(&task.id);
+            assembled.push_str(": ");
+            assembled.push_str(task.text.trim());
         }
-        let list: Vec<String> = input
-            .tasks
-            .iter()
-            .map(|t| format!("- {}: {}", t.id, t.text.trim()))
-            .collect();
-        objectives.push_str(&list.join("\n"));
-        sections.push(objectives);
     }
 
-    if input.review {
-        let on = |id: &str| enabled.iter().any(|t| t.tool_id == id);
-        if let Some(section) = review_section(
+    if input.review && !input.review_items.is_empty() {
+        start_section(&mut assembled);
+        push_review_section(
+            &mut assembled,
             &input.review_items,
             on("mark_item_mastered"),
             on("play_student_audio"),
-        ) {
-            sections.push(section);
-        }
+        );
     }
 
-    let lines: Vec<String> = enabled.iter().map(|c| tool_line(c)).collect();
+    let mut tool_costs = Vec::with_capacity(enabled.len());
     if !enabled.is_empty() {
-        let mut functions = String::from("## Available Functions\n");
+        start_section(&mut assembled);
+        assembled.push_str("## Available Functions");
         if let Some(global) = input.configuration.global() {
-            functions.push_str(global);
-            functions.push('\n');
+            assembled.push('\n');
+            assembled.push_str(global);
         }
-        functions.push_str(&lines.join("\n"));
-        sections.push(functions);
+        for (config, prepared) in &enabled {
+            assembled.push('\n');
+            let line = assembled.len();
+            push_tool_line(&mut assembled, config);
+            let instruction = estimate_tokens(&assembled[line..]);
+            tool_costs.push(ToolCost {
+                tool_id: config.tool_id.clone(),
+                declaration_tokens: prepared.tokens,
+                instruction_tokens: instruction,
+                total_tokens: prepared.tokens + instruction,
+            });
+        }
     }
 
-    let assembled = sections.join("\n\n");
     let system_prompt = match input.optimise {
         Some(mode) => optimise(&assembled, mode),
         None => assembled.clone(),
     };
-    let declarations: Vec<FunctionDeclaration> = enabled
-        .iter()
-        .filter_map(|c| tutor_tool(&c.tool_id))
-        .map(|t| t.declaration())
-        .collect();
-    let declaration_tokens: Vec<usize> = declarations
-        .iter()
-        .map(|d| estimate_tokens(&serde_json::to_string(d).unwrap_or_default()))
-        .collect();
-    let tool_costs = enabled
-        .iter()
-        .zip(&lines)
-        .zip(&declaration_tokens)
-        .map(|((config, line), declaration)| {
-            let instruction = estimate_tokens(line);
-            ToolCost {
-                tool_id: config.tool_id.clone(),
-                declaration_tokens: *declaration,
-                instruction_tokens: instruction,
-                total_tokens: declaration + instruction,
-            }
-        })
-        .collect();
+    // The token text is the prompt, then a line break and each
+    // declaration's JSON: its characters are summed, not assembled.
+    let token_chars = system_prompt.chars().count()
+        + enabled.iter().map(|(_, p)| 1 + p.json_chars).sum::<usize>();
     BuiltPrompt {
-        estimated_tokens: estimate_tokens(&token_text(&system_prompt, &declarations)),
+        estimated_tokens: token_chars.div_ceil(4),
         stats: OptimisationStats::compare(&assembled, &system_prompt),
+        declarations: enabled.iter().map(|(_, p)| p.declaration.clone()).collect(),
         system_prompt,
-        declarations,
         tool_costs,
     }
+}
+
+/// Separates a new section from what came before (nothing before the
+/// first).
+fn start_section(out: &mut String) {
+    if !out.is_empty() {
+        out.push_str("\n\n");
+    }
+}
+
+/// Room for the whole assembled prompt, so it is allocated once: the
+/// teacher's texts plus a bound on what the templates add.
+fn capacity(input: &PromptInput) -> usize {
+    const FIXED: usize = 1024;
+    const PER_TOOL: usize = 512;
+    const PER_ENTRY: usize = 48;
+    let texts = input.conversation_prompt.len()
+        + input
+            .configuration
+            .global_instructions
+            .as_ref()
+            .map_or(0, String::len)
+        + input
+            .configuration
+            .tools
+            .iter()
+            .map(|t| {
+                PER_TOOL
+                    + t.custom_instructions.as_ref().map_or(0, String::len)
+                    + match &t.trigger_condition {
+                        TriggerCondition::Keyword { keywords } => {
+                            keywords.iter().map(|k| k.len() + 2).sum()
+                        }
+                        _ => 0,
+                    }
+            })
+            .sum::<usize>()
+        + input
+            .tasks
+            .iter()
+            .map(|t| PER_ENTRY + t.id.len() + t.text.len())
+            .sum::<usize>()
+        + input
+            .review_items
+            .iter()
+            .map(|i| PER_ENTRY + i.id.len() + i.text.len())
+            .sum::<usize>();
+    FIXED + texts
 }
 
 #[cfg(test)]
@@ -590,5 +673,249 @@ mod tests {
         assert!(!build(&input)
             .system_prompt
             .contains("Never mention functions."));
+    }
+
+    /// The builder as it was before it was made fast (every declaration
+    /// built, serialised and estimated per call, sections joined from
+    /// per-line strings): the fast one must give the same result.
+    mod reference {
+        use super::super::*;
+        use crate::domain::lesson::review::prompt_section;
+        use crate::domain::lesson::tools::tutor_tool;
+
+        fn trigger_instruction(condition: &TriggerCondition) -> String {
+            let values: Vec<(&str, String)> = match condition {
+                TriggerCondition::Keyword { keywords } => vec![(
+                    "keywords",
+                    keywords
+                        .iter()
+                        .map(|k| k.trim())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                )],
+                TriggerCondition::TurnCount { min_turns } => {
+                    vec![("minTurns", min_turns.to_string())]
+                }
+                TriggerCondition::TimeRemaining { minutes_remaining } => {
+                    vec![("minutesRemaining", minutes_phrase(*minutes_remaining))]
+                }
+                _ => Vec::new(),
+            };
+            interpolate(template(condition.kind()), &values)
+        }
+
+        fn tool_line(config: &ToolConfig) -> String {
+            let words: Vec<String> = [
+                Some(trigger_instruction(&config.trigger_condition)),
+                config.instructions().map(str::to_owned),
+            ]
+            .into_iter()
+            .flatten()
+            .filter(|s| !s.is_empty())
+            .collect();
+            if words.is_empty() {
+                format!("**{}**", config.tool_id)
+            } else {
+                format!("**{}**: {}", config.tool_id, words.join(" "))
+            }
+        }
+
+        pub fn build(input: &PromptInput) -> BuiltPrompt {
+            let facts = input.facts();
+            let enabled: Vec<&ToolConfig> = input
+                .configuration
+                .enabled_in_catalogue_order()
+                .into_iter()
+                .filter(|t| fits_lesson(&t.tool_id, facts))
+                .collect();
+            let mut sections: Vec<String> = Vec::new();
+            let conversation = input.conversation_prompt.trim();
+            if !conversation.is_empty() {
+                sections.push(conversation.to_owned());
+            }
+            let mut parameters = Vec::new();
+            if let Some(minutes) = input.duration_minutes {
+                parameters.push(format!("- Duration: {minutes} minutes"));
+            }
+            if let Some(level) = input.level {
+                parameters.push(format!("- Student level: {level} (CEFR)"));
+            }
+            if !parameters.is_empty() {
+                sections.push(format!("## Session Parameters\n{}", parameters.join("\n")));
+            }
+            if !input.tasks.is_empty() {
+                let mut objectives = String::from("## Lesson Objectives\n");
+                if enabled.iter().any(|t| t.tool_id == "mark_task_complete") {
+                    objectives.push_str("Guide the student through these tasks. When the student completes one, call `mark_task_complete` with its task id.\n");
+                } else {
+                    objectives.push_str("Guide the student through these tasks.\n");
+                }
+                let list: Vec<String> = input
+                    .tasks
+                    .iter()
+                    .map(|t| format!("- {}: {}", t.id, t.text.trim()))
+                    .collect();
+                objectives.push_str(&list.join("\n"));
+                sections.push(objectives);
+            }
+            if input.review {
+                let on = |id: &str| enabled.iter().any(|t| t.tool_id == id);
+                if let Some(section) = prompt_section(
+                    &input.review_items,
+                    on("mark_item_mastered"),
+                    on("play_student_audio"),
+                ) {
+                    sections.push(section);
+                }
+            }
+            let lines: Vec<String> = enabled.iter().map(|c| tool_line(c)).collect();
+            if !enabled.is_empty() {
+                let mut functions = String::from("## Available Functions\n");
+                if let Some(global) = input.configuration.global() {
+                    functions.push_str(global);
+                    functions.push('\n');
+                }
+                functions.push_str(&lines.join("\n"));
+                sections.push(functions);
+            }
+            let assembled = sections.join("\n\n");
+            let system_prompt = match input.optimise {
+                Some(mode) => optimise(&assembled, mode),
+                None => assembled.clone(),
+            };
+            let declarations: Vec<Arc<FunctionDeclaration>> = enabled
+                .iter()
+                .filter_map(|c| tutor_tool(&c.tool_id))
+                .map(|t| Arc::new(t.declaration()))
+                .collect();
+            let declaration_tokens: Vec<usize> = declarations
+                .iter()
+                .map(|d| estimate_tokens(&serde_json::to_string(&**d).unwrap_or_default()))
+                .collect();
+            let tool_costs = enabled
+                .iter()
+                .zip(&lines)
+                .zip(&declaration_tokens)
+                .map(|((config, line), declaration)| {
+                    let instruction = estimate_tokens(line);
+                    ToolCost {
+                        tool_id: config.tool_id.clone(),
+                        declaration_tokens: *declaration,
+                        instruction_tokens: instruction,
+                        total_tokens: declaration + instruction,
+                    }
+                })
+                .collect();
+            BuiltPrompt {
+                estimated_tokens: estimate_tokens(&token_text(&system_prompt, &declarations)),
+                stats: OptimisationStats::compare(&assembled, &system_prompt),
+                system_prompt,
+                declarations,
+                tool_costs,
+            }
+        }
+    }
+
+    mod same_as_reference {
+        use super::super::*;
+        use crate::domain::lesson::config::Preset;
+        use crate::domain::lesson::tools::TUTOR_TOOLS;
+        use crate::domain::lesson::trigger::MINUTE_MARKS;
+        use proptest::prelude::*;
+
+        fn text() -> impl Strategy<Value = String> {
+            "[a-zé #\\-*\t\r\n]{0,40}"
+        }
+
+        fn condition() -> impl Strategy<Value = TriggerCondition> {
+            prop_oneof![
+                Just(TriggerCondition::Always),
+                Just(TriggerCondition::ErrorDetected),
+                Just(TriggerCondition::SessionEnding),
+                Just(TriggerCondition::TaskContext),
+                proptest::collection::vec("[a-z ]{0,8}", 0..4)
+                    .prop_map(|keywords| TriggerCondition::Keyword { keywords }),
+                (0u32..50).prop_map(|min_turns| TriggerCondition::TurnCount { min_turns }),
+                proptest::sample::select(MINUTE_MARKS.to_vec()).prop_map(|minutes_remaining| {
+                    TriggerCondition::TimeRemaining { minutes_remaining }
+                }),
+            ]
+        }
+
+        fn input() -> impl Strategy<Value = PromptInput> {
+            (
+                text(),
+                proptest::collection::vec(
+                    (any::<bool>(), condition(), proptest::option::of(text())),
+                    6,
+                ),
+                proptest::option::of(text()),
+                proptest::collection::vec(("[a-z]{1,6}", text()), 0..4),
+                proptest::collection::vec(("[a-z]{1,6}", text(), any::<bool>()), 0..3),
+                (
+                    proptest::option::of(1u32..90),
+                    proptest::option::of(0usize..6),
+                ),
+                (any::<bool>(), 0u8..3, any::<bool>()),
+            )
+                .prop_map(
+                    |(
+                        prompt,
+                        tools,
+                        global,
+                        tasks,
+                        items,
+                        (minutes, level),
+                        (review, optimise, reverse),
+                    )| {
+                        let mut configuration = Preset::StandardLesson.configuration();
+                        configuration.tools = TUTOR_TOOLS
+                            .iter()
+                            .zip(tools)
+                            .map(|(tool, (enabled, condition, extra))| ToolConfig {
+                                tool_id: tool.id.to_owned(),
+                                enabled,
+                                trigger_condition: condition,
+                                custom_instructions: extra,
+                            })
+                            .collect();
+                        if reverse {
+                            configuration.tools.reverse();
+                        }
+                        configuration.global_instructions = global;
+                        PromptInput {
+                            conversation_prompt: prompt,
+                            configuration,
+                            tasks: tasks
+                                .into_iter()
+                                .map(|(id, text)| LessonTask { id, text })
+                                .collect(),
+                            review_items: items
+                                .into_iter()
+                                .map(|(id, text, audio)| ReviewItem {
+                                    id,
+                                    text,
+                                    audio: audio.then(|| "rec.webm".to_owned()),
+                                })
+                                .collect(),
+                            duration_minutes: minutes,
+                            level: level.map(|i| CefrLevel::ALL[i]),
+                            review,
+                            optimise: [
+                                None,
+                                Some(OptimiseMode::Normal),
+                                Some(OptimiseMode::Aggressive),
+                            ][optimise as usize],
+                        }
+                    },
+                )
+        }
+
+        proptest! {
+            #[test]
+            fn the_fast_builder_gives_what_the_reference_gives(input in input()) {
+                prop_assert_eq!(build(&input), super::reference::build(&input));
+            }
+        }
     }
 }

@@ -96,25 +96,40 @@ pub fn problems(items: &[ReviewItem]) -> Vec<FieldError> {
 /// The prompt's `## Review Items` section: each item's id and text, and
 /// which have a recording. `None` when there are none.
 pub fn prompt_section(items: &[ReviewItem], mastery: bool, audio: bool) -> Option<String> {
+    let mut section = String::new();
+    push_prompt_section(&mut section, items, mastery, audio).then_some(section)
+}
+
+/// Writes [`prompt_section`] onto `out` (the prompt builder assembles into
+/// one string); false, writing nothing, when there are no items.
+pub fn push_prompt_section(
+    out: &mut String,
+    items: &[ReviewItem],
+    mastery: bool,
+    audio: bool,
+) -> bool {
     if items.is_empty() {
-        return None;
+        return false;
     }
-    let mut section = String::from("## Review Items\nReview these items with the student.");
+    out.push_str("## Review Items\nReview these items with the student.");
     if mastery {
-        section.push_str(" When the student says one correctly and confidently, call `mark_item_mastered` with its item id.");
+        out.push_str(" When the student says one correctly and confidently, call `mark_item_mastered` with its item id.");
     }
     if audio && items.iter().any(|i| i.audio.is_some()) {
-        section.push_str(
+        out.push_str(
             " Items marked (recording) have the student's earlier recording: `play_student_audio` with the item id plays it.",
         );
     }
     for item in items {
-        section.push_str(&format!("\n- {}: {}", item.id, item.text.trim()));
+        out.push_str("\n- ");
+        out.push_str(&item.id);
+        out.push_str(": ");
+        out.push_str(item.text.trim());
         if audio && item.audio.is_some() {
-            section.push_str(" (recording)");
+            out.push_str(" (recording)");
         }
     }
-    Some(section)
+    true
 }
 
 #[cfg(test)]

@@ -5,9 +5,11 @@
 //! builder all read the same facts.
 
 use crate::domain::declaration::FunctionDeclaration;
+use crate::domain::lesson::optimise::estimate_tokens;
 use crate::domain::lesson::trigger::TriggerKind;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use std::sync::{Arc, OnceLock};
 
 /// Which group a tool belongs to in the panel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -210,6 +212,38 @@ impl TutorTool {
     }
 }
 
+/// A tutor tool's declaration with what the prompt builder needs of it,
+/// made once per process: the catalogue is fixed, so building each
+/// declaration's JSON tree, serialising it and estimating its tokens on
+/// every prompt build (every keystroke in the editor's preview) was work
+/// thrown away.
+#[derive(Debug)]
+pub struct PreparedDeclaration {
+    /// The declaration, shared by every prompt that declares the tool.
+    pub declaration: Arc<FunctionDeclaration>,
+    /// Characters of its compact JSON (its share of the prompt's token
+    /// text, which also counts one line break before it).
+    pub json_chars: usize,
+    /// Estimated tokens of its compact JSON.
+    pub tokens: usize,
+}
+
+/// The six declarations, prepared once, in catalogue order.
+pub fn prepared_declarations() -> &'static [PreparedDeclaration; 6] {
+    static PREPARED: OnceLock<[PreparedDeclaration; 6]> = OnceLock::new();
+    PREPARED.get_or_init(|| {
+        TUTOR_TOOLS.map(|tool| {
+            let declaration = tool.declaration();
+            let json = serde_json::to_string(&declaration).unwrap_or_default();
+            PreparedDeclaration {
+                declaration: Arc::new(declaration),
+                json_chars: json.chars().count(),
+                tokens: estimate_tokens(&json),
+            }
+        })
+    })
+}
+
 impl ToolCategory {
     /// Lower-case name, shown as a badge and used in its `cat-…` class.
     pub fn as_str(self) -> &'static str {
@@ -296,6 +330,16 @@ mod tests {
             );
         }
         assert_eq!(tutor_tool("nope"), None);
+    }
+
+    #[test]
+    fn prepared_declarations_are_the_catalogues_in_order() {
+        for (tool, prepared) in TUTOR_TOOLS.iter().zip(prepared_declarations()) {
+            let json = serde_json::to_string(&tool.declaration()).unwrap();
+            assert_eq!(*prepared.declaration, tool.declaration());
+            assert_eq!(prepared.json_chars, json.chars().count());
+            assert_eq!(prepared.tokens, estimate_tokens(&json));
+        }
     }
 
     #[test]

@@ -12,6 +12,7 @@
 use crate::domain::declaration::FunctionDeclaration;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
+use std::borrow::Borrow;
 
 /// Where a body parameter goes.
 pub const BODY: &str = "PARAMETER_LOCATION_BODY";
@@ -106,13 +107,14 @@ pub fn selected_tool(declaration: &FunctionDeclaration, ultravox_builtin: bool) 
 }
 
 /// `selectedTools` for `declarations`; `builtin` says which are Ultravox's own.
-pub fn selected_tools(
-    declarations: &[FunctionDeclaration],
+pub fn selected_tools<D: Borrow<FunctionDeclaration>>(
+    declarations: &[D],
     builtin: impl Fn(&str) -> bool,
 ) -> Vec<Value> {
     declarations
         .iter()
-        .map(|d| selected_tool(d, builtin(&d.name)))
+        .map(Borrow::borrow)
+        .map(|d: &FunctionDeclaration| selected_tool(d, builtin(&d.name)))
         .collect()
 }
 

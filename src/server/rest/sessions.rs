@@ -167,8 +167,8 @@ async fn open(
             let lesson = crate::server::store::lessons::get_any(&state.db, lesson_id).await?;
             let tools = lesson_prompt(&lesson.draft)
                 .declarations
-                .into_iter()
-                .map(|d| d.name)
+                .iter()
+                .map(|d| d.name.clone())
                 .collect();
             let run = sessions::LessonRun {
                 lesson_id,
@@ -226,6 +226,7 @@ async fn tools(
             .declarations
             .into_iter()
             .filter(|d| available.contains(&d.name))
+            .map(std::sync::Arc::unwrap_or_clone)
             .collect();
         // A plugin's tools follow the lesson's.
         let lesson_names: Vec<String> = declarations.iter().map(|d| d.name.clone()).collect();
