@@ -27,9 +27,14 @@ impl Link {
         }
     }
 
-    /// The lower-case state name, as used in class names and `data-state`.
-    pub fn name(self) -> String {
-        format!("{self:?}").to_lowercase()
+    /// The lower-case state name, as used in class names and `data-state`
+    /// (spelled out: the release bundle is built without `Debug` text).
+    pub fn name(self) -> &'static str {
+        match self {
+            Link::Connecting => "connecting",
+            Link::Live => "live",
+            Link::Reconnecting => "reconnecting",
+        }
     }
 }
 
