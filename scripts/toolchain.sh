@@ -2,8 +2,8 @@
 # Installs what the build needs when it is missing (called by `make toolchain`,
 # so by `make run` and `make test`):
 #   - Debian's rustc-web, cargo-web and rust-web-src (a Rust whose std source
-#     lets us build std for wasm32-unknown-unknown) and lld-22 (the wasm
-#     linker);
+#     lets us build std for wasm32-unknown-unknown), lld-22 (the wasm
+#     linker) and brotli (the bundle is served precompressed);
 #   - wasm-bindgen-cli at the exact version in Cargo.lock, because the CLI and
 #     the wasm-bindgen library must match.
 # Environment: CARGO (default cargo), SUDO (default: sudo unless root).
@@ -15,7 +15,7 @@ CARGO=${CARGO:-cargo}
 . scripts/lib.sh
 read -ra cargo <<<"$CARGO"
 
-apt_packages=(rustc-web cargo-web rust-web-src lld-22)
+apt_packages=(rustc-web cargo-web rust-web-src lld-22 brotli)
 
 missing=()
 for p in "${apt_packages[@]}"; do

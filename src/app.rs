@@ -15,8 +15,9 @@ use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::components::{ParentRoute, Route, Router, Routes};
 use leptos_router::{path, SsrMode};
 
-/// The document around every page: stylesheet, favicon, hydration scripts.
-pub fn shell(options: LeptosOptions) -> impl IntoView {
+/// The document around every page: stylesheet (at `stylesheet`, the
+/// bundle's content-hashed name), favicon, hydration scripts.
+pub fn shell(options: LeptosOptions, stylesheet: String) -> impl IntoView {
     view! {
         <!DOCTYPE html>
         <html lang="en">
@@ -24,7 +25,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
                 <link rel="icon" type="image/svg+xml" href="/favicon.svg" />
-                <link rel="stylesheet" href="/pkg/switchboard.css" />
+                <link rel="stylesheet" href=stylesheet />
                 <HydrationScripts options />
                 <MetaTags />
             </head>

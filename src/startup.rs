@@ -171,16 +171,18 @@ pub fn app(state: AppState) -> Router {
     let page_state = state.clone();
     let fallback_state = state.clone();
     let shell_options = state.leptos_options.clone();
+    let stylesheet = state.assets.stylesheet("switchboard");
+    let fallback_stylesheet = stylesheet.clone();
     let pages = Router::new()
         .leptos_routes_with_context(
             &state,
             page_routes(),
             move || page_context(&page_state),
-            move || shell(shell_options.clone()),
+            move || shell(shell_options.clone(), stylesheet.clone()),
         )
         .fallback(file_and_error_handler_with_context::<AppState, _>(
             move || page_context(&fallback_state),
-            shell,
+            move |options| shell(options, fallback_stylesheet.clone()),
         ));
     let mcp = Arc::new(crate::server::agent::mcp::service(
         state.clone(),
@@ -191,6 +193,7 @@ pub fn app(state: AppState) -> Router {
         state.shutdown.clone(),
     ));
     let api = router::routes()
+        .merge(crate::server::assets::router(&state.config.site_root))
         .merge(crate::server::rest::mcp::router(mcp))
         .merge(crate::server::rest::mcp::workflow_router(workflow_mcp));
     router::with_middleware(api.merge(pages), state)

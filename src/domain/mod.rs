@@ -7,6 +7,7 @@
 
 pub mod agent_session;
 pub mod api_key;
+pub mod assets;
 pub mod bindings;
 pub mod bindings_file;
 pub mod catalogue;

@@ -5,6 +5,7 @@
 //! compiled into the browser bundle.
 
 pub mod agent;
+pub mod assets;
 pub mod auth;
 pub mod bindings;
 pub mod clock;

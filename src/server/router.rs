@@ -165,6 +165,8 @@ async fn security_headers(State(state): State<AppState>, mut req: Request, next:
         HeaderValue::from_static("same-origin"),
     );
     if is_page {
+        // Pages carry per-user data and a one-time nonce: never stored.
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
         // A page without a nonce (not a GET) may run no inline script.
         let nonce = nonce.map_or_else(|| "none".to_owned(), |n| n.to_string());
         if let Ok(policy) = HeaderValue::from_str(&state.config.page_security_policy(&nonce)) {

@@ -22,6 +22,8 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// What Leptos needs to render pages and find the browser bundle.
     pub leptos_options: LeptosOptions,
+    /// The browser bundle's content hashes (from the site's `hash.txt`).
+    pub assets: Arc<crate::domain::assets::AssetHashes>,
     /// Server push to session watchers.
     pub hub: Arc<Hub>,
     /// Open event streams per session and per user, for the caps.
@@ -50,16 +52,24 @@ impl AppState {
     /// Wires a state from its parts; the Leptos options are derived from the
     /// configuration so there is a single source for addresses and paths.
     pub fn new(db: SqlitePool, config: Config) -> Self {
+        let assets = crate::server::assets::hashes(&config.site_root);
         let leptos_options = LeptosOptions::builder()
             .output_name("switchboard")
             .site_root(config.site_root.clone())
             .site_pkg_dir("pkg")
             .site_addr(config.addr)
+            // A hashed bundle: the hydration scripts load the hashed names
+            // `hash.txt` lists (Leptos reads it on each page).
+            .hash_files(assets.complete())
+            .hash_file(Arc::<str>::from(
+                crate::server::assets::hash_file(&config.site_root).to_string_lossy(),
+            ))
             .build();
         Self {
             db,
             config: Arc::new(config),
             leptos_options,
+            assets: Arc::new(assets),
             hub: Arc::new(Hub::starting_at(event_id_base())),
             login_throttle: Arc::new(LoginThrottle::default()),
             streams: Arc::new(StreamCounter::default()),

@@ -2,6 +2,7 @@
 //! port with its own throwaway SQLite database and talks to it over HTTP.
 
 mod agents_ui;
+mod assets;
 mod auth;
 mod backends;
 mod bindings;
