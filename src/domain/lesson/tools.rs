@@ -8,7 +8,6 @@ use crate::domain::declaration::FunctionDeclaration;
 use crate::domain::lesson::optimise::estimate_tokens;
 use crate::domain::lesson::trigger::TriggerKind;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use std::sync::{Arc, OnceLock};
 
 /// Which group a tool belongs to in the panel.
@@ -127,90 +126,57 @@ impl TutorTool {
             .unwrap_or(usize::MAX)
     }
 
-    /// What the model is told about this tool.
+    /// What the model is told about this tool: its description and its
+    /// argument schema, read from [`DECLARATIONS`].
     pub fn declaration(&self) -> FunctionDeclaration {
-        let (description, parameters) = match self.id {
-            "mark_for_review" => (
-                "Record a mistake the student made so it can be reviewed later. Call silently; do not interrupt the conversation.",
-                json!({
-                    "type": "object",
-                    "properties": {
-                        "errorType": {"type": "string", "enum": ["grammar", "pronunciation", "vocabulary", "cultural"], "description": "Kind of mistake."},
-                        "studentSaid": {"type": "string", "description": "What the student said, verbatim."},
-                        "correctForm": {"type": "string", "description": "The correct way to say it."},
-                        "severity": {"type": "integer", "minimum": 1, "maximum": 10, "description": "1 = minor slip, 10 = blocks understanding."},
-                        "explanation": {"type": "string", "description": "Short reason, for the review lesson."}
-                    },
-                    "required": ["errorType", "studentSaid", "correctForm", "severity"]
-                }),
-            ),
-            "update_user_profile" => (
-                "Remember something the student revealed about themselves, to personalise later lessons.",
-                json!({
-                    "type": "object",
-                    "properties": {
-                        "category": {"type": "string", "enum": ["interest", "goal", "preference", "personal_detail", "learning_style"], "description": "What kind of fact this is."},
-                        "value": {"type": "string", "description": "The fact, in a few words."},
-                        "confidence": {"type": "number", "minimum": 0, "maximum": 1, "description": "How sure you are, 0-1."}
-                    },
-                    "required": ["category", "value"]
-                }),
-            ),
-            "show_session_summary" => (
-                "Show the student a summary of the session: what went well and what to practise next.",
-                json!({
-                    "type": "object",
-                    "properties": {
-                        "summary": {"type": "string", "description": "Two or three sentences on the session."},
-                        "strengths": {"type": "array", "items": {"type": "string"}, "description": "What the student did well."},
-                        "areasToImprove": {"type": "array", "items": {"type": "string"}, "description": "What to practise."},
-                        "nextSteps": {"type": "array", "items": {"type": "string"}, "description": "Suggested next activities."},
-                        "stars": {"type": "integer", "minimum": 1, "maximum": 5, "description": "How the session went overall, 1-5 stars."}
-                    },
-                    "required": ["summary", "strengths", "areasToImprove"]
-                }),
-            ),
-            "mark_task_complete" => (
-                "Mark one of the lesson objectives as completed by the student.",
-                json!({
-                    "type": "object",
-                    "properties": {
-                        "taskId": {"type": "string", "description": "The id of the completed task, as listed in the lesson objectives."},
-                        "evidence": {"type": "string", "description": "What the student said or did that completed it."}
-                    },
-                    "required": ["taskId"]
-                }),
-            ),
-            "mark_item_mastered" => (
-                "Mark a review item as mastered so it leaves the student's review queue.",
-                json!({
-                    "type": "object",
-                    "properties": {
-                        "itemId": {"type": "string", "description": "The id of the review item."},
-                        "confidence": {"type": "integer", "minimum": 1, "maximum": 5, "description": "How solidly it is mastered, 1-5."}
-                    },
-                    "required": ["itemId"]
-                }),
-            ),
-            _ => (
-                "Play the student's earlier recording of a review item so they can compare it with the correct form.",
-                json!({
-                    "type": "object",
-                    "properties": {
-                        "recordingId": {"type": "string", "description": "The id of the review item whose recording to play (an item listed with a recording)."},
-                        "reason": {"type": "string", "description": "Why it is being played, shown to the student."}
-                    },
-                    "required": ["recordingId"]
-                }),
-            ),
-        };
+        let (description, parameters) = DECLARATIONS
+            .iter()
+            .find(|(id, _, _)| *id == self.id)
+            .map_or(("", "{}"), |(_, description, schema)| (*description, *schema));
         FunctionDeclaration {
             name: self.id.to_owned(),
             description: description.to_owned(),
-            parameters,
+            // The schemas are constants checked by the tests below.
+            parameters: serde_json::from_str(parameters).unwrap_or_default(),
         }
     }
 }
+
+/// Each tutor tool's description and argument schema (JSON), as data: a
+/// schema written as text costs the browser bundle a string, where one
+/// built with `json!` cost a large function of its own.
+pub const DECLARATIONS: [(&str, &str, &str); 6] = [
+    (
+        "mark_for_review",
+        "Record a mistake the student made so it can be reviewed later. Call silently; do not interrupt the conversation.",
+        r#"{"type":"object","properties":{"errorType":{"type":"string","enum":["grammar","pronunciation","vocabulary","cultural"],"description":"Kind of mistake."},"studentSaid":{"type":"string","description":"What the student said, verbatim."},"correctForm":{"type":"string","description":"The correct way to say it."},"severity":{"type":"integer","minimum":1,"maximum":10,"description":"1 = minor slip, 10 = blocks understanding."},"explanation":{"type":"string","description":"Short reason, for the review lesson."}},"required":["errorType","studentSaid","correctForm","severity"]}"#,
+    ),
+    (
+        "update_user_profile",
+        "Remember something the student revealed about themselves, to personalise later lessons.",
+        r#"{"type":"object","properties":{"category":{"type":"string","enum":["interest","goal","preference","personal_detail","learning_style"],"description":"What kind of fact this is."},"value":{"type":"string","description":"The fact, in a few words."},"confidence":{"type":"number","minimum":0,"maximum":1,"description":"How sure you are, 0-1."}},"required":["category","value"]}"#,
+    ),
+    (
+        "show_session_summary",
+        "Show the student a summary of the session: what went well and what to practise next.",
+        r#"{"type":"object","properties":{"summary":{"type":"string","description":"Two or three sentences on the session."},"strengths":{"type":"array","items":{"type":"string"},"description":"What the student did well."},"areasToImprove":{"type":"array","items":{"type":"string"},"description":"What to practise."},"nextSteps":{"type":"array","items":{"type":"string"},"description":"Suggested next activities."},"stars":{"type":"integer","minimum":1,"maximum":5,"description":"How the session went overall, 1-5 stars."}},"required":["summary","strengths","areasToImprove"]}"#,
+    ),
+    (
+        "mark_task_complete",
+        "Mark one of the lesson objectives as completed by the student.",
+        r#"{"type":"object","properties":{"taskId":{"type":"string","description":"The id of the completed task, as listed in the lesson objectives."},"evidence":{"type":"string","description":"What the student said or did that completed it."}},"required":["taskId"]}"#,
+    ),
+    (
+        "mark_item_mastered",
+        "Mark a review item as mastered so it leaves the student's review queue.",
+        r#"{"type":"object","properties":{"itemId":{"type":"string","description":"The id of the review item."},"confidence":{"type":"integer","minimum":1,"maximum":5,"description":"How solidly it is mastered, 1-5."}},"required":["itemId"]}"#,
+    ),
+    (
+        "play_student_audio",
+        "Play the student's earlier recording of a review item so they can compare it with the correct form.",
+        r#"{"type":"object","properties":{"recordingId":{"type":"string","description":"The id of the review item whose recording to play (an item listed with a recording)."},"reason":{"type":"string","description":"Why it is being played, shown to the student."}},"required":["recordingId"]}"#,
+    ),
+];
 
 /// A tutor tool's declaration with what the prompt builder needs of it,
 /// made once per process: the catalogue is fixed, so building each
@@ -257,6 +223,7 @@ impl ToolCategory {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn the_catalogue_matches_the_specified_triggers() {
