@@ -43,7 +43,8 @@ function server(p: number, dir: string, env: Record<string, string> = {}) {
   };
 }
 
-const chromium = {
+/** How specs launch Chromium (a spec that needs its own browser uses it too). */
+export const chromium = {
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
   args: [
     '--no-sandbox',
