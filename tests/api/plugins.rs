@@ -651,3 +651,36 @@ async fn a_call_whose_agent_stops_waiting_is_still_closed() {
     assert_eq!(status, 409);
     plugin.abort();
 }
+
+#[tokio::test]
+async fn a_registration_that_is_not_json_or_of_the_wrong_shape_is_refused_naming_why() {
+    let app = spawn_app().await;
+    let key = app.api_key().await;
+    let s = open(&app, &key, "idv").await;
+    let url = app.url(&format!("/api/sessions/{}/register-tools", s.id));
+    let post = |content_type: &'static str, body: &'static str| {
+        app.client
+            .post(&url)
+            .bearer_auth(&s.token)
+            .header("content-type", content_type)
+            .body(body)
+            .send()
+    };
+    let res = post("text/plain", "{}").await.unwrap();
+    assert_eq!(res.status(), 400);
+    let res = post("application/json", "{\"pluginType\": ").await.unwrap();
+    assert_eq!(res.status(), 400);
+    let res = post(
+        "application/json; charset=utf-8",
+        r#"{"pluginType": "codap", "pluginVersion": "1", "availableTools": [{"name": 7}]}"#,
+    )
+    .await
+    .unwrap();
+    assert_eq!(res.status(), 422);
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["Invalid"]["field"], "availableTools[0].name", "{body}");
+    // Nothing was registered by any of them.
+    let (status, metadata, _) = send(&app, &s, reqwest::Method::GET, "metadata", None).await;
+    assert_eq!(status, 200);
+    assert_eq!(metadata["toolCount"], 0, "{metadata}");
+}

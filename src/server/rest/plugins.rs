@@ -12,7 +12,7 @@ use crate::error::ApiError;
 use crate::server::agent::plugins::{self, Change, API_VERSION};
 use crate::server::agent::sessions;
 use crate::server::rest::sessions::{event_stream, stream_token, token, SessionQuery};
-use crate::server::rest::{json_body, path_id};
+use crate::server::rest::{fast_json_body, json_body, path_id, FastJson};
 use crate::server::store::agent_sessions::SessionRow;
 use crate::server::{AppState, ServerError};
 use axum::extract::rejection::JsonRejection;
@@ -90,7 +90,7 @@ async fn register(
     State(state): State<AppState>,
     Path(id): Path<String>,
     headers: HeaderMap,
-    body: Result<Json<Registration>, JsonRejection>,
+    body: Result<FastJson<Registration>, JsonRejection>,
 ) -> Response {
     apply(
         &state,
@@ -108,7 +108,7 @@ pub async fn patch_tools(
     State(state): State<AppState>,
     Path(id): Path<String>,
     headers: HeaderMap,
-    body: Result<Json<Patch>, JsonRejection>,
+    body: Result<FastJson<Patch>, JsonRejection>,
 ) -> Response {
     apply(&state, &id, &headers, body, StatusCode::OK, Change::Patch).await
 }
@@ -118,7 +118,7 @@ async fn apply<T>(
     state: &AppState,
     id: &str,
     headers: &HeaderMap,
-    body: Result<Json<T>, JsonRejection>,
+    body: Result<FastJson<T>, JsonRejection>,
     status: StatusCode,
     change: fn(T) -> Change,
 ) -> Response {
@@ -126,7 +126,7 @@ async fn apply<T>(
         Ok(row) => row,
         Err(response) => return response,
     };
-    let body = match json_body(body, REGISTRATION_MAX_BYTES) {
+    let body = match fast_json_body(body, REGISTRATION_MAX_BYTES) {
         Ok(body) => body,
         Err(e) => return e.into_response(),
     };
