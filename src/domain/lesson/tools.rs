@@ -132,7 +132,9 @@ impl TutorTool {
         let (description, parameters) = DECLARATIONS
             .iter()
             .find(|(id, _, _)| *id == self.id)
-            .map_or(("", "{}"), |(_, description, schema)| (*description, *schema));
+            .map_or(("", "{}"), |(_, description, schema)| {
+                (*description, *schema)
+            });
         FunctionDeclaration {
             name: self.id.to_owned(),
             description: description.to_owned(),
