@@ -128,7 +128,19 @@ function declaration(id) {
   }
 }
 
-const estimateTokens = (text) => Math.ceil([...text].length / 4);
+// Characters as Rust's chars().count() counts them (code points), without
+// allocating: UTF-16 units minus the low halves of surrogate pairs. (A
+// spread into an array, [...text], would make the peer several times slower
+// than the seed's builder and flatter the comparison.)
+const codePoints = (text) => {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xdc00 && c <= 0xdfff) n--;
+  }
+  return n;
+};
+const estimateTokens = (text) => Math.ceil(codePoints(text) / 4);
 const minutesPhrase = (m) => (m === 1 ? "1 minute" : `${m} minutes`);
 
 function triggerInstruction(condition) {
@@ -230,7 +242,8 @@ function build(input) {
   const assembled = sections.join("\n\n");
   const systemPrompt = normalise(assembled);
   const declarations = enabled.map((t) => declaration(t.toolId));
-  const declarationTokens = declarations.map((d) => estimateTokens(JSON.stringify(d)));
+  const declarationJson = declarations.map((d) => JSON.stringify(d));
+  const declarationTokens = declarationJson.map(estimateTokens);
   const toolCosts = enabled.map((t, i) => {
     const instruction = estimateTokens(lines[i]);
     return {
@@ -240,7 +253,7 @@ function build(input) {
       totalTokens: declarationTokens[i] + instruction,
     };
   });
-  const tokenText = [systemPrompt, ...declarations.map((d) => JSON.stringify(d))].join("\n");
+  const tokenText = [systemPrompt, ...declarationJson].join("\n");
   const originalTokens = estimateTokens(assembled);
   const optimisedTokens = estimateTokens(systemPrompt);
   const saved = Math.max(0, originalTokens - optimisedTokens);
@@ -249,8 +262,8 @@ function build(input) {
     declarations,
     estimatedTokens: estimateTokens(tokenText),
     stats: {
-      originalChars: [...assembled].length,
-      optimisedChars: [...systemPrompt].length,
+      originalChars: codePoints(assembled),
+      optimisedChars: codePoints(systemPrompt),
       originalTokens,
       optimisedTokens,
       savedTokens: saved,

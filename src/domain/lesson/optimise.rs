@@ -44,8 +44,14 @@ pub struct OptimisationStats {
 impl OptimisationStats {
     /// Compares an original text with its optimised form.
     pub fn compare(original: &str, optimised: &str) -> Self {
-        let original_tokens = estimate_tokens(original);
-        let optimised_tokens = estimate_tokens(optimised);
+        Self::from_chars(original.chars().count(), optimised.chars().count())
+    }
+
+    /// The same from the two texts' character counts, for a caller that
+    /// has counted them already (each count is a pass over the text).
+    pub fn from_chars(original_chars: usize, optimised_chars: usize) -> Self {
+        let original_tokens = original_chars.div_ceil(4);
+        let optimised_tokens = optimised_chars.div_ceil(4);
         let saved_tokens = original_tokens.saturating_sub(optimised_tokens);
         let saved_percent = if original_tokens == 0 {
             0.0
@@ -53,8 +59,8 @@ impl OptimisationStats {
             (saved_tokens as f64 * 1000.0 / original_tokens as f64).round() / 10.0
         };
         Self {
-            original_chars: original.chars().count(),
-            optimised_chars: optimised.chars().count(),
+            original_chars,
+            optimised_chars,
             original_tokens,
             optimised_tokens,
             saved_tokens,

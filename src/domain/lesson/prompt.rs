@@ -332,11 +332,17 @@ pub fn build(input: &PromptInput) -> BuiltPrompt {
     };
     // The token text is the prompt, then a line break and each
     // declaration's JSON: its characters are summed, not assembled.
-    let token_chars = system_prompt.chars().count()
-        + enabled.iter().map(|(_, p)| 1 + p.json_chars).sum::<usize>();
+    // Each text's characters are counted once, for every figure.
+    let prompt_chars = system_prompt.chars().count();
+    let assembled_chars = if input.optimise.is_some() {
+        assembled.chars().count()
+    } else {
+        prompt_chars
+    };
+    let token_chars = prompt_chars + enabled.iter().map(|(_, p)| 1 + p.json_chars).sum::<usize>();
     BuiltPrompt {
         estimated_tokens: token_chars.div_ceil(4),
-        stats: OptimisationStats::compare(&assembled, &system_prompt),
+        stats: OptimisationStats::from_chars(assembled_chars, prompt_chars),
         declarations: enabled.iter().map(|(_, p)| p.declaration.clone()).collect(),
         system_prompt,
         tool_costs,
