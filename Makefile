@@ -28,7 +28,7 @@ E2E := end2end
 PORT ?= 3000
 
 .PHONY: help run test toolchain e2e-deps client-debug client-release server-debug server-release \
-        site-debug site-release lint unit e2e fmt bench bench-sessions bench-matrix soak demo demo-vibe demo-chat bench-vibes bench-plugins bench-chat clean-data
+        site-debug site-release lint unit e2e fmt bench bench-sessions bench-matrix bench-first-load soak demo demo-vibe demo-chat bench-vibes bench-plugins bench-chat clean-data
 
 help:
 	@echo "make run   - build (release) and serve Switchboard at http://127.0.0.1:$(PORT) with demo data"
@@ -48,6 +48,14 @@ e2e-deps:
 # ---------------------------------------------------------------- builds
 CLIENT_ENV := RUSTC_BOOTSTRAP=1 RUSTC=$(DEB_RUSTC) CARGO_TARGET_DIR=$(FRONT_TARGET)
 CLIENT_ARGS := build --lib --target wasm32-unknown-unknown --no-default-features --features hydrate -Zbuild-std=std,panic_abort
+# The release bundle's size levers (docs/building.md has each one's bytes):
+# no panic machinery (a panic aborts at once), no source locations or Debug
+# text in the binary, and std built for size. Setting RUSTFLAGS replaces
+# .cargo/config.toml's list, so its type-erased views (erase_components,
+# which server and bundle must share) are repeated here. RUSTFLAGS reach only
+# the wasm target's crates, not build scripts or proc-macros.
+CLIENT_RELEASE_RUSTFLAGS := --cfg erase_components -Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none -Zfmt-debug=none
+CLIENT_RELEASE_ARGS := -Zbuild-std-features=optimize_for_size
 
 BUNDLE := NAME='$(NAME)' E2E='$(E2E)' scripts/bundle.sh
 
@@ -56,7 +64,7 @@ client-debug: toolchain
 	$(BUNDLE) $(FRONT_TARGET)/wasm32-unknown-unknown/debug/$(NAME).wasm $(TARGET)/site-debug
 
 client-release: toolchain e2e-deps
-	$(CLIENT_ENV) $(DEB_CARGO) $(CLIENT_ARGS) --profile wasm-release
+	$(CLIENT_ENV) RUSTFLAGS='$(CLIENT_RELEASE_RUSTFLAGS)' $(DEB_CARGO) $(CLIENT_ARGS) $(CLIENT_RELEASE_ARGS) --profile wasm-release
 	$(BUNDLE) $(FRONT_TARGET)/wasm32-unknown-unknown/wasm-release/$(NAME).wasm $(TARGET)/site-release opt
 
 # wasm-bindgen glue (pkg/NAME.js + pkg/NAME_bg.wasm, the names Leptos'
@@ -118,7 +126,8 @@ demo-chat: client-release
 bench:
 	$(CARGO) bench --features ssr --bench prompt --bench bindings
 
-# Tool-call round trip and SSE fan-out (1,000 and 10,000 subscribers).
+# Tool-call round trip and SSE fan-out (1,000 and 10,000 subscribers), each
+# fan-out also through the plain Node relay in benches/peers/, side by side.
 bench-sessions:
 	ulimit -n $$(ulimit -Hn) && $(CARGO) bench --features ssr --bench sessions
 
@@ -145,6 +154,11 @@ soak:
 # Click latency of the bindings matrix at 30 x 100, in Chromium (release build).
 bench-matrix: client-release server-release
 	cd $(E2E) && SWITCHBOARD_BIN=$(TARGET)/release/$(NAME) SITE_ROOT=$(TARGET)/site-release node bench/matrix.mjs
+
+# First and second visit to a lesson editor: bytes over the wire per file,
+# bundle sizes (raw / gzip / brotli), time to hydration.
+bench-first-load: client-release server-release
+	cd $(E2E) && SWITCHBOARD_BIN=$(TARGET)/release/$(NAME) SITE_ROOT=$(TARGET)/site-release node bench/first_load.mjs
 
 fmt:
 	$(CARGO) fmt --all
