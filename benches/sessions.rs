@@ -6,7 +6,11 @@
 //! - SSE fan-out: N subscribers on one session, one `workflow_update`; time
 //!   from the tool call until each subscriber has the event (p50, p99, last),
 //!   the server's CPU time for it, and the server's resident memory with
-//!   them connected.
+//!   them connected;
+//! - the same fan-out through a plain `node:http` SSE relay
+//!   (`benches/peers/sse_relay.mjs`), run right after under the same probe
+//!   with the exact frame Switchboard sent, and the two side by side
+//!   (Switchboard / Node ratios).
 //!
 //! "Has the event" is measured twice. *Arrived* is the kernel's receive
 //! timestamp of the bytes on the subscriber's socket (`SO_TIMESTAMPNS`):
@@ -132,11 +136,11 @@ async fn round_trip(client: &reqwest::Client, base: &str, key: &str) {
     );
 }
 
-/// Connects and reads until the snapshot arrived; returns the stream.
-async fn subscriber(base: String, id: String, token: String) -> TcpStream {
+/// Connects, sends `request` and reads until the snapshot arrived; returns
+/// the stream.
+async fn subscriber(base: String, request: String) -> TcpStream {
     let mut stream = TcpStream::connect(&base).await.unwrap();
     timestamp_arrivals(&stream);
-    let request = format!("GET /api/sessions/{id}/events?token={token} HTTP/1.1\r\nHost: {base}\r\nAccept: text/event-stream\r\n\r\n");
     stream.write_all(request.as_bytes()).await.unwrap();
     let mut seen = Vec::new();
     let mut buf = [0u8; 4096];
@@ -172,21 +176,59 @@ impl Watchers {
     }
 }
 
-async fn fan_out(
-    client: &reqwest::Client,
-    base: &str,
-    key: &str,
-    server: u32,
+/// A server the probe fans out through: Switchboard, or the Node relay.
+struct Target {
+    /// Its name in the report.
+    name: &'static str,
+    /// `host:port`.
+    base: String,
+    /// Its process, for CPU time and memory.
+    pid: u32,
+    /// The HTTP request that subscribes (sent as it is by every subscriber).
+    request: String,
+}
+
+/// What one fan-out measured.
+struct FanOut {
+    arrived: Vec<Duration>,
+    read: Vec<Duration>,
+    cpu: Duration,
+    rss_connected_kib: u64,
+    rss_added_kib: u64,
+    /// The event's SSE frame as the subscribers got it.
+    frame: Vec<u8>,
+}
+
+impl FanOut {
+    fn p99(&self) -> Duration {
+        percentile(&self.arrived, 0.99)
+    }
+}
+
+/// The SSE frame (`id: …` to its blank line) that carries `marker`.
+fn frame_with(seen: &[u8], marker: &str) -> Vec<u8> {
+    let text = String::from_utf8_lossy(seen);
+    let at = text.find(marker).expect("marker in the stream");
+    let start = text[..at].rfind("id: ").expect("the frame's id line");
+    let end = at + text[at..].find("\n\n").expect("the frame's end") + 2;
+    text[start..end].as_bytes().to_vec()
+}
+
+/// Connects `subscribers` to `target`, calls `trigger` once they all wait,
+/// and times when each has the frame carrying `marker`.
+async fn fan_out<F: std::future::Future<Output = ()>>(
+    target: &Target,
     subscribers: usize,
     watchers: &Watchers,
-) {
+    marker: &'static str,
+    trigger: impl FnOnce() -> F,
+) -> FanOut {
     let on = watchers.runtime.handle();
-    let (id, token) = open(client, base, key, "idv").await.unwrap();
-    let rss_before = rss_kib(server);
+    let rss_before = rss_kib(target.pid);
     let mut connecting = tokio::task::JoinSet::new();
     let mut streams: Vec<TcpStream> = Vec::with_capacity(subscribers);
     for _ in 0..subscribers {
-        connecting.spawn_on(subscriber(base.to_owned(), id.clone(), token.clone()), on);
+        connecting.spawn_on(subscriber(target.base.clone(), target.request.clone()), on);
         // Keep the accept queue from overflowing on a 2-core machine.
         if connecting.len() >= 256 {
             streams.push(connecting.join_next().await.unwrap().unwrap());
@@ -195,12 +237,15 @@ async fn fan_out(
     while let Some(stream) = connecting.join_next().await {
         streams.push(stream.unwrap());
     }
-    let rss_connected = rss_kib(server);
-    if let Some(hold) = std::env::var("BENCH_HOLD")
+    let rss_connected = rss_kib(target.pid);
+    let hold = std::env::var("BENCH_HOLD")
         .ok()
-        .and_then(|s| s.parse().ok())
-    {
-        println!("holding {subscribers} subscribers for {hold} s (pid {server})");
+        .and_then(|s| s.parse::<u64>().ok());
+    if let Some(hold) = hold {
+        println!(
+            "holding {subscribers} subscribers of {} for {hold} s (pid {})",
+            target.name, target.pid
+        );
         tokio::time::sleep(Duration::from_secs(hold)).await;
     }
 
@@ -214,9 +259,9 @@ async fn fan_out(
                     let (n, arrived) = read_timestamped(&stream, &mut buf).await.unwrap();
                     assert!(n > 0, "stream closed before the update");
                     seen.extend_from_slice(&buf[..n]);
-                    if String::from_utf8_lossy(&seen).contains("\"workflow_update\"") {
+                    if String::from_utf8_lossy(&seen).contains(marker) {
                         let read = SystemTime::now();
-                        return (arrived.unwrap_or(read), read, stream);
+                        return (arrived.unwrap_or(read), read, stream, seen);
                     }
                 }
             },
@@ -226,38 +271,33 @@ async fn fan_out(
     // Let every reader park on its socket first, so the clock measures
     // the server's fan-out, not this process starting 10,000 tasks.
     tokio::time::sleep(Duration::from_millis(200 + subscribers as u64 / 10)).await;
-    let cpu_before = cpu_time(server);
+    let cpu_before = cpu_time(target.pid);
     let started = SystemTime::now();
-    let res = client
-        .post(format!("http://{base}/api/sessions/{id}/tool-calls"))
-        .bearer_auth(&token)
-        .json(&serde_json::json!({"name": "perform_idv_check", "arguments": {"accountNumber": "12345678", "sortCode": "12-34-56", "dateOfBirth": "1985-04-12"}}))
-        .send()
-        .await
-        .unwrap();
-    assert!(res.status().is_success());
+    trigger().await;
     let mut arrived = Vec::with_capacity(subscribers);
     let mut read = Vec::with_capacity(subscribers);
     let mut open = Vec::with_capacity(subscribers);
+    let mut frame = Vec::new();
     while let Some(done) = waiting.join_next().await {
-        let (at, got, stream) = done.unwrap();
+        let (at, got, stream, seen) = done.unwrap();
         arrived.push(at.duration_since(started).unwrap_or_default());
         read.push(got.duration_since(started).unwrap_or_default());
         open.push(stream);
+        if frame.is_empty() {
+            frame = frame_with(&seen, marker);
+        }
     }
-    let cpu = cpu_time(server).saturating_sub(cpu_before);
+    let cpu = cpu_time(target.pid).saturating_sub(cpu_before);
     // Closing 10,000 sockets is not part of the fan-out (nor of a profile).
-    if let Some(hold) = std::env::var("BENCH_HOLD")
-        .ok()
-        .and_then(|s| s.parse().ok())
-    {
+    if let Some(hold) = hold {
         tokio::time::sleep(Duration::from_secs(hold)).await;
     }
     drop(open);
     arrived.sort();
     read.sort();
     println!(
-        "SSE fan-out to {subscribers} subscribers at nice {} ({} received it): arrived p50 {:.1?}, p99 {:.1?}, last {:.1?}; read p50 {:.1?}, p99 {:.1?}; server CPU {:?}; server RSS {} MiB connected (+{} MiB)",
+        "SSE fan-out, {} to {subscribers} subscribers at nice {} ({} received it): arrived p50 {:.1?}, p99 {:.1?}, last {:.1?}; read p50 {:.1?}, p99 {:.1?}; server CPU {:?}; server RSS {} MiB connected (+{} MiB)",
+        target.name,
         watchers.nice,
         arrived.len(),
         percentile(&arrived, 0.5),
@@ -268,6 +308,140 @@ async fn fan_out(
         cpu,
         rss_connected / 1024,
         rss_connected.saturating_sub(rss_before) / 1024
+    );
+    FanOut {
+        arrived,
+        read,
+        cpu,
+        rss_connected_kib: rss_connected,
+        rss_added_kib: rss_connected.saturating_sub(rss_before),
+        frame,
+    }
+}
+
+/// Fans one `workflow_update` out through Switchboard: a session opened
+/// for the round, its subscribers on `/api/sessions/{id}/events`, the event
+/// caused by an allowed tool call.
+async fn switchboard_fan_out(
+    client: &reqwest::Client,
+    base: &str,
+    key: &str,
+    pid: u32,
+    subscribers: usize,
+    watchers: &Watchers,
+) -> FanOut {
+    let (id, token) = open(client, base, key, "idv").await.unwrap();
+    let target = Target {
+        name: "Switchboard",
+        base: base.to_owned(),
+        pid,
+        request: format!("GET /api/sessions/{id}/events?token={token} HTTP/1.1\r\nHost: {base}\r\nAccept: text/event-stream\r\n\r\n"),
+    };
+    fan_out(&target, subscribers, watchers, "\"workflow_update\"", || async {
+        let res = client
+            .post(format!("http://{base}/api/sessions/{id}/tool-calls"))
+            .bearer_auth(&token)
+            .json(&serde_json::json!({"name": "perform_idv_check", "arguments": {"accountNumber": "12345678", "sortCode": "12-34-56", "dateOfBirth": "1985-04-12"}}))
+            .send()
+            .await
+            .unwrap();
+        assert!(res.status().is_success());
+    })
+    .await
+}
+
+/// The Node relay (`benches/peers/sse_relay.mjs`) as its own process.
+struct NodeRelay {
+    child: std::process::Child,
+    base: String,
+}
+
+impl NodeRelay {
+    /// Starts it; `None` (and why, printed) if Node cannot run here.
+    fn start() -> Option<Self> {
+        use std::io::BufRead;
+        let script =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/peers/sse_relay.mjs");
+        let mut child = match std::process::Command::new("node")
+            .arg(script)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+        {
+            Ok(child) => child,
+            Err(e) => {
+                println!("Node relay not run ({e})");
+                return None;
+            }
+        };
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let ready: serde_json::Value = serde_json::from_str(&line).expect("the relay's port");
+        Some(Self {
+            base: format!("127.0.0.1:{}", ready["port"]),
+            child,
+        })
+    }
+}
+
+impl Drop for NodeRelay {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Fans `frame` (Switchboard's own bytes for the event) out through the Node
+/// relay under the same probe.
+async fn node_fan_out(
+    client: &reqwest::Client,
+    relay: &NodeRelay,
+    frame: Vec<u8>,
+    subscribers: usize,
+    watchers: &Watchers,
+) -> FanOut {
+    let base = &relay.base;
+    let target = Target {
+        name: "Node relay",
+        base: base.clone(),
+        pid: relay.child.id(),
+        request: format!(
+            "GET /events HTTP/1.1\r\nHost: {base}\r\nAccept: text/event-stream\r\n\r\n"
+        ),
+    };
+    fan_out(
+        &target,
+        subscribers,
+        watchers,
+        "\"workflow_update\"",
+        || async {
+            let res = client
+                .post(format!("http://{base}/publish"))
+                .body(frame)
+                .send()
+                .await
+                .unwrap();
+            assert!(res.status().is_success());
+        },
+    )
+    .await
+}
+
+/// Switchboard's figures over the Node relay's, measured one after the
+/// other in this run (the target: p99 ≤ 0.5×, RSS ≤ 1×).
+fn compare(subscribers: usize, nice: i32, ours: &FanOut, node: &FanOut) {
+    let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64().max(1e-9);
+    println!(
+        "  {subscribers} at nice {nice}, Switchboard / Node: arrived p50 {:.2}x, p99 {:.2}x; read p99 {:.2}x; CPU {:.2}x; RSS connected {:.2}x ({} / {} MiB), added {:.2}x",
+        ratio(percentile(&ours.arrived, 0.5), percentile(&node.arrived, 0.5)),
+        ratio(ours.p99(), node.p99()),
+        ratio(percentile(&ours.read, 0.99), percentile(&node.read, 0.99)),
+        ratio(ours.cpu, node.cpu),
+        ours.rss_connected_kib as f64 / node.rss_connected_kib.max(1) as f64,
+        ours.rss_connected_kib / 1024,
+        node.rss_connected_kib / 1024,
+        ours.rss_added_kib as f64 / node.rss_added_kib.max(1) as f64,
     );
 }
 
@@ -291,9 +465,17 @@ fn main() {
         let (base, key, mut child, _dir) = spawn().await;
         let client = reqwest::Client::new();
         round_trip(&client, &base, &key).await;
+        let relay = NodeRelay::start();
         for n in counts.split(',').filter_map(|n| n.trim().parse().ok()) {
             for watchers in &levels {
-                fan_out(&client, &base, &key, child.id(), n, watchers).await;
+                let ours = switchboard_fan_out(&client, &base, &key, child.id(), n, watchers).await;
+                if let Some(relay) = &relay {
+                    // Let the server finish closing the last round's sockets.
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    let frame = ours.frame.clone();
+                    let node = node_fan_out(&client, relay, frame, n, watchers).await;
+                    compare(n, watchers.nice, &ours, &node);
+                }
             }
         }
         let _ = child.kill();
