@@ -1,8 +1,10 @@
 //! The browser bundle as a browser gets it: hashed names in the page,
 //! precompressed bodies chosen from `Accept-Encoding`, a year's immutable
-//! caching for hashed files, and pages that are never stored.
+//! caching for hashed files, pages that are never stored, and pages and
+//! JSON compressed as they are sent, event streams never.
 
-use crate::helpers::spawn_app_with;
+use crate::helpers::{spawn_app, spawn_app_with};
+use crate::sessions::open;
 
 const WASM: &[u8] = b"\0asm\x01\0\0\0 the module";
 const HASH: &str = "0a1b2c3d4e5f6071";
@@ -113,4 +115,69 @@ async fn unhashed_and_missing_bundle_files_are_not_cached_for_good() {
         assert_eq!(res.status(), 404, "{missing}");
         assert!(res.headers().get("cache-control").is_none(), "{missing}");
     }
+}
+
+#[tokio::test]
+async fn pages_and_json_are_compressed_when_asked_and_event_streams_never() {
+    let app = spawn_app().await;
+    let get = |path: String, accept: &'static str| {
+        let req = app.client.get(app.url(&path));
+        async move { req.header("accept-encoding", accept).send().await.unwrap() }
+    };
+    let encoding = |res: &reqwest::Response| {
+        res.headers()
+            .get("content-encoding")
+            .map(|v| v.to_str().unwrap().to_owned())
+    };
+
+    // A page: brotli or gzip as asked, and as it is for a client that
+    // asks for neither.
+    let plain = get("/login".into(), "identity").await;
+    assert_eq!(encoding(&plain), None);
+    let plain = plain.bytes().await.unwrap();
+    assert!(plain.starts_with(b"<!DOCTYPE html>"));
+    for accept in ["br", "gzip"] {
+        let res = get("/login".into(), accept).await;
+        assert_eq!(res.status(), 200);
+        assert_eq!(encoding(&res).as_deref(), Some(accept));
+        assert!(res.headers()["vary"]
+            .to_str()
+            .unwrap()
+            .to_ascii_lowercase()
+            .contains("accept-encoding"));
+        let body = res.bytes().await.unwrap();
+        assert!(
+            body.len() * 2 < plain.len(),
+            "{accept}: {} of {}",
+            body.len(),
+            plain.len()
+        );
+        if accept == "gzip" {
+            assert_eq!(&body[..2], b"\x1f\x8b");
+        }
+    }
+
+    // JSON from the API, for a backend that accepts gzip.
+    let key = app.api_key().await;
+    let s = open(&app, &key, "idv").await;
+    let res = app
+        .client
+        .get(app.url(&format!("/api/sessions/{}/tools?format=openai", s.id)))
+        .bearer_auth(&s.token)
+        .header("accept-encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(encoding(&res).as_deref(), Some("gzip"));
+
+    // The event stream is never compressed: each event must leave at once.
+    let res = get(
+        format!("/api/sessions/{}/events?token={}", s.id, s.token),
+        "br, gzip",
+    )
+    .await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["content-type"], "text/event-stream");
+    assert_eq!(encoding(&res), None);
 }
