@@ -12,48 +12,12 @@
 // time from navigation start to hydration (`body[data-hydrated]`).
 // Run with `make bench-first-load`; SWITCHBOARD_BIN and SITE_ROOT choose
 // the build.
-import { chromium } from '@playwright/test';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { PASSWORDS, start } from './server.mjs';
 
-const BIN = process.env.SWITCHBOARD_BIN;
-const SITE = process.env.SITE_ROOT;
-const PORT = Number(process.env.BENCH_PORT ?? 3191);
-const BASE = `http://127.0.0.1:${PORT}`;
-const TEACHER = ['teacher@example.com', 'teacher-bench-pass'];
-
-if (!BIN || !SITE) {
-  console.error('set SWITCHBOARD_BIN and SITE_ROOT');
-  process.exit(2);
-}
-
-const dir = mkdtempSync(join(tmpdir(), 'switchboard-first-load-'));
-const server = spawn(BIN, [], {
-  env: {
-    ...process.env,
-    DATABASE_URL: `sqlite://${dir}/bench.db`,
-    SITE_ROOT: SITE,
-    PORT: String(PORT),
-    RUST_LOG: 'error',
-    SWITCHBOARD_TEACHER_PASSWORD: TEACHER[1],
-    SWITCHBOARD_ADMIN_PASSWORD: 'admin-bench-pass',
-  },
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
-
-async function waitForServer() {
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(`${BASE}/healthz`)).ok) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('server did not start');
-}
+const { base: BASE, site: SITE, browser, stop } = await start('first-load', 3191);
+const TEACHER = ['teacher@example.com', PASSWORDS.teacher];
 
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
 
@@ -84,13 +48,7 @@ async function visit(page, url) {
   return { rows, hydrated };
 }
 
-let browser;
 try {
-  await waitForServer();
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
   // Sign in (not counted) and find a lesson.
   const login = await browser.newContext();
   const res = await login.request.post(`${BASE}/rpc/login`, {
@@ -133,7 +91,5 @@ try {
   console.log(`second visit: ${kb(again)} over the wire in ${second.rows.length} responses, hydrated after ${second.hydrated} ms; wasm: ${wasm.map((r) => `${r.wire} bytes${r.cached ? ' (cache)' : ''}`).join(', ') || 'not requested'}`);
   for (const r of second.rows) console.log(`  ${kb(r.wire).padStart(10)}  ${r.url}${r.cached ? ' (cache)' : ''}`);
 } finally {
-  await browser?.close();
-  server.kill();
-  rmSync(dir, { recursive: true, force: true });
+  await stop();
 }

@@ -8,62 +8,18 @@
 //   update - click until the DOM shows it (cell marked changed, "+N / −M"),
 //   frame  - click until the next frame after that update has run.
 // Run with `make bench-matrix`; SWITCHBOARD_BIN and SITE_ROOT choose the build.
-import { chromium } from '@playwright/test';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { PASSWORDS, start } from './server.mjs';
 
-const BIN = process.env.SWITCHBOARD_BIN;
-const SITE = process.env.SITE_ROOT;
-const PORT = Number(process.env.BENCH_PORT ?? 3190);
-const BASE = `http://127.0.0.1:${PORT}`;
-const ADMIN = ['admin@example.com', 'admin-bench-pass'];
+const { base: BASE, browser, stop } = await start('matrix', 3190);
+const ADMIN = ['admin@example.com', PASSWORDS.admin];
 const TOOLS = 100;
 const WORKFLOWS = 30;
 const CLICKS = 60;
 
-if (!BIN || !SITE) {
-  console.error('set SWITCHBOARD_BIN and SITE_ROOT');
-  process.exit(2);
-}
-
-const dir = mkdtempSync(join(tmpdir(), 'switchboard-matrix-'));
-const server = spawn(BIN, [], {
-  env: {
-    ...process.env,
-    DATABASE_URL: `sqlite://${dir}/bench.db`,
-    SITE_ROOT: SITE,
-    PORT: String(PORT),
-    RUST_LOG: 'error',
-    SWITCHBOARD_TEACHER_PASSWORD: 'teacher-bench-pass',
-    SWITCHBOARD_ADMIN_PASSWORD: ADMIN[1],
-  },
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
-
 const percentile = (sorted, p) => sorted[Math.round((sorted.length - 1) * p)];
 const fmt = (ms) => `${ms.toFixed(1)} ms`;
 
-async function waitForServer() {
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(`${BASE}/healthz`)).ok) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('server did not start');
-}
-
-let browser;
 try {
-  await waitForServer();
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   await page.goto(`${BASE}/login`);
   await page.waitForSelector('body[data-hydrated="true"]');
@@ -170,7 +126,5 @@ try {
       `next frame median ${fmt(percentile(frame, 0.5))}, p95 ${fmt(percentile(frame, 0.95))}`,
   );
 } finally {
-  await browser?.close();
-  server.kill();
-  rmSync(dir, { recursive: true, force: true });
+  await stop();
 }
