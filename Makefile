@@ -50,12 +50,11 @@ CLIENT_ENV := RUSTC_BOOTSTRAP=1 RUSTC=$(DEB_RUSTC) CARGO_TARGET_DIR=$(FRONT_TARG
 CLIENT_ARGS := build --lib --target wasm32-unknown-unknown --no-default-features --features hydrate -Zbuild-std=std,panic_abort
 # The release bundle's size levers (docs/building.md has each one's bytes):
 # no panic machinery (a panic aborts at once), no source locations or Debug
-# text in the binary, and std built for size. Setting RUSTFLAGS replaces
-# .cargo/config.toml's list, so its type-erased views (erase_components,
-# which server and bundle must share) are repeated here. RUSTFLAGS reach only
-# the wasm target's crates, not build scripts or proc-macros.
-CLIENT_RELEASE_RUSTFLAGS := --cfg erase_components -Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none -Zfmt-debug=none
-CLIENT_RELEASE_ARGS := -Zbuild-std-features=optimize_for_size
+# text in the binary, and std built for size. Passed with --config, whose
+# arrays cargo appends to .cargo/config.toml's, so the type-erased views set
+# there (which server and bundle must share) stay in that one place.
+CLIENT_RELEASE_RUSTFLAGS := "-Zunstable-options", "-Cpanic=immediate-abort", "-Zlocation-detail=none", "-Zfmt-debug=none"
+CLIENT_RELEASE_ARGS := -Zbuild-std-features=optimize_for_size --config 'build.rustflags = [$(CLIENT_RELEASE_RUSTFLAGS)]'
 
 BUNDLE := NAME='$(NAME)' E2E='$(E2E)' scripts/bundle.sh
 
@@ -64,7 +63,7 @@ client-debug: toolchain
 	$(BUNDLE) $(FRONT_TARGET)/wasm32-unknown-unknown/debug/$(NAME).wasm $(TARGET)/site-debug
 
 client-release: toolchain e2e-deps
-	$(CLIENT_ENV) RUSTFLAGS='$(CLIENT_RELEASE_RUSTFLAGS)' $(DEB_CARGO) $(CLIENT_ARGS) $(CLIENT_RELEASE_ARGS) --profile wasm-release
+	$(CLIENT_ENV) $(DEB_CARGO) $(CLIENT_ARGS) $(CLIENT_RELEASE_ARGS) --profile wasm-release
 	$(BUNDLE) $(FRONT_TARGET)/wasm32-unknown-unknown/wasm-release/$(NAME).wasm $(TARGET)/site-release opt
 
 # wasm-bindgen glue (pkg/NAME.js + pkg/NAME_bg.wasm, the names Leptos'
