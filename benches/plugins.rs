@@ -166,24 +166,29 @@ fn compile_share() {
     );
 }
 
-/// The other phases of a registration, in process: planning (each tool's
-/// checks), storing the set in SQLite, and encoding the
+/// The other phases of a registration, in process: reading the body,
+/// planning (each tool's checks), storing the set in SQLite, and encoding the
 /// `tool-availability-update` event (medians of 9 rounds).
 async fn phases() {
     use switchboard::domain::plugin::{
         plan_registration, AvailabilityUpdate, Limits, PluginSet, Registration,
     };
-    let registration: Registration = serde_json::from_value(thousand_tools()).unwrap();
+    let body = serde_json::to_vec(&thousand_tools()).unwrap();
+    let registration: Registration = serde_json::from_slice(&body).unwrap();
     let limits = Limits { max_tools: 1000 };
     let median = |mut v: Vec<std::time::Duration>| {
         v.sort();
         v[v.len() / 2]
     };
-    let (mut plan_t, mut store_t, mut event_t) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut parse_t, mut plan_t, mut store_t, mut event_t) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}/phases.db", dir.path().display());
     let pool = switchboard::server::db::connect(&url).await.unwrap();
     for round in 0..9 {
+        let started = Instant::now();
+        std::hint::black_box(serde_json::from_slice::<Registration>(&body).unwrap());
+        parse_t.push(started.elapsed());
         let started = Instant::now();
         let plan = plan_registration(
             &[],
@@ -226,7 +231,8 @@ async fn phases() {
         event_t.push(started.elapsed());
     }
     println!(
-        "registration phases in process: plan {:?}, store in SQLite {:?}, encode the event {:?} (medians)",
+        "registration phases in process: parse the body {:?}, plan {:?}, store in SQLite {:?}, encode the event {:?} (medians)",
+        median(parse_t),
         median(plan_t),
         median(store_t),
         median(event_t)

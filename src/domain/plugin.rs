@@ -14,6 +14,7 @@ use crate::domain::declaration::FunctionDeclaration;
 use crate::domain::error::FieldError;
 use crate::domain::limits::excerpt;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -132,22 +133,42 @@ pub struct Environment {
 /// beside it. A registration of 1,000 tools otherwise serialised every
 /// schema four times (size check, compile-cache keys, validators) and
 /// deep-copied each tree five times on its way into the overlay, the store
-/// and the event: here the text is computed once, a copy is two reference
-/// counts, and equality compares the texts.
+/// and the event: here a copy is two reference counts, equality compares
+/// the texts first, and writing a schema out (events, the store) copies its text
+/// instead of walking its tree.
+///
+/// The text is the schema as the plugin sent it, so reading a request
+/// never serialises a schema again; only one sent over several lines is
+/// rewritten compactly, because every event's JSON must fit on one SSE
+/// `data:` line (a line break in JSON text can only be whitespace between
+/// tokens, never inside a string).
 #[derive(Clone)]
 pub struct Schema {
     value: std::sync::Arc<Value>,
-    json: std::sync::Arc<str>,
+    json: std::sync::Arc<RawValue>,
 }
 
 impl Schema {
-    /// `value` with its JSON text.
+    /// `value` with its compact JSON text.
     pub fn new(value: Value) -> Self {
-        let json = value.to_string().into();
+        let json =
+            RawValue::from_string(value.to_string()).unwrap_or_else(|_| RawValue::NULL.to_owned());
         Self {
             value: std::sync::Arc::new(value),
-            json,
+            json: json.into(),
         }
+    }
+
+    /// The schema read from its JSON text (as sent, or as stored).
+    pub fn from_text(text: Box<RawValue>) -> Result<Self, serde_json::Error> {
+        let value: Value = serde_json::from_str(text.get())?;
+        if text.get().contains(['\n', '\r']) {
+            return Ok(Self::new(value));
+        }
+        Ok(Self {
+            value: std::sync::Arc::new(value),
+            json: text.into(),
+        })
     }
 
     /// The schema.
@@ -155,10 +176,10 @@ impl Schema {
         &self.value
     }
 
-    /// Its JSON text (compact, as `Value::to_string` writes it): its size,
-    /// and the key compiled validators are cached under.
+    /// Its JSON text, on one line: its size, and the key compiled
+    /// validators are cached under.
     pub fn json(&self) -> &str {
-        &self.json
+        self.json.get()
     }
 }
 
@@ -176,9 +197,11 @@ impl From<Value> for Schema {
     }
 }
 
+/// The same schema: the same text (the usual case, and cheap), or texts
+/// that differ only in layout or key order.
 impl PartialEq for Schema {
     fn eq(&self, other: &Self) -> bool {
-        self.json == other.json
+        self.json() == other.json() || self.value == other.value
     }
 }
 
@@ -188,15 +211,18 @@ impl std::fmt::Debug for Schema {
     }
 }
 
+/// Written as its text: JSON output copies it; other serialisers get the
+/// schema itself.
 impl Serialize for Schema {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.value.serialize(s)
+        self.json.serialize(s)
     }
 }
 
 impl<'de> Deserialize<'de> for Schema {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Value::deserialize(d).map(Self::new)
+        let text = Box::<RawValue>::deserialize(d)?;
+        Self::from_text(text).map_err(serde::de::Error::custom)
     }
 }
 
@@ -317,7 +343,7 @@ impl ToolStatus {
 
 /// A registered tool with its bookkeeping.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", from = "PluginToolFields")]
 pub struct PluginTool {
     /// Name, description, schema.
     #[serde(flatten)]
@@ -328,6 +354,36 @@ pub struct PluginTool {
     pub registered_at: i64,
     /// How many allowed calls of it were relayed to the plugin.
     pub usage_count: u64,
+}
+
+/// [`PluginTool`] as read: its fields side by side rather than through
+/// `flatten`, whose buffering cannot carry a [`Schema`]'s text.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PluginToolFields {
+    name: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default = "empty_object_schema")]
+    parameters: Schema,
+    status: ToolStatus,
+    registered_at: i64,
+    usage_count: u64,
+}
+
+impl From<PluginToolFields> for PluginTool {
+    fn from(f: PluginToolFields) -> Self {
+        Self {
+            definition: ToolDefinition {
+                name: f.name,
+                description: f.description,
+                parameters: f.parameters,
+            },
+            status: f.status,
+            registered_at: f.registered_at,
+            usage_count: f.usage_count,
+        }
+    }
 }
 
 impl PluginTool {
@@ -903,12 +959,45 @@ mod tests {
         false
     }
     #[test]
+    fn a_registered_tool_reads_back_as_written_with_its_schema_text() {
+        let tool = PluginTool {
+            definition: ToolDefinition {
+                name: "createGraph".into(),
+                description: "Draws a graph.".into(),
+                parameters: serde_json::from_str(
+                    r#"{"type": "object", "properties": {"x": {"type": "string"}}}"#,
+                )
+                .unwrap(),
+            },
+            status: ToolStatus::Disabled,
+            registered_at: 7,
+            usage_count: 3,
+        };
+        let text = serde_json::to_string(&tool).unwrap();
+        assert!(text.contains(r#""parameters":{"type": "object""#), "{text}");
+        assert!(text.contains(r#""registeredAt":7"#), "{text}");
+        let back: PluginTool = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, tool);
+        assert_eq!(
+            serde_json::from_value::<PluginTool>(serde_json::to_value(&tool).unwrap()).unwrap(),
+            tool
+        );
+    }
+
+    #[test]
     fn a_schema_keeps_its_text_compares_by_it_and_reads_and_writes_as_the_schema() {
-        let a: Schema = serde_json::from_str(r#"{"type": "object", "properties": {}}"#).unwrap();
-        assert_eq!(a.json(), r#"{"properties":{},"type":"object"}"#);
+        let a: Schema = serde_json::from_str(r#"{"properties": {},  "type": "object"}"#).unwrap();
+        assert_eq!(a.json(), r#"{"properties": {},  "type": "object"}"#);
         assert_eq!(a.get("type"), Some(&json!("object")));
+        assert_eq!(
+            serde_json::to_string(&a).unwrap(),
+            r#"{"properties": {},  "type": "object"}"#
+        );
         let b = Schema::new(json!({"properties": {}, "type": "object"}));
-        assert_eq!(a, b);
+        assert_eq!(b.json(), r#"{"properties":{},"type":"object"}"#);
+        let multiline: Schema =
+            serde_json::from_str("{\"properties\": {},\n  \"type\": \"object\"\r\n}").unwrap();
+        assert_eq!(multiline, b);
         assert_ne!(a, Schema::new(json!({"type": "object"})));
         assert_eq!(serde_json::to_value(&a).unwrap(), *a.value());
         let copy = a.clone();

@@ -606,7 +606,22 @@ async fn plugin_tools_survive_a_restart() {
     let app = spawn_app().await;
     let key = app.api_key().await;
     let s = open(&app, &key, "idv").await;
-    register(&app, &s, registration(vec![tool("createTable")])).await;
+    let three = || registration(vec![tool("createTable"), tool("addRow"), tool("dropRow")]);
+    register(&app, &s, three()).await;
+    let plugin = scripted_plugin(&app, &s, |_, _| Some(json!({"result": "ok"}))).await;
+    for name in ["addRow", "addRow", "dropRow"] {
+        let (_, reply) = call(&app, &s, name, json!({"rows": 1})).await;
+        assert_eq!(reply["status"], "done", "{reply}");
+    }
+    plugin.abort();
+    // dropRow leaves and comes back: its count went with it.
+    register(
+        &app,
+        &s,
+        registration(vec![tool("createTable"), tool("addRow")]),
+    )
+    .await;
+    register(&app, &s, three()).await;
     let app = app.restart().await;
     let (_, reply) = call(&app, &s, "createTable", json!({"rows": "many"})).await;
     assert!(
@@ -620,6 +635,28 @@ async fn plugin_tools_survive_a_restart() {
         .as_array()
         .unwrap()
         .contains(&json!("createTable")));
+    let (_, meta, _) = send(&app, &s, reqwest::Method::GET, "metadata", None).await;
+    let uses: Vec<(String, u64)> = meta["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_owned(),
+                t["usageCount"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        uses,
+        [
+            ("createTable".into(), 0),
+            ("addRow".into(), 2),
+            ("dropRow".into(), 0)
+        ],
+        "in order, with the counts kept"
+    );
+    assert_eq!(meta["tools"][1]["parameters"], tool("addRow")["parameters"]);
 }
 
 #[tokio::test]

@@ -1,17 +1,18 @@
-//! Plugin tools (migration `0014_plugin_tools.sql`): each session's plugin
-//! and the tools it registered, kept so a restart loses none of them.
+//! Plugin tools (migrations `0014_plugin_tools.sql`, `0016_plugin_tools_as_document.sql`):
+//! each session's plugin and the tools it registered, kept so a restart
+//! loses none of them.
 //!
-//! A change writes the whole set in one transaction (the plugin row, then
-//! its tools replaced in batches), so a reader never sees half of it.
+//! A change replaces the whole set, so the tools are one JSON document on
+//! the plugin's row, written in one statement (a reader never sees half of
+//! it); use counts, bumped by every relayed call, are rows of their own.
 
 use crate::domain::plugin::{
     PluginSet, PluginTool, PluginType, Schema, ToolDefinition, ToolStatus,
 };
 use crate::server::ServerError;
-use sqlx::{QueryBuilder, Sqlite, SqlitePool};
-
-/// Rows per multi-row insert (8 binds each, far under SQLite's limit).
-const BATCH: usize = 200;
+use serde::{Deserialize, Serialize};
+use sqlx::SqlitePool;
+use std::collections::HashMap;
 
 #[derive(sqlx::FromRow)]
 struct PluginRow {
@@ -21,30 +22,49 @@ struct PluginRow {
     capabilities: String,
     environment: String,
     constraints: Option<String>,
+    tools: String,
     updated_at: i64,
 }
 
-#[derive(sqlx::FromRow)]
-struct ToolRow {
-    session_id: String,
-    name: String,
-    description: String,
-    parameters: String,
-    status: String,
+/// A tool as the document holds it (its use count is kept apart):
+/// written from borrowed text, read into owned.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredTool<S, P> {
+    name: S,
+    description: S,
+    parameters: P,
+    status: S,
     registered_at: i64,
-    usage_count: i64,
 }
 
-/// Writes `set` as `session`'s plugin, replacing what it had.
+/// Writes `set` as `session`'s plugin, replacing what it had; the use
+/// counts of tools no longer in it go with them.
 pub async fn put(db: &SqlitePool, session: &str, set: &PluginSet) -> Result<(), ServerError> {
+    let tools: Vec<StoredTool<&str, &Schema>> = set
+        .tools
+        .iter()
+        .map(|t| StoredTool {
+            name: t.definition.name.as_str(),
+            description: t.definition.description.as_str(),
+            parameters: &t.definition.parameters,
+            status: t.status.as_str(),
+            registered_at: t.registered_at,
+        })
+        .collect();
+    let names: Vec<&str> = set
+        .tools
+        .iter()
+        .map(|t| t.definition.name.as_str())
+        .collect();
     let mut tx = db.begin().await?;
     sqlx::query(
-        "INSERT INTO session_plugins (session_id, plugin_type, plugin_version, capabilities, environment, constraints, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)
+        "INSERT INTO session_plugins (session_id, plugin_type, plugin_version, capabilities, environment, constraints, tools, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (session_id) DO UPDATE SET plugin_type = excluded.plugin_type,
            plugin_version = excluded.plugin_version, capabilities = excluded.capabilities,
            environment = excluded.environment, constraints = excluded.constraints,
-           updated_at = excluded.updated_at",
+           tools = excluded.tools, updated_at = excluded.updated_at",
     )
     .bind(session)
     .bind(set.plugin_type.as_str())
@@ -52,29 +72,18 @@ pub async fn put(db: &SqlitePool, session: &str, set: &PluginSet) -> Result<(), 
     .bind(serde_json::to_string(&set.capabilities).unwrap_or_default())
     .bind(serde_json::to_string(&set.environment).unwrap_or_default())
     .bind(set.constraints.as_ref().map(|c| c.to_string()))
+    .bind(serde_json::to_string(&tools).unwrap_or_default())
     .bind(set.updated_at)
     .execute(&mut *tx)
     .await?;
-    sqlx::query("DELETE FROM session_plugin_tools WHERE session_id = ?")
-        .bind(session)
-        .execute(&mut *tx)
-        .await?;
-    for (chunk_no, chunk) in set.tools.chunks(BATCH).enumerate() {
-        let mut insert = QueryBuilder::<Sqlite>::new(
-            "INSERT INTO session_plugin_tools (session_id, name, position, description, parameters, status, registered_at, usage_count) ",
-        );
-        insert.push_values(chunk.iter().enumerate(), |mut row, (i, tool)| {
-            row.push_bind(session)
-                .push_bind(&tool.definition.name)
-                .push_bind((chunk_no * BATCH + i) as i64)
-                .push_bind(&tool.definition.description)
-                .push_bind(tool.definition.parameters.json())
-                .push_bind(tool.status.as_str())
-                .push_bind(tool.registered_at)
-                .push_bind(tool.usage_count as i64);
-        });
-        insert.build().execute(&mut *tx).await?;
-    }
+    sqlx::query(
+        "DELETE FROM session_plugin_tool_uses
+         WHERE session_id = ? AND name NOT IN (SELECT value FROM json_each(?))",
+    )
+    .bind(session)
+    .bind(serde_json::to_string(&names).unwrap_or_default())
+    .execute(&mut *tx)
+    .await?;
     tx.commit().await?;
     Ok(())
 }
@@ -82,7 +91,8 @@ pub async fn put(db: &SqlitePool, session: &str, set: &PluginSet) -> Result<(), 
 /// Counts one relayed call of `tool` in `session`.
 pub async fn count_use(db: &SqlitePool, session: &str, tool: &str) -> Result<(), ServerError> {
     sqlx::query(
-        "UPDATE session_plugin_tools SET usage_count = usage_count + 1 WHERE session_id = ? AND name = ?",
+        "INSERT INTO session_plugin_tool_uses (session_id, name, count) VALUES (?, ?, 1)
+         ON CONFLICT (session_id, name) DO UPDATE SET count = count + 1",
     )
     .bind(session)
     .bind(tool)
@@ -94,35 +104,41 @@ pub async fn count_use(db: &SqlitePool, session: &str, tool: &str) -> Result<(),
 /// Every open session's plugin, for start-up.
 pub async fn open_sessions(db: &SqlitePool) -> Result<Vec<(String, PluginSet)>, ServerError> {
     let plugins: Vec<PluginRow> = sqlx::query_as(
-        "SELECT p.session_id, p.plugin_type, p.plugin_version, p.capabilities, p.environment, p.constraints, p.updated_at
+        "SELECT p.session_id, p.plugin_type, p.plugin_version, p.capabilities, p.environment, p.constraints, p.tools, p.updated_at
          FROM session_plugins p JOIN agent_sessions s ON s.id = p.session_id
          WHERE s.ended_at IS NULL",
     )
     .fetch_all(db)
     .await?;
-    let tools: Vec<ToolRow> = sqlx::query_as(
-        "SELECT t.session_id, t.name, t.description, t.parameters, t.status, t.registered_at, t.usage_count
-         FROM session_plugin_tools t JOIN agent_sessions s ON s.id = t.session_id
-         WHERE s.ended_at IS NULL ORDER BY t.session_id, t.position",
+    let uses: Vec<(String, String, i64)> = sqlx::query_as(
+        "SELECT u.session_id, u.name, u.count
+         FROM session_plugin_tool_uses u JOIN agent_sessions s ON s.id = u.session_id
+         WHERE s.ended_at IS NULL",
     )
     .fetch_all(db)
     .await?;
+    let uses: HashMap<(String, String), u64> = uses
+        .into_iter()
+        .map(|(session, name, count)| ((session, name), count.max(0) as u64))
+        .collect();
     let mut out = Vec::with_capacity(plugins.len());
     for p in plugins {
-        let mine = tools
-            .iter()
-            .filter(|t| t.session_id == p.session_id)
+        let stored: Vec<StoredTool<String, Schema>> =
+            serde_json::from_str(&p.tools).unwrap_or_default();
+        let tools = stored
+            .into_iter()
             .map(|t| PluginTool {
+                usage_count: uses
+                    .get(&(p.session_id.clone(), t.name.clone()))
+                    .copied()
+                    .unwrap_or(0),
                 definition: ToolDefinition {
-                    name: t.name.clone(),
-                    description: t.description.clone(),
-                    parameters: Schema::new(
-                        serde_json::from_str(&t.parameters).unwrap_or_default(),
-                    ),
+                    name: t.name,
+                    description: t.description,
+                    parameters: t.parameters,
                 },
                 status: ToolStatus::parse(&t.status),
                 registered_at: t.registered_at,
-                usage_count: t.usage_count.max(0) as u64,
             })
             .collect();
         let plugin_type: PluginType =
@@ -136,10 +152,67 @@ pub async fn open_sessions(db: &SqlitePool) -> Result<Vec<(String, PluginSet)>, 
                 capabilities: serde_json::from_str(&p.capabilities).unwrap_or_default(),
                 environment: serde_json::from_str(&p.environment).unwrap_or_default(),
                 constraints: p.constraints.and_then(|c| serde_json::from_str(&c).ok()),
-                tools: mine,
+                tools,
                 updated_at: p.updated_at,
             },
         ));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::borrow::Cow;
+
+    #[tokio::test]
+    async fn tools_stored_as_rows_move_into_the_document_in_order_with_their_counts() {
+        let pool = sqlx::sqlite::SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect("sqlite::memory:")
+            .await
+            .unwrap();
+        let all = sqlx::migrate!("./migrations");
+        let mut before = sqlx::migrate!("./migrations");
+        before.migrations = Cow::Owned(all.iter().filter(|m| m.version < 16).cloned().collect());
+        before.run(&pool).await.unwrap();
+        for sql in [
+            "INSERT INTO agent_sessions (id, token_hash, state, last_activity, created_at) VALUES ('s1', 'h', '{}', 0, 0)",
+            "INSERT INTO session_plugins (session_id, plugin_type, plugin_version, capabilities, environment, updated_at)
+             VALUES ('s1', 'codap', '2.1', '[]', '{\"version\":\"3\",\"features\":[],\"limitations\":[]}', 5)",
+            "INSERT INTO session_plugin_tools VALUES ('s1', 'zeta', 0, 'First.', '{\"type\": \"object\"}', 'active', 1, 4)",
+            "INSERT INTO session_plugin_tools VALUES ('s1', 'alpha', 1, 'Second.', '{\"type\":\"object\",\"properties\":{}}', 'disabled', 2, 0)",
+        ] {
+            sqlx::query(sql).execute(&pool).await.unwrap();
+        }
+        all.run(&pool).await.unwrap();
+        let sessions = open_sessions(&pool).await.unwrap();
+        let (id, set) = &sessions[0];
+        assert_eq!(id, "s1");
+        let tools: Vec<(&str, &str, ToolStatus, i64, u64)> = set
+            .tools
+            .iter()
+            .map(|t| {
+                (
+                    t.definition.name.as_str(),
+                    t.definition.description.as_str(),
+                    t.status,
+                    t.registered_at,
+                    t.usage_count,
+                )
+            })
+            .collect();
+        assert_eq!(
+            tools,
+            [
+                ("zeta", "First.", ToolStatus::Active, 1, 4),
+                ("alpha", "Second.", ToolStatus::Disabled, 2, 0)
+            ]
+        );
+        assert_eq!(
+            set.tools[1].definition.parameters.value(),
+            &serde_json::json!({"type": "object", "properties": {}})
+        );
+        assert_eq!(set.plugin_version, "2.1");
+    }
 }
