@@ -28,7 +28,7 @@ E2E := end2end
 PORT ?= 3000
 
 .PHONY: help run test toolchain e2e-deps client-debug client-release server-debug server-release \
-        site-debug site-release lint unit e2e fmt bench bench-sessions bench-matrix bench-first-load soak demo demo-vibe demo-chat bench-vibes bench-plugins bench-chat clean-data
+        site-debug site-release lint unit e2e fmt bench bench-sessions bench-matrix bench-first-load bench-visualiser soak demo demo-vibe demo-chat bench-vibes bench-plugins bench-chat clean-data
 
 help:
 	@echo "make run   - build (release) and serve Switchboard at http://127.0.0.1:$(PORT) with demo data"
@@ -158,6 +158,11 @@ bench-matrix: client-release server-release
 # bundle sizes (raw / gzip / brotli), time to hydration.
 bench-first-load: client-release server-release
 	cd $(E2E) && SWITCHBOARD_BIN=$(TARGET)/release/$(NAME) SITE_ROOT=$(TARGET)/site-release node bench/first_load.mjs
+
+# Tool call -> visualiser DOM update (timeline entry, workflow switch) in
+# Chromium: median, p95, max (release build).
+bench-visualiser: client-release server-release
+	cd $(E2E) && SWITCHBOARD_BIN=$(TARGET)/release/$(NAME) SITE_ROOT=$(TARGET)/site-release node bench/visualiser.mjs
 
 fmt:
 	$(CARGO) fmt --all
