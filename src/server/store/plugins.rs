@@ -117,21 +117,26 @@ pub async fn open_sessions(db: &SqlitePool) -> Result<Vec<(String, PluginSet)>, 
     )
     .fetch_all(db)
     .await?;
-    let uses: HashMap<(String, String), u64> = uses
-        .into_iter()
-        .map(|(session, name, count)| ((session, name), count.max(0) as u64))
-        .collect();
+    let mut counts: HashMap<String, HashMap<String, u64>> = HashMap::new();
+    for (session, name, count) in uses {
+        counts
+            .entry(session)
+            .or_default()
+            .insert(name, count.max(0) as u64);
+    }
+    let none = HashMap::new();
     let mut out = Vec::with_capacity(plugins.len());
     for p in plugins {
-        let stored: Vec<StoredTool<String, Schema>> =
-            serde_json::from_str(&p.tools).unwrap_or_default();
+        let stored: Vec<StoredTool<String, Schema>> = serde_json::from_str(&p.tools)
+            .unwrap_or_else(|e| {
+                tracing::error!(session = %p.session_id, error = %e, "stored plugin tools are unreadable");
+                Vec::new()
+            });
+        let mine = counts.get(&p.session_id).unwrap_or(&none);
         let tools = stored
             .into_iter()
             .map(|t| PluginTool {
-                usage_count: uses
-                    .get(&(p.session_id.clone(), t.name.clone()))
-                    .copied()
-                    .unwrap_or(0),
+                usage_count: mine.get(&t.name).copied().unwrap_or(0),
                 definition: ToolDefinition {
                     name: t.name,
                     description: t.description,
