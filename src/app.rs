@@ -5,6 +5,7 @@ use crate::api::auth::{current_user, Login, Logout};
 use crate::ui::agents::AgentsPage;
 use crate::ui::auth::{Auth, UnsavedChanges};
 use crate::ui::bindings::BindingsPage;
+use crate::ui::components::fetched;
 use crate::ui::home::HomePage;
 use crate::ui::layout::{Layout, NotFound};
 use crate::ui::lessons::{LessonEditorPage, LessonRunsPage, LessonsPage};
@@ -44,7 +45,7 @@ pub fn App() -> impl IntoView {
     provide_meta_context();
     let login = ServerAction::<Login>::new();
     let logout = ServerAction::<Logout>::new();
-    let user = Resource::new(
+    let user = fetched(
         move || (login.version().get(), logout.version().get()),
         |_| current_user(),
     );

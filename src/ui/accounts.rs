@@ -5,7 +5,7 @@
 use crate::api::auth::{list_accounts, SetPassword};
 use crate::domain::user::{AccountSummary, Role, PASSWORD_MIN_CHARS};
 use crate::ui::auth::use_auth;
-use crate::ui::components::Loaded;
+use crate::ui::components::{fetched, Loaded};
 use crate::ui::current;
 use leptos::prelude::*;
 
@@ -16,7 +16,7 @@ use leptos::prelude::*;
 pub fn AccountsPanel() -> impl IntoView {
     let set = ServerAction::<SetPassword>::new();
     let (changes, result) = (set.version(), set.value());
-    let accounts = Resource::new(move || changes.try_get(), |_| list_accounts());
+    let accounts = fetched(move || changes.try_get(), |_| list_accounts());
     view! {
         <section class="panel" data-testid="accounts-panel">
             <h2>"Accounts"</h2>

@@ -3,8 +3,7 @@
 
 use crate::api::auth::{Login, Logout};
 use crate::domain::user::{Role, UserView};
-use crate::error::ApiError;
-use crate::ui::components::Loaded;
+use crate::ui::components::{Fetched, Loaded};
 use leptos::prelude::*;
 
 /// The signed-in user and the actions that change it. Provided once by `App`
@@ -12,7 +11,7 @@ use leptos::prelude::*;
 #[derive(Clone, Copy)]
 pub struct Auth {
     /// The current user, refetched whenever `login` or `logout` completes.
-    pub user: Resource<Result<Option<UserView>, ApiError>>,
+    pub user: Fetched<Option<UserView>>,
     /// Signs in.
     pub login: ServerAction<Login>,
     /// Signs out.

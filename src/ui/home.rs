@@ -6,7 +6,7 @@ use crate::domain::time::format_utc;
 use crate::domain::user::Role;
 use crate::ui::accounts::AccountsPanel;
 use crate::ui::auth::use_auth;
-use crate::ui::components::{CreateForm, Loaded};
+use crate::ui::components::{fetched, CreateForm, Loaded};
 use crate::ui::current;
 use leptos::prelude::*;
 
@@ -74,7 +74,7 @@ fn ApiKeysPanel() -> impl IntoView {
     let revoke = ServerAction::<RevokeApiKey>::new();
     // Handles taken once, read with `try_get`/`current` (see `current`).
     let (creates, revokes, create_result) = (create.version(), revoke.version(), create.value());
-    let keys = Resource::new(
+    let keys = fetched(
         move || (creates.try_get(), revokes.try_get()),
         |_| list_api_keys(),
     );

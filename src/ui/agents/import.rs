@@ -118,10 +118,11 @@ async fn upload(file: web_sys::File) -> Result<String, ApiError> {
         .and_then(|t| t.as_string())
         .unwrap_or_default();
     if response.ok() {
-        let counts: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        let counts: serde_json::Value =
+            crate::ui::components::fetched::read_json(&text).unwrap_or_default();
         Ok(imported_text(&counts))
     } else {
-        Err(serde_json::from_str::<ApiError>(&text)
+        Err(crate::ui::components::fetched::read_json::<ApiError>(&text)
             .unwrap_or_else(|_| failed(&format!("HTTP {}", response.status()))))
     }
 }

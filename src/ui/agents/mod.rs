@@ -22,7 +22,7 @@ use crate::domain::user::Role;
 use crate::domain::vibe::rules::problems;
 use crate::domain::vibe::{Agent, Vibe};
 use crate::ui::auth::{RequireRole, UnsavedChanges};
-use crate::ui::components::{Loaded, MaybeEmpty};
+use crate::ui::components::{fetched, Loaded, MaybeEmpty};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 use std::collections::HashSet;
@@ -38,7 +38,7 @@ pub type Shared = RwSignal<AgentsSet>;
 /// so server rendering and hydration create it in the same order.
 #[component]
 pub fn AgentsPage() -> impl IntoView {
-    let data = Resource::new(|| (), |_| agents_data());
+    let data = fetched(|| (), |_| agents_data());
     view! {
         <RequireRole role=Role::Admin>
             <section class="page-head">

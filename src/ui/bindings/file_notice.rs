@@ -6,7 +6,7 @@ use crate::api::bindings::ImportBindingsFile;
 use crate::domain::bindings::{BindingsDiff, ToolBindings};
 use crate::domain::bindings_file::{BindingsFileStatus, FileComparison};
 use crate::ui::bindings::diff_view::DiffView;
-use crate::ui::bindings::Fetched;
+use crate::ui::components::Fetched;
 use crate::ui::current;
 use leptos::prelude::*;
 

@@ -4,7 +4,7 @@
 use crate::api::bindings::{get_bindings_version, RestoreBindings};
 use crate::domain::bindings::{BindingsDiff, ToolBindings, VersionMeta};
 use crate::ui::bindings::diff_view::DiffView;
-use crate::ui::bindings::Fetched;
+use crate::ui::components::Fetched;
 use crate::ui::components::{Loaded, LocalTime};
 use crate::ui::current;
 use leptos::prelude::*;

@@ -19,16 +19,12 @@ use crate::api::bindings::{bindings_file, bindings_history, bindings_matrix, Mat
 use crate::domain::bindings::VersionMeta;
 use crate::domain::bindings_file::BindingsFileStatus;
 use crate::domain::user::Role;
-use crate::error::ApiError;
 use crate::ui::auth::RequireRole;
 use crate::ui::bindings::matrix::Matrix;
-use crate::ui::components::{Loaded, MaybeEmpty};
+use crate::ui::components::{fetched, Fetched, Loaded, MaybeEmpty};
 use leptos::prelude::*;
 
 impl MaybeEmpty for MatrixData {}
-
-/// Data the bindings page loads from the server.
-pub type Fetched<T> = Resource<Result<T, ApiError>>;
 
 /// The page: admins only. Resources are created here, outside the role
 /// guard's reactive children, so server rendering and hydration create them
@@ -39,9 +35,9 @@ pub type Fetched<T> = Resource<Result<T, ApiError>>;
 pub fn BindingsPage() -> impl IntoView {
     let reload = RwSignal::new(0u32);
     let saves = RwSignal::new(0u32);
-    let matrix = Resource::new(move || reload.get(), |_| bindings_matrix());
-    let history = Resource::new(move || (reload.get(), saves.get()), |_| bindings_history());
-    let file = Resource::new(move || (reload.get(), saves.get()), |_| bindings_file());
+    let matrix = fetched(move || reload.get(), |_| bindings_matrix());
+    let history = fetched(move || (reload.get(), saves.get()), |_| bindings_history());
+    let file = fetched(move || (reload.get(), saves.get()), |_| bindings_file());
     let fetched = Fetches {
         history,
         file,

@@ -2,6 +2,7 @@
 //! states, the skeleton every page used to write out by hand.
 
 use crate::error::ApiError;
+use crate::ui::components::Fetched;
 use crate::ui::current;
 use leptos::prelude::*;
 use std::sync::Arc;
@@ -37,7 +38,7 @@ impl<T> MaybeEmpty for Option<T> {}
 #[component]
 pub fn Loaded<T, V, F>(
     /// The page's data.
-    resource: Resource<Result<T, ApiError>>,
+    resource: Fetched<T>,
     /// What shows while it loads (`"Loading lessons…"`).
     loading: &'static str,
     /// What shows instead of `children` when the data is empty.

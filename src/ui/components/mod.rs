@@ -8,6 +8,7 @@
 
 pub mod create_form;
 pub mod draft;
+pub mod fetched;
 pub mod field_problem;
 pub mod http;
 pub mod loaded;
@@ -18,6 +19,7 @@ pub mod tool_checks;
 
 pub use create_form::CreateForm;
 pub use draft::{Draft, DraftArea};
+pub use fetched::{fetched, Fetched};
 pub use field_problem::FieldProblem;
 pub use loaded::{Loaded, MaybeEmpty};
 pub use local_time::LocalTime;

@@ -18,7 +18,7 @@ use crate::domain::time::format_utc;
 use crate::domain::user::Role;
 use crate::error::ApiError;
 use crate::ui::auth::{confirm_leave, RequireRole};
-use crate::ui::components::{Loaded, MaybeEmpty, SaveMessage, SaveStatus};
+use crate::ui::components::{fetched, Loaded, MaybeEmpty, SaveMessage, SaveStatus};
 use crate::ui::current;
 use crate::ui::lessons::form::LessonForm;
 use crate::ui::lessons::guard::guard_unsaved;
@@ -56,7 +56,7 @@ pub fn LessonEditorPage() -> impl IntoView {
     let reload = RwSignal::new(0u32);
     // Bumped after a save, so the history lists the new version.
     let saves = RwSignal::new(0u32);
-    let lesson = Resource::new(
+    let lesson = fetched(
         move || (id(), reload.get()),
         |(id, _)| async move {
             match id {
@@ -65,7 +65,7 @@ pub fn LessonEditorPage() -> impl IntoView {
             }
         },
     );
-    let versions: Versions = Resource::new(
+    let versions: Versions = fetched(
         move || (id(), reload.get(), saves.get()),
         |(id, ..)| async move {
             match id {

@@ -5,15 +5,14 @@
 use crate::api::lessons::RestoreLesson;
 use crate::domain::lesson::record::LessonVersionMeta;
 use crate::domain::time::format_utc;
-use crate::error::ApiError;
-use crate::ui::components::Loaded;
+use crate::ui::components::{Fetched, Loaded};
 use crate::ui::current;
 use leptos::prelude::*;
 
 /// The history as the page loads it: created by the page beside the lesson
 /// (not inside the editor), so the server sends it with the page and
 /// hydration finds the same list.
-pub type Versions = Resource<Result<Vec<LessonVersionMeta>, ApiError>>;
+pub type Versions = Fetched<Vec<LessonVersionMeta>>;
 
 /// Saved versions, newest first (the page refetches them after each save).
 /// Restoring asks first when there are unsaved edits, and bumps `reload` on

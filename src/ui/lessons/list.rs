@@ -8,7 +8,7 @@ use crate::domain::lesson::MAX_TITLE_CHARS;
 use crate::domain::time::format_utc;
 use crate::domain::user::Role;
 use crate::ui::auth::{use_auth, RequireRole};
-use crate::ui::components::{CreateForm, Loaded};
+use crate::ui::components::{fetched, CreateForm, Loaded};
 use crate::ui::current;
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
@@ -51,7 +51,7 @@ fn LessonList() -> impl IntoView {
     // can run once more after the page is gone (see `current`).
     let (created, deleted) = (create.version(), delete.version());
     let (create_result, delete_result) = (create.value(), delete.value());
-    let lessons = Resource::new(
+    let lessons = fetched(
         move || (created.try_get(), deleted.try_get()),
         |_| list_lessons(),
     );

@@ -8,7 +8,7 @@ use crate::domain::lesson::outcome::LessonRunReport;
 use crate::domain::user::Role;
 use crate::ui::auth::RequireRole;
 use crate::ui::components::LocalTime;
-use crate::ui::components::{Loaded, MaybeEmpty, Status, StatusIcon};
+use crate::ui::components::{fetched, Loaded, MaybeEmpty, Status, StatusIcon};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
@@ -25,7 +25,7 @@ pub fn LessonRunsPage() -> impl IntoView {
             .and_then(|id| id.parse::<i64>().ok())
             .unwrap_or_default()
     };
-    let page = Resource::new(id, lesson_runs);
+    let page = fetched(id, lesson_runs);
     view! {
         <RequireRole role=Role::Teacher>
             <Loaded resource=page loading="Loading sessions…" back=("/lessons", "Back to lessons") let:data>

@@ -12,7 +12,8 @@ use crate::api::playground::{playground_workflows, OpenPlaygroundSession, Playgr
 use crate::domain::playground::Playground;
 use crate::domain::user::Role;
 use crate::ui::auth::RequireRole;
-use crate::ui::components::Loaded;
+use crate::ui::components::fetched::read_json;
+use crate::ui::components::{fetched, Loaded};
 use crate::ui::current;
 use leptos::prelude::*;
 use view::{BarGraph, DataTable};
@@ -20,7 +21,7 @@ use view::{BarGraph, DataTable};
 /// The page (signed-in users).
 #[component]
 pub fn PlaygroundPage() -> impl IntoView {
-    let workflows = Resource::new(|| (), |_| playground_workflows());
+    let workflows = fetched(|| (), |_| playground_workflows());
     let open = ServerAction::<OpenPlaygroundSession>::new();
     let session = RwSignal::new(None::<PlaygroundSession>);
     Effect::new(move |_| {
@@ -155,7 +156,7 @@ fn Plugin(session: PlaygroundSession) -> impl IntoView {
         let id = id.clone();
         let register = register.clone();
         move |_: &str, text: String| {
-            let Ok(request) = serde_json::from_str::<serde_json::Value>(&text) else {
+            let Ok(request) = read_json::<serde_json::Value>(&text) else {
                 return;
             };
             let name = request["name"].as_str().unwrap_or_default().to_owned();

@@ -8,9 +8,8 @@ use crate::domain::catalogue::{workflow_name, Workflow};
 use crate::domain::session_filter::{SessionFilter, StatusFilter};
 use crate::domain::state_labels::StateLabels;
 use crate::domain::user::Role;
-use crate::error::ApiError;
 use crate::ui::auth::{signed_in_admin, RequireRole};
-use crate::ui::components::{Loaded, LocalTime, MaybeEmpty};
+use crate::ui::components::{fetched, Fetched, Loaded, LocalTime, MaybeEmpty};
 use crate::ui::sessions::events::{subscribe, Link, LinkBadge};
 use leptos::prelude::*;
 
@@ -26,7 +25,7 @@ impl MaybeEmpty for SessionListData {
 #[component]
 pub fn SessionsPage() -> impl IntoView {
     let changes = RwSignal::new(0u32);
-    let sessions = Resource::new(move || changes.get(), |_| list_sessions());
+    let sessions = fetched(move || changes.get(), |_| list_sessions());
     view! {
         <RequireRole role=Role::Teacher>
             <SessionList sessions changes />
@@ -38,10 +37,7 @@ pub fn SessionsPage() -> impl IntoView {
 /// filter, then the table. The filter lives outside the loaded data, so a
 /// live update refetches the list without touching what is typed.
 #[component]
-fn SessionList(
-    sessions: Resource<Result<SessionListData, ApiError>>,
-    changes: RwSignal<u32>,
-) -> impl IntoView {
+fn SessionList(sessions: Fetched<SessionListData>, changes: RwSignal<u32>) -> impl IntoView {
     let link = RwSignal::new(Link::Connecting);
     subscribe(
         "/api/sessions/events".into(),

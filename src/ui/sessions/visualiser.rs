@@ -11,7 +11,8 @@ use crate::domain::catalogue::{workflow_name, Workflow};
 use crate::domain::plugin::{AvailabilityUpdate, PluginSet, AVAILABILITY_EVENT};
 use crate::domain::user::Role;
 use crate::ui::auth::RequireRole;
-use crate::ui::components::{Loaded, LocalTime, MaybeEmpty, Status, StatusIcon};
+use crate::ui::components::fetched::read_json;
+use crate::ui::components::{fetched, Loaded, LocalTime, MaybeEmpty, Status, StatusIcon};
 use crate::ui::sessions::agent_panel::AgentPanel;
 use crate::ui::sessions::checks::ChecksPanel;
 use crate::ui::sessions::console::Console;
@@ -31,7 +32,7 @@ impl MaybeEmpty for SessionPageData {}
 pub fn SessionPage() -> impl IntoView {
     let params = use_params_map();
     let id = move || params.read().get("id").unwrap_or_default();
-    let page = Resource::new(id, session_page);
+    let page = fetched(id, session_page);
     view! {
         <RequireRole role=Role::Teacher>
             <Loaded
@@ -149,13 +150,13 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
         &SESSION_EVENT_NAMES,
         move |name, text| {
             if name == AVAILABILITY_EVENT {
-                if let Ok(update) = serde_json::from_str::<AvailabilityUpdate>(&text) {
+                if let Ok(update) = read_json::<AvailabilityUpdate>(&text) {
                     if plugin.get_untracked().is_none() {
                         plugin.set(Some("registered just now".into()));
                     }
                     plugin_tools.update(|tools| *tools = update.apply_to(tools));
                 }
-            } else if let Ok(event) = serde_json::from_str::<SessionEvent>(&text) {
+            } else if let Ok(event) = read_json::<SessionEvent>(&text) {
                 apply(event);
             }
         },

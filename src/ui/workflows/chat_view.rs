@@ -4,12 +4,13 @@
 //! answers, not on its own).
 
 use crate::domain::workflow_chat::{ChatMessage, ChatRole, ToolCall};
+use crate::ui::components::fetched::read_json;
 use leptos::prelude::*;
 use serde_json::Value;
 
 /// Arguments as the call shows them: pretty JSON, or as sent.
 fn pretty(raw: &str) -> String {
-    serde_json::from_str::<Value>(raw)
+    read_json::<Value>(raw)
         .ok()
         .and_then(|v| serde_json::to_string_pretty(&v).ok())
         .unwrap_or_else(|| raw.to_owned())

@@ -20,7 +20,7 @@ use crate::domain::user::Role;
 use crate::domain::workflow_def::Edit;
 use crate::error::ApiError;
 use crate::ui::auth::RequireRole;
-use crate::ui::components::{Loaded, MaybeEmpty};
+use crate::ui::components::{fetched, Loaded, MaybeEmpty};
 use crate::ui::sessions::events::{subscribe, Link, LinkBadge};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -34,7 +34,7 @@ const WORKFLOW_EVENTS: [&str; 1] = ["workflow_changed"];
 /// `/workflows`: every workflow with its trigger and step count.
 #[component]
 pub fn WorkflowsPage() -> impl IntoView {
-    let list = Resource::new(|| (), |_| workflows_list());
+    let list = fetched(|| (), |_| workflows_list());
     view! {
         <RequireRole role=Role::Admin>
             <section class="page-head">
@@ -73,7 +73,7 @@ pub fn WorkflowsPage() -> impl IntoView {
 pub fn WorkflowSettingsPage() -> impl IntoView {
     let params = use_params_map();
     let id = move || params.read().get("id").unwrap_or_default();
-    let page = Resource::new(id, workflow_page);
+    let page = fetched(id, workflow_page);
     view! {
         <RequireRole role=Role::Admin>
             <Loaded resource=page loading="Loading workflow…" back=("/workflows", "Back to workflows") let:data>

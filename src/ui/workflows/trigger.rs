@@ -4,6 +4,7 @@
 
 use crate::domain::workflow_def::{Edit, TriggerType};
 use crate::error::ApiError;
+use crate::ui::components::fetched::read_json;
 use crate::ui::components::{Draft, DraftArea};
 use crate::ui::workflows::Editing;
 use leptos::prelude::*;
@@ -52,7 +53,7 @@ pub fn TriggerEditor(editing: Editing) -> impl IntoView {
         let Some(t) = trigger.get_untracked() else {
             return;
         };
-        match serde_json::from_str::<Value>(&draft.text.get_untracked()) {
+        match read_json::<Value>(&draft.text.get_untracked()) {
             Ok(rules) => {
                 draft.take();
                 editing.apply(Edit::UpdateTriggerSettings {
