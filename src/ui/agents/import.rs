@@ -118,11 +118,10 @@ async fn upload(file: web_sys::File) -> Result<String, ApiError> {
         .and_then(|t| t.as_string())
         .unwrap_or_default();
     if response.ok() {
-        let counts: serde_json::Value =
-            crate::ui::components::fetched::read_json(&text).unwrap_or_default();
+        let counts: serde_json::Value = crate::ui::components::read_json(&text).unwrap_or_default();
         Ok(imported_text(&counts))
     } else {
-        Err(crate::ui::components::fetched::read_json::<ApiError>(&text)
+        Err(crate::ui::components::read_json::<ApiError>(&text)
             .unwrap_or_else(|_| failed(&format!("HTTP {}", response.status()))))
     }
 }

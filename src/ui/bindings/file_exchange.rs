@@ -21,17 +21,13 @@ pub fn FileExchange(edited: RwSignal<ToolBindings>) -> impl IntoView {
             leptos::task::spawn_local(async move {
                 let text = wasm_bindgen_futures::JsFuture::from(file.text()).await;
                 match text.ok().and_then(|t| t.as_string()) {
-                    Some(text) => {
-                        match crate::ui::components::fetched::read_json::<ToolBindings>(&text) {
-                            Ok(doc) => {
-                                edited.set(doc);
-                                problem.set(None);
-                            }
-                            Err(e) => {
-                                problem.set(Some(format!("Not a tool-bindings document: {e}")))
-                            }
+                    Some(text) => match crate::ui::components::read_json::<ToolBindings>(&text) {
+                        Ok(doc) => {
+                            edited.set(doc);
+                            problem.set(None);
                         }
-                    }
+                        Err(e) => problem.set(Some(format!("Not a tool-bindings document: {e}"))),
+                    },
                     None => problem.set(Some("The file could not be read.".into())),
                 }
             });

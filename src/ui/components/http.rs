@@ -42,7 +42,7 @@ pub async fn send(
             .unwrap_or_default(),
         Err(_) => String::new(),
     };
-    let json: Value = crate::ui::components::fetched::read_json(&text).unwrap_or(Value::Null);
+    let json: Value = crate::ui::components::read_json(&text).unwrap_or(Value::Null);
     if response.ok() {
         Ok(json)
     } else {

@@ -19,7 +19,7 @@ pub mod tool_checks;
 
 pub use create_form::CreateForm;
 pub use draft::{Draft, DraftArea};
-pub use fetched::{fetched, Fetched};
+pub use fetched::{fetched, read_json, Fetched};
 pub use field_problem::FieldProblem;
 pub use loaded::{Loaded, MaybeEmpty};
 pub use local_time::LocalTime;

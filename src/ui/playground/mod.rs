@@ -12,8 +12,7 @@ use crate::api::playground::{playground_workflows, OpenPlaygroundSession, Playgr
 use crate::domain::playground::Playground;
 use crate::domain::user::Role;
 use crate::ui::auth::RequireRole;
-use crate::ui::components::fetched::read_json;
-use crate::ui::components::{fetched, Loaded};
+use crate::ui::components::{fetched, read_json, Loaded};
 use crate::ui::current;
 use leptos::prelude::*;
 use view::{BarGraph, DataTable};

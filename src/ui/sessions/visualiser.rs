@@ -11,8 +11,9 @@ use crate::domain::catalogue::{workflow_name, Workflow};
 use crate::domain::plugin::{AvailabilityUpdate, PluginSet, AVAILABILITY_EVENT};
 use crate::domain::user::Role;
 use crate::ui::auth::RequireRole;
-use crate::ui::components::fetched::read_json;
-use crate::ui::components::{fetched, Loaded, LocalTime, MaybeEmpty, Status, StatusIcon};
+use crate::ui::components::{
+    fetched, read_json, Loaded, LocalTime, MaybeEmpty, Status, StatusIcon,
+};
 use crate::ui::sessions::agent_panel::AgentPanel;
 use crate::ui::sessions::checks::ChecksPanel;
 use crate::ui::sessions::console::Console;

@@ -4,7 +4,7 @@
 //! answers, not on its own).
 
 use crate::domain::workflow_chat::{ChatMessage, ChatRole, ToolCall};
-use crate::ui::components::fetched::read_json;
+use crate::ui::components::read_json;
 use leptos::prelude::*;
 use serde_json::Value;
 

@@ -4,8 +4,7 @@
 
 use crate::domain::workflow_def::{Edit, TriggerType};
 use crate::error::ApiError;
-use crate::ui::components::fetched::read_json;
-use crate::ui::components::{Draft, DraftArea};
+use crate::ui::components::{read_json, Draft, DraftArea};
 use crate::ui::workflows::Editing;
 use leptos::prelude::*;
 use serde_json::Value;
