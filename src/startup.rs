@@ -99,7 +99,7 @@ impl Application {
             let _ = stopping.send(());
         };
         let header_read_timeout = self.state.config.header_read_timeout;
-        let served = router::serve(
+        let served = crate::server::serve(
             self.listener,
             app(self.state),
             hub,

@@ -21,6 +21,7 @@ pub mod rest;
 pub mod router;
 pub mod scripted_model;
 pub mod seed;
+pub mod serve;
 pub mod state;
 pub mod store;
 pub mod streams;
@@ -33,5 +34,5 @@ pub mod workflow_mcp;
 pub mod workflows;
 
 pub use error::ServerError;
-pub use router::serve;
+pub use serve::serve;
 pub use state::AppState;

@@ -9,6 +9,7 @@ mod bindings;
 mod bindings_file;
 mod connections;
 mod end_session;
+mod event_streams;
 mod freed;
 mod hardening;
 mod health;
