@@ -17,6 +17,7 @@ pub mod direct;
 pub mod first_request;
 pub mod rewind;
 
+use crate::server::agent::hub::sink::FeedSlot;
 use crate::server::agent::hub::Hub;
 use axum::body::Body;
 use axum::extract::Request;
@@ -130,13 +131,22 @@ impl Connection {
         match first {
             FirstRequest::EventStream(request) => {
                 drop(head);
-                let Ok(response) = service.oneshot((*request).map(|()| Body::empty())).await;
+                let Ok(mut response) = service.oneshot((*request).map(|()| Body::empty())).await;
+                // A session's stream is written from its feed, by the
+                // publisher as much as by this connection.
+                let feed = response
+                    .extensions_mut()
+                    .remove::<FeedSlot>()
+                    .and_then(|slot| slot.take());
                 // The stream outlives this task, which was sized for
                 // reading a request and calling the router: its own task
-                // holds only the socket and the body.
+                // holds only the socket and the body (or the feed).
                 let (tcp, watcher) = (self.tcp, self.watcher);
                 tokio::spawn(async move {
-                    direct::respond(tcp, response).await;
+                    match feed {
+                        Some(feed) => direct::respond_feed(tcp, response, feed).await,
+                        None => direct::respond(tcp, response).await,
+                    }
                     drop(watcher);
                 });
             }

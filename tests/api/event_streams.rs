@@ -284,3 +284,59 @@ async fn other_first_requests_still_get_hyper_keep_alive_and_pipelining() {
     tcp.tcp.read_to_string(&mut old).await.unwrap();
     assert!(old.starts_with("HTTP/1.0 200 OK"), "{old}");
 }
+
+/// The `id:` of every event in `text`, in order.
+fn event_ids(text: &str) -> Vec<u64> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("id: "))
+        .map(|id| id.parse().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn events_published_back_to_back_arrive_once_each_in_order() {
+    let app = spawn_app().await;
+    let key = app.api_key().await;
+    let s = open(&app, &key, "idv").await;
+    let mut tcp = send(&app, &stream_request(&events_path(&s))).await;
+    let first = tcp.read_until("\"snapshot\"").await;
+    let snapshot_id = event_ids(&first.text())[0];
+    let calls = (0..20).map(|_| call(&app, &s, "get_server_time", serde_json::json!({})));
+    for (status, _) in futures_util::future::join_all(calls).await {
+        assert_eq!(status, 200);
+    }
+    let (status, _) = call(&app, &s, "perform_idv_check", idv()).await;
+    assert_eq!(status, 200);
+    let wire = tcp.read_until("\"workflow_update\"").await;
+    let ids = event_ids(&wire.text());
+    let expected: Vec<u64> = (snapshot_id..snapshot_id + ids.len() as u64).collect();
+    assert_eq!(ids, expected, "consecutive, none twice");
+    assert!(ids.len() >= 22, "{ids:?}");
+}
+
+#[tokio::test]
+async fn a_watcher_reconnecting_with_last_event_id_gets_exactly_what_it_missed() {
+    let app = spawn_app().await;
+    let key = app.api_key().await;
+    let s = open(&app, &key, "idv").await;
+    let mut tcp = send(&app, &stream_request(&events_path(&s))).await;
+    let first = tcp.read_until("\"snapshot\"").await;
+    let seen = event_ids(&first.text())[0];
+    drop(tcp);
+    let (status, _) = call(&app, &s, "perform_idv_check", idv()).await;
+    assert_eq!(status, 200);
+    let head = format!(
+        "GET {} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nLast-Event-ID: {seen}\r\n\r\n",
+        events_path(&s)
+    );
+    let mut tcp = send(&app, &head).await;
+    let replay = tcp.read_until("\"workflow_update\"").await;
+    let text = replay.text();
+    assert!(!text.contains("\"snapshot\""), "{text}");
+    assert_eq!(event_ids(&text), [seen + 1, seen + 2]);
+    // And live events follow on the same stream.
+    let (status, _) = call(&app, &s, "get_server_time", serde_json::json!({})).await;
+    assert_eq!(status, 200);
+    let live = tcp.read_until("get_server_time").await;
+    assert_eq!(event_ids(&live.text()), [seen + 1, seen + 2, seen + 3]);
+}

@@ -5,21 +5,29 @@
 //! kept `tool-availability-update`s, so an agent that starts listening late
 //! still learns every plugin tool change it missed.
 //!
-//! Frames are encoded once, as the exact SSE bytes, and shared by every
-//! subscriber: a fan-out to thousands of watchers costs one JSON encoding
-//! and no per-watcher allocation.
+//! Frames are encoded once, as the exact SSE bytes (and the same bytes
+//! framed as an HTTP/1.1 chunk), and shared by every subscriber: a fan-out
+//! to thousands of watchers costs one JSON encoding and no per-watcher
+//! allocation. Each watcher of a session is a [`Sink`]; the publisher
+//! writes to the watchers' sockets itself ([`sink`]).
+
+pub mod sink;
 
 use crate::domain::agent_session::SessionEvent;
 use crate::domain::plugin::AVAILABILITY_EVENT;
 use axum::body::Bytes;
+use sink::Sink;
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use tokio::sync::broadcast;
 
 /// How many past events each session keeps for replay.
 pub const REPLAY: usize = 512;
 /// Per-subscriber buffer before a slow subscriber is told it lagged.
 const BUFFER: usize = 1024;
+/// Up to this many watchers, a session's event is written to them from
+/// the publishing thread; more are split between the runtime's workers.
+const FAN_OUT_INLINE: usize = 64;
 
 /// One event as sent: its id and its `text/event-stream` encoding.
 #[derive(Debug)]
@@ -30,6 +38,9 @@ pub struct Frame {
     pub name: String,
     /// `id: …\nevent: …\ndata: …\n\n`, ready to write (cloning it is a refcount).
     pub sse: Bytes,
+    /// The same bytes as one HTTP/1.1 chunk (`{size:x}\r\n…\r\n`), for a
+    /// stream written on its socket; `sse` is a view into it.
+    pub chunk: Bytes,
 }
 
 impl Frame {
@@ -38,16 +49,32 @@ impl Frame {
     /// newlines, so the JSON always fits on the single `data:` line.
     pub fn new(id: u64, name: &str, json: &str) -> Self {
         debug_assert!(!json.contains('\n') && !name.contains('\n'));
+        let sse = format!("id: {id}\nevent: {name}\ndata: {json}\n\n");
+        let size = format!("{:x}\r\n", sse.len());
+        let mut chunk = Vec::with_capacity(size.len() + sse.len() + 2);
+        chunk.extend_from_slice(size.as_bytes());
+        chunk.extend_from_slice(sse.as_bytes());
+        chunk.extend_from_slice(b"\r\n");
+        let chunk = Bytes::from(chunk);
         Self {
             id,
             name: name.to_owned(),
-            sse: Bytes::from(format!("id: {id}\nevent: {name}\ndata: {json}\n\n")),
+            sse: chunk.slice(size.len()..size.len() + sse.len()),
+            chunk,
         }
     }
 }
 
 struct Channel {
+    /// In-process listeners ([`Hub::listen`]).
     tx: broadcast::Sender<Arc<Frame>>,
+    /// The event streams' watchers, each with its share number; a watcher
+    /// that left is pruned on the next event.
+    sinks: Vec<(usize, Weak<Sink>)>,
+    /// Where many watchers' writes are queued ([`fan_out`]).
+    shares: Vec<Arc<Share>>,
+    /// The share the next watcher joins.
+    next_share: usize,
     ring: VecDeque<Arc<Frame>>,
     last_id: u64,
 }
@@ -56,10 +83,147 @@ impl Channel {
     fn new(base: u64) -> Self {
         Self {
             tx: broadcast::channel(BUFFER).0,
+            sinks: Vec::new(),
+            shares: Vec::new(),
+            next_share: 0,
             ring: VecDeque::with_capacity(REPLAY),
             last_id: base,
         }
     }
+
+    /// The watchers still there, with their shares (the others are
+    /// forgotten).
+    fn live_sinks(&mut self) -> Vec<(usize, Arc<Sink>)> {
+        let mut live = Vec::with_capacity(self.sinks.len());
+        self.sinks.retain(|(share, weak)| match weak.upgrade() {
+            Some(sink) => {
+                live.push((*share, sink));
+                true
+            }
+            None => false,
+        });
+        live
+    }
+
+    /// Adds a watcher, to the next share in turn.
+    fn add_sink(&mut self, sink: &Arc<Sink>) {
+        self.sinks.push((self.next_share, Arc::downgrade(sink)));
+        self.next_share = self.next_share.wrapping_add(1);
+    }
+
+    /// Ends every watcher's stream once it has the events so far.
+    fn close(mut self) {
+        for (_, sink) in self.live_sinks() {
+            sink.close(self.last_id);
+        }
+    }
+}
+
+/// One share of a session's watchers, written to by one task at a time,
+/// event after event: a watcher always gets its events from the same
+/// share, so in order, and events published while the share is still
+/// writing the previous one go out together, one `writev` per watcher.
+#[derive(Default)]
+struct Share {
+    queue: Mutex<ShareQueue>,
+}
+
+/// Events, in order, and the watchers to write them to.
+type Batch = (Vec<Arc<Frame>>, Vec<Arc<Sink>>);
+
+#[derive(Default)]
+struct ShareQueue {
+    /// Events to write, oldest first, with the share's watchers when they
+    /// were published.
+    batches: VecDeque<Batch>,
+    /// A task is writing this share.
+    running: bool,
+}
+
+/// How many watchers a share writes to between looks at its queue, so an
+/// event published during a fan-out (a call's `workflow_update` right
+/// after its `tool_call`) joins it for the watchers not written yet.
+const LOOK_AGAIN_EVERY: usize = 64;
+
+impl Share {
+    /// Queues `frame` for `sinks`; starts a writer task unless one runs.
+    fn push(
+        self: &Arc<Self>,
+        runtime: &tokio::runtime::Handle,
+        frame: Arc<Frame>,
+        sinks: Vec<Arc<Sink>>,
+    ) {
+        let mut queue = locked(&self.queue);
+        queue.batches.push_back((vec![frame], sinks));
+        if !queue.running {
+            queue.running = true;
+            let share = self.clone();
+            runtime.spawn(async move { share.write() });
+        }
+    }
+
+    /// Everything queued, as one batch: the events in order, and the
+    /// newest list of watchers (one that joined later already has the
+    /// older events, its snapshot stands for them; one that left is gone).
+    /// `None` when the queue is empty; then, if `last`, the task stops.
+    fn take(&self, last: bool) -> Option<Batch> {
+        let mut queue = locked(&self.queue);
+        if queue.batches.is_empty() {
+            if last {
+                queue.running = false;
+            }
+            return None;
+        }
+        let mut frames = Vec::new();
+        let mut sinks = Vec::new();
+        for (batch, batch_sinks) in queue.batches.drain(..) {
+            frames.extend(batch);
+            sinks = batch_sinks;
+        }
+        Some((frames, sinks))
+    }
+
+    /// Writes everything queued until nothing is left. Events queued while
+    /// it writes are added for the watchers still to come, and queued
+    /// again for everyone (those who have them skip them).
+    fn write(&self) {
+        while let Some((mut frames, sinks)) = self.take(true) {
+            for (i, sink) in sinks.iter().enumerate() {
+                if i > 0 && i % LOOK_AGAIN_EVERY == 0 {
+                    if let Some((newer, newer_sinks)) = self.take(false) {
+                        frames.extend(newer.iter().cloned());
+                        locked(&self.queue).batches.push_front((newer, newer_sinks));
+                    }
+                }
+                sink.offer(&frames);
+            }
+        }
+    }
+}
+
+/// Writes `frame` to every one of the channel's watchers: for many,
+/// queued in one share per worker thread, each written by its own task,
+/// so the publisher (a tool call being answered) does not wait for
+/// thousands of writes and every core shares them; a few are returned, for
+/// the publisher to write itself once it has let go of the hub.
+fn fan_out(channel: &mut Channel, frame: &Arc<Frame>) -> Vec<Arc<Sink>> {
+    let sinks = channel.live_sinks();
+    let runtime = tokio::runtime::Handle::try_current().ok();
+    let Some(runtime) = runtime.filter(|_| sinks.len() > FAN_OUT_INLINE) else {
+        return sinks.into_iter().map(|(_, sink)| sink).collect();
+    };
+    let shares = runtime.metrics().num_workers().max(1);
+    if channel.shares.len() != shares {
+        channel.shares = (0..shares).map(|_| Arc::default()).collect();
+    }
+    let mut parts: Vec<Vec<Arc<Sink>>> = vec![Vec::with_capacity(sinks.len() / shares + 1); shares];
+    for (share, sink) in sinks {
+        parts[share % shares].push(sink);
+    }
+    for (share, part) in channel.shares.iter().zip(parts) {
+        share.push(&runtime, frame.clone(), part);
+    }
+    Vec::new()
 }
 
 /// What a new subscriber starts from.
@@ -74,7 +238,7 @@ pub struct Subscription {
     /// The id the snapshot stands for (the newest event so far).
     pub snapshot_id: u64,
     /// Everything published from now on.
-    pub live: broadcast::Receiver<Arc<Frame>>,
+    pub sink: Arc<Sink>,
 }
 
 /// All session channels, plus one for the session list.
@@ -140,9 +304,15 @@ impl Hub {
             channel.ring.pop_front();
         }
         channel.ring.push_back(frame.clone());
-        // No receivers is fine: nobody is watching.
-        let _ = channel.tx.send(frame);
-        channel.last_id
+        // No receivers is fine: nobody is listening.
+        let _ = channel.tx.send(frame.clone());
+        let id = channel.last_id;
+        let few = fan_out(channel, &frame);
+        drop(sessions);
+        for sink in few {
+            sink.offer(std::slice::from_ref(&frame));
+        }
+        id
     }
 
     /// Subscribes to `session`. With `last_seen`, replays what came after it
@@ -154,7 +324,8 @@ impl Hub {
         let channel = sessions
             .entry(session.to_owned())
             .or_insert_with(|| Channel::new(self.base));
-        let live = channel.tx.subscribe();
+        let sink = Arc::new(Sink::new(channel.last_id));
+        channel.add_sink(&sink);
         let oldest = channel.ring.front().map_or(channel.last_id + 1, |f| f.id);
         match last_seen {
             Some(seen) if seen >= oldest.saturating_sub(1) && seen <= channel.last_id => {
@@ -168,7 +339,7 @@ impl Hub {
                     needs_snapshot: false,
                     history: Vec::new(),
                     snapshot_id: channel.last_id,
-                    live,
+                    sink,
                 }
             }
             _ => Subscription {
@@ -181,7 +352,7 @@ impl Hub {
                     .cloned()
                     .collect(),
                 snapshot_id: channel.last_id,
-                live,
+                sink,
             },
         }
     }
@@ -190,7 +361,20 @@ impl Hub {
     /// get what was already published (the `ended` event), then their
     /// stream ends.
     pub fn close(&self, session: &str) {
-        locked(&self.sessions).remove(session);
+        let channel = locked(&self.sessions).remove(session);
+        if let Some(channel) = channel {
+            channel.close();
+        }
+    }
+
+    /// Every event published on `session` from now on, for a listener in
+    /// this process (the MCP server's tool-change notices).
+    pub fn listen(&self, session: &str) -> broadcast::Receiver<Arc<Frame>> {
+        locked(&self.sessions)
+            .entry(session.to_owned())
+            .or_insert_with(|| Channel::new(self.base))
+            .tx
+            .subscribe()
     }
 
     /// How many sessions have a live channel (ended ones never do).
@@ -201,7 +385,10 @@ impl Hub {
     /// Ends every open stream, so a graceful shutdown is not held up
     /// forever by watchers (their browsers reconnect to the next server).
     pub fn close_all(&self) {
-        locked(&self.sessions).clear();
+        let channels: Vec<Channel> = locked(&self.sessions).drain().map(|(_, c)| c).collect();
+        for channel in channels {
+            channel.close();
+        }
         locked(&self.workflows).clear();
         *locked(&self.list) = broadcast::channel(BUFFER).0;
     }
@@ -309,34 +496,92 @@ mod tests {
         );
     }
 
-    #[tokio::test]
-    async fn closing_a_session_delivers_what_was_sent_then_ends_its_stream() {
+    /// The ids `sink` hands out now.
+    fn next_ids(sink: &Sink) -> Vec<u64> {
+        let mut out = Vec::new();
+        while let sink::Next::Frame(f, _) = sink.next() {
+            out.push(f.id);
+        }
+        out
+    }
+
+    #[test]
+    fn closing_a_session_delivers_what_was_sent_then_ends_its_stream() {
         let hub = Hub::default();
-        let mut sub = hub.subscribe("s", None).live;
+        let sub = hub.subscribe("s", None);
+        let mut listener = hub.listen("s");
         hub.publish("s", &ended(1));
         hub.close("s");
         assert_eq!(hub.live_sessions(), 0);
-        assert_eq!(sub.recv().await.unwrap().id, 1);
-        assert!(sub.recv().await.is_err());
+        assert_eq!(next_ids(&sub.sink), [1]);
+        assert!(matches!(sub.sink.next(), sink::Next::Closed));
+        assert_eq!(listener.try_recv().unwrap().id, 1);
+        assert!(listener.try_recv().is_err());
     }
 
     #[tokio::test]
     async fn closing_all_ends_every_stream() {
         let hub = Hub::default();
-        let mut session = hub.subscribe("s", None).live;
+        let session = hub.subscribe("s", None);
         let mut list = hub.subscribe_list();
         hub.close_all();
-        assert!(session.recv().await.is_err());
+        assert!(matches!(session.sink.next(), sink::Next::Closed));
         assert!(list.recv().await.is_err());
     }
 
-    #[tokio::test]
-    async fn live_events_follow_the_replay_without_gaps() {
+    #[test]
+    fn live_events_follow_the_replay_without_gaps() {
         let hub = Hub::default();
         hub.publish("s", &ended(1));
-        let mut sub = hub.subscribe("s", Some(0));
+        let sub = hub.subscribe("s", Some(0));
         hub.publish("s", &ended(2));
         assert_eq!(sub.replay.len(), 1);
-        assert_eq!(sub.live.recv().await.unwrap().id, 2);
+        assert_eq!(next_ids(&sub.sink), [2]);
+    }
+
+    #[test]
+    fn a_watcher_that_left_is_forgotten_on_the_next_event() {
+        let hub = Hub::default();
+        let kept = hub.subscribe("s", None);
+        drop(hub.subscribe("s", None));
+        hub.publish("s", &ended(1));
+        let sessions = locked(&hub.sessions);
+        assert_eq!(sessions["s"].sinks.len(), 1);
+        drop(sessions);
+        assert_eq!(next_ids(&kept.sink), [1]);
+    }
+
+    #[test]
+    fn a_frame_is_one_chunk_around_its_event() {
+        let frame = Frame::new(7, "e", "{}");
+        let sse = "id: 7\nevent: e\ndata: {}\n\n";
+        assert_eq!(&frame.sse[..], sse.as_bytes());
+        assert_eq!(
+            &frame.chunk[..],
+            format!("{:x}\r\n{sse}\r\n", sse.len()).as_bytes()
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn many_watchers_get_every_event_in_order_from_the_workers() {
+        let hub = Hub::default();
+        let subs: Vec<_> = (0..500).map(|_| hub.subscribe("s", None)).collect();
+        for n in 1..=3 {
+            hub.publish("s", &ended(n));
+        }
+        for sub in &subs {
+            let mut got = Vec::new();
+            while got.len() < 3 {
+                match sub.sink.next() {
+                    sink::Next::Frame(f, _) => got.push(f.id),
+                    _ => {
+                        tokio::time::timeout(std::time::Duration::from_secs(5), sub.sink.notified())
+                            .await
+                            .expect("woken")
+                    }
+                }
+            }
+            assert_eq!(got, [1, 2, 3]);
+        }
     }
 }

@@ -132,7 +132,7 @@ impl SessionMcp {
         stop: CancellationToken,
         notify: impl Fn() -> futures_util::future::BoxFuture<'static, bool> + Send + 'static,
     ) {
-        let mut sub = state.hub.subscribe(&session, None).live;
+        let mut sub = state.hub.listen(&session);
         loop {
             tokio::select! {
                 _ = stop.cancelled() => break,

@@ -3,6 +3,7 @@
 //! body limit and the JSON 404 every area shares.
 
 pub mod bindings;
+pub mod event_streams;
 #[cfg(test)]
 mod fuzz;
 #[cfg(test)]

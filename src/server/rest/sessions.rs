@@ -14,23 +14,19 @@ use crate::error::ApiError;
 use crate::server::agent::hub::Frame;
 use crate::server::agent::sessions;
 use crate::server::auth::AuthUser;
+pub(crate) use crate::server::rest::event_streams::event_stream;
+use crate::server::rest::event_streams::session_stream;
 use crate::server::rest::{json_body, path_id, ApiKey};
-use crate::server::streams::StreamPermit;
 use crate::server::{AppState, ServerError};
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, patch, post};
 use axum::{Extension, Json, Router};
-use futures_util::stream::{self, StreamExt};
 use serde::Deserialize;
 use serde_json::{json, Value};
-use std::convert::Infallible;
-use std::sync::Arc;
-use std::time::Duration;
-use tokio::sync::broadcast;
 
 /// Longest student name or id a tutor session may carry.
 pub const STUDENT_MAX_CHARS: usize = 80;
@@ -417,66 +413,6 @@ async fn calls(
     Ok(Json(json!({"calls": page, "before": next})).into_response())
 }
 
-/// Sent every [`KEEP_ALIVE`] so proxies and browsers keep an idle stream.
-const KEEP_ALIVE_COMMENT: &[u8] = b":\n\n";
-const KEEP_ALIVE: Duration = Duration::from_secs(15);
-
-/// What a live stream carries between polls.
-struct Live {
-    rx: broadcast::Receiver<Arc<Frame>>,
-    after: u64,
-    tick: tokio::time::Interval,
-    /// The stream's slot under the caps, freed when the stream is dropped.
-    _permit: Option<StreamPermit>,
-}
-
-/// An SSE response: `first` (snapshot and replay), then every live frame
-/// after id `after`, with a keep-alive comment every 15 s. Frames are the
-/// hub's pre-encoded bytes, so sending one to a watcher copies nothing.
-/// The stream ends if the watcher lags behind the channel (it reconnects
-/// with `Last-Event-ID` and gets a replay or a snapshot).
-///
-/// Without `rx` the response ends after `first` (an ended session).
-pub(crate) fn event_stream(
-    first: Vec<Bytes>,
-    rx: Option<broadcast::Receiver<Arc<Frame>>>,
-    after: u64,
-    permit: Option<StreamPermit>,
-) -> Response {
-    let start = tokio::time::Instant::now() + KEEP_ALIVE;
-    let live = rx.map(|rx| Live {
-        rx,
-        after,
-        tick: tokio::time::interval_at(start, KEEP_ALIVE),
-        _permit: permit,
-    });
-    let live = stream::unfold(live, |live| async move {
-        let mut live = live?;
-        loop {
-            tokio::select! {
-                biased;
-                frame = live.rx.recv() => match frame {
-                    Ok(frame) if frame.id <= live.after => continue,
-                    Ok(frame) => return Some((Ok(frame.sse.clone()), Some(live))),
-                    Err(_) => return None,
-                },
-                _ = live.tick.tick() => {
-                    return Some((Ok(Bytes::from_static(KEEP_ALIVE_COMMENT)), Some(live)));
-                }
-            }
-        }
-    });
-    let body = stream::iter(first.into_iter().map(Ok::<_, Infallible>)).chain(live);
-    (
-        [
-            (header::CONTENT_TYPE, "text/event-stream"),
-            (header::CACHE_CONTROL, "no-cache"),
-        ],
-        Body::from_stream(body),
-    )
-        .into_response()
-}
-
 /// The `snapshot` event of `row`'s session, as event `id`.
 async fn snapshot_frame(
     state: &AppState,
@@ -522,12 +458,10 @@ async fn events(
     }
     let last_replayed = sub.replay.last().map_or(sub.snapshot_id, |f| f.id);
     first.extend(sub.replay.iter().map(|f| f.sse.clone()));
-    Ok(event_stream(
-        first,
-        Some(sub.live),
-        last_replayed,
-        Some(permit),
-    ))
+    // The snapshot or replay stands for everything up to `last_replayed`;
+    // the sink was made at `snapshot_id` and the replay ends there too.
+    debug_assert_eq!(last_replayed, sub.snapshot_id);
+    Ok(session_stream(first, sub.sink, permit))
 }
 
 /// The caps a new stream counts against: its session's, and the signed-in

@@ -14,12 +14,16 @@
 //! stream where there is none). The connection ends with the response, or
 //! as soon as the client closes its side.
 
+use crate::server::agent::hub::sink::{Feed, Next};
+use crate::server::rest::event_streams::KEEP_ALIVE;
 use axum::body::{Body, HttpBody};
 use axum::http::{header, response::Parts, HeaderValue, Response, StatusCode};
 use futures_util::StreamExt;
 use std::io::IoSlice;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::TcpStream;
 
 /// Longest one write may wait for a client that does not read: after it,
 /// the client is gone as far as the server is concerned, and its stream's
@@ -173,6 +177,97 @@ where
     close(socket).await;
 }
 
+/// Writes a session's event stream on its own socket: the head, the
+/// feed's first events, then whatever the watcher's [`Sink`] has. Once the
+/// first events are out the socket is attached to the sink, and from then
+/// on the publisher writes each event itself while this task waits; it
+/// wakes only to finish what the publisher could not send at once, for a
+/// keep-alive, or to notice the client leave.
+pub async fn respond_feed(tcp: TcpStream, response: Response<Body>, feed: Feed) {
+    let (parts, body) = response.into_parts();
+    // The body would read the same feed; it is never polled.
+    drop(body);
+    let head = head(&parts, Framing::Chunked);
+    drop(parts);
+    let socket = Arc::new(tcp);
+    if send(&socket, &mut [IoSlice::new(&head)]).await.is_err() {
+        return;
+    }
+    drop(head);
+    let Feed {
+        first,
+        sink,
+        permit: _permit,
+    } = feed;
+    for bytes in first.iter().filter(|b| !b.is_empty()) {
+        let mut size = [0u8; CHUNK_SIZE_LINE];
+        let size = chunk_size_line(bytes.len(), &mut size);
+        let mut parts = [
+            IoSlice::new(size),
+            IoSlice::new(bytes),
+            IoSlice::new(b"\r\n"),
+        ];
+        if send(&socket, &mut parts).await.is_err() {
+            return;
+        }
+    }
+    drop(first);
+    sink.attach(socket.clone());
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
+    let mut scratch = [0u8; 16];
+    loop {
+        let sent = match sink.next() {
+            Next::Frame(frame, offset) => {
+                send(&socket, &mut [IoSlice::new(&frame.chunk[offset..])]).await
+            }
+            Next::Lagged => return,
+            Next::Closed => {
+                let _ = send(&socket, &mut [IoSlice::new(b"0\r\n\r\n")]).await;
+                return;
+            }
+            Next::Wait => tokio::select! {
+                () = sink.notified() => Ok(()),
+                _ = tick.tick() => if sink.claim() {
+                    send(&socket, &mut [IoSlice::new(KEEP_ALIVE_CHUNK)]).await
+                } else {
+                    Ok(())
+                },
+                ready = socket.readable() => match ready.and_then(|()| socket.try_read(&mut scratch)) {
+                    // Whatever a client sends after its request is
+                    // ignored; its end of the connection ends the stream.
+                    Ok(n) if n > 0 => Ok(()),
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Ok(()),
+                    _ => return,
+                },
+            },
+        };
+        if sent.is_err() {
+            return;
+        }
+    }
+}
+
+/// The keep-alive comment (`rest::event_streams::KEEP_ALIVE_COMMENT`) as a chunk.
+const KEEP_ALIVE_CHUNK: &[u8] = b"3\r\n:\n\n\r\n";
+
+/// Sends every byte of `slices` on a socket shared with the publisher
+/// (which writes only while this task waits); fails on a write error, or
+/// no progress for [`STALLED_WRITE`].
+async fn send(socket: &TcpStream, mut slices: &mut [IoSlice<'_>]) -> std::io::Result<()> {
+    while !slices.is_empty() {
+        tokio::time::timeout(STALLED_WRITE, socket.writable())
+            .await
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::TimedOut))??;
+        match socket.try_write_vectored(slices) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => IoSlice::advance_slices(&mut slices, n),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
 /// Writes one chunk: its size in hex, the data, CRLF; one `writev` when
 /// the socket takes it all, which it does for an event.
 async fn write_chunk<W: AsyncWrite + Unpin>(writer: &mut W, data: &[u8]) -> std::io::Result<()> {
@@ -233,6 +328,7 @@ async fn close<W: AsyncWrite + Unpin>(mut writer: W) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::rest::event_streams::KEEP_ALIVE_COMMENT;
     use tokio::io::AsyncReadExt;
 
     fn parts(status: u16, headers: &[(&str, &str)]) -> Parts {
@@ -241,6 +337,18 @@ mod tests {
             builder = builder.header(*k, *v);
         }
         builder.body(()).unwrap().into_parts().0
+    }
+
+    #[test]
+    fn the_keep_alive_chunk_is_the_comment_framed() {
+        let mut size = [0u8; CHUNK_SIZE_LINE];
+        let framed = [
+            chunk_size_line(KEEP_ALIVE_COMMENT.len(), &mut size),
+            KEEP_ALIVE_COMMENT,
+            b"\r\n",
+        ]
+        .concat();
+        assert_eq!(framed, KEEP_ALIVE_CHUNK);
     }
 
     #[test]

@@ -1,0 +1,151 @@
+//! Event-stream responses (`text/event-stream`): a session's events
+//! through its watcher's [`Sink`], and the plain broadcast streams (the
+//! session list, a workflow's changes, a plugin's tools).
+//!
+//! Both send a keep-alive comment every [`KEEP_ALIVE`]. A session stream
+//! also carries its [`Feed`] in the response's extensions: when the
+//! request came on its own connection, the server writes it straight to
+//! the socket (`server::serve::direct`) and the body is never read; when
+//! hyper serves it, the body reads the same feed.
+
+use crate::server::agent::hub::sink::{Feed, FeedSlot, Next, Sink};
+use crate::server::agent::hub::Frame;
+use crate::server::streams::StreamPermit;
+use axum::body::{Body, Bytes};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use futures_util::stream::{self, StreamExt};
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::broadcast;
+
+/// Sent every [`KEEP_ALIVE`] so proxies and browsers keep an idle stream.
+pub const KEEP_ALIVE_COMMENT: &[u8] = b":\n\n";
+/// How often an idle stream gets [`KEEP_ALIVE_COMMENT`].
+pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// What a live stream carries between polls.
+struct Live {
+    rx: broadcast::Receiver<Arc<Frame>>,
+    after: u64,
+    tick: tokio::time::Interval,
+    /// The stream's slot under the caps, freed when the stream is dropped.
+    _permit: Option<StreamPermit>,
+}
+
+/// An SSE response: `first` (snapshot and replay), then every live frame
+/// after id `after`, with a keep-alive comment every 15 s. Frames are the
+/// hub's pre-encoded bytes, so sending one to a watcher copies nothing.
+/// The stream ends if the watcher lags behind the channel (it reconnects
+/// with `Last-Event-ID` and gets a replay or a snapshot).
+///
+/// Without `rx` the response ends after `first` (an ended session).
+pub(crate) fn event_stream(
+    first: Vec<Bytes>,
+    rx: Option<broadcast::Receiver<Arc<Frame>>>,
+    after: u64,
+    permit: Option<StreamPermit>,
+) -> Response {
+    let start = tokio::time::Instant::now() + KEEP_ALIVE;
+    let live = rx.map(|rx| Live {
+        rx,
+        after,
+        tick: tokio::time::interval_at(start, KEEP_ALIVE),
+        _permit: permit,
+    });
+    let live = stream::unfold(live, |live| async move {
+        let mut live = live?;
+        loop {
+            tokio::select! {
+                biased;
+                frame = live.rx.recv() => match frame {
+                    Ok(frame) if frame.id <= live.after => continue,
+                    Ok(frame) => return Some((Ok(frame.sse.clone()), Some(live))),
+                    Err(_) => return None,
+                },
+                _ = live.tick.tick() => {
+                    return Some((Ok(Bytes::from_static(KEEP_ALIVE_COMMENT)), Some(live)));
+                }
+            }
+        }
+    });
+    let body = stream::iter(first.into_iter().map(Ok::<_, Infallible>)).chain(live);
+    (
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        Body::from_stream(body),
+    )
+        .into_response()
+}
+
+/// A session's stream: `first` (kept events, snapshot, replay), then every
+/// event `sink` gets, until the session ends or the watcher falls too far
+/// behind. `permit` is the stream's slot under the caps.
+pub(crate) fn session_stream(first: Vec<Bytes>, sink: Arc<Sink>, permit: StreamPermit) -> Response {
+    let slot = FeedSlot::new(Feed {
+        first,
+        sink,
+        permit: Some(permit),
+    });
+    let body = stream::unfold((slot.clone(), None), |(slot, live)| async move {
+        let mut live = match live {
+            Some(live) => live,
+            // Taken already: the response is being written on its socket.
+            None => BodyFeed::new(slot.take()?),
+        };
+        let bytes = live.next().await?;
+        Some((Ok::<_, Infallible>(bytes), (slot, Some(live))))
+    });
+    let mut response = (
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        Body::from_stream(body),
+    )
+        .into_response();
+    response.extensions_mut().insert(slot);
+    response
+}
+
+/// A session stream read as a response body (served by hyper).
+struct BodyFeed {
+    first: std::vec::IntoIter<Bytes>,
+    sink: Arc<Sink>,
+    tick: tokio::time::Interval,
+    _permit: Option<StreamPermit>,
+}
+
+impl BodyFeed {
+    fn new(feed: Feed) -> Self {
+        let start = tokio::time::Instant::now() + KEEP_ALIVE;
+        Self {
+            first: feed.first.into_iter(),
+            sink: feed.sink,
+            tick: tokio::time::interval_at(start, KEEP_ALIVE),
+            _permit: feed.permit,
+        }
+    }
+
+    /// The next bytes to send; `None` ends the body.
+    async fn next(&mut self) -> Option<Bytes> {
+        if let Some(first) = self.first.next() {
+            return Some(first);
+        }
+        loop {
+            match self.sink.next() {
+                // Nothing is written to a socket here, so never a part.
+                Next::Frame(frame, _) => return Some(frame.sse.clone()),
+                Next::Closed | Next::Lagged => return None,
+                Next::Wait => tokio::select! {
+                    biased;
+                    () = self.sink.notified() => {}
+                    _ = self.tick.tick() => return Some(Bytes::from_static(KEEP_ALIVE_COMMENT)),
+                },
+            }
+        }
+    }
+}
