@@ -5,6 +5,7 @@
 //! up, and a terminated body when the stream ends. Everything else on such
 //! a connection, and every other connection, is still hyper's.
 
+use crate::freed::end;
 use crate::helpers::{spawn_app, TestApp};
 use crate::sessions::{call, idv, open, Session};
 use std::time::Duration;
@@ -230,14 +231,7 @@ async fn the_stream_of_a_session_that_ends_is_terminated() {
     let s = open(&app, &key, "idv").await;
     let mut tcp = send(&app, &stream_request(&events_path(&s))).await;
     tcp.read_until("\"snapshot\"").await;
-    let res = app
-        .client
-        .post(app.url(&format!("/api/sessions/{}/end", s.id)))
-        .bearer_auth(&s.token)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 204);
+    end(&app, &s).await;
     let wire = tcp.read_until("no such text").await;
     assert!(wire.text().contains("event: ended"), "{}", wire.text());
     assert!(wire.complete, "ended by the zero-size chunk");

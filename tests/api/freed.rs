@@ -7,7 +7,8 @@ use crate::sessions::{call, open, read_events, subscribe, Session};
 use serde_json::{json, Value};
 use std::time::Duration;
 
-async fn end(app: &TestApp, s: &Session) {
+/// Ends `s` as its agent does; asserts 204.
+pub async fn end(app: &TestApp, s: &Session) {
     let res = app
         .client
         .post(app.url(&format!("/api/sessions/{}/end", s.id)))
