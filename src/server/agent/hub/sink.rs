@@ -105,7 +105,8 @@ impl Sink {
             && state.partial.is_none()
             && state.pending.is_empty()
             && state.delivered + 1 == rest[0].id;
-        if let (true, Some(socket)) = (writable_now, state.socket.clone()) {
+        let socket = state.socket.as_ref().filter(|_| writable_now);
+        if let Some(socket) = socket {
             // The run of consecutive events at the front, as many as one
             // write takes.
             let run = rest
@@ -118,6 +119,8 @@ impl Sink {
             for (slice, frame) in slices.iter_mut().zip(&rest[..run]) {
                 *slice = IoSlice::new(&frame.chunk);
             }
+            // Borrowing the socket from the state for the write, then
+            // updating the state: no reference count touched per watcher.
             if let Ok(mut written) = socket.try_write_vectored(&slices[..run]) {
                 for frame in &rest[..run] {
                     if written == 0 {
