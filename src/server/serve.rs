@@ -150,7 +150,7 @@ impl Connection {
                     drop(watcher);
                 });
             }
-            FirstRequest::Hyper | FirstRequest::Partial => {
+            FirstRequest::Hyper => {
                 let service = TowerToHyperService::new(
                     service.map_request(|req: Request<hyper::body::Incoming>| req.map(Body::new)),
                 );

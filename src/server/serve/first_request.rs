@@ -34,22 +34,22 @@ pub enum FirstRequest {
     EventStream(Box<Request<()>>),
     /// Anything else: served by hyper, these bytes first.
     Hyper,
-    /// Not a complete head yet.
-    Partial,
 }
 
-/// Classifies `buf`, the bytes received so far on a new connection.
-pub fn classify(buf: &[u8]) -> FirstRequest {
+/// Classifies `buf`, the bytes received so far on a new connection;
+/// `None` while they are not a complete head yet and there is room for
+/// more.
+pub fn classify(buf: &[u8]) -> Option<FirstRequest> {
     let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
     let mut parsed = httparse::Request::new(&mut headers);
-    match parsed.parse(buf) {
+    Some(match parsed.parse(buf) {
         Ok(httparse::Status::Complete(len)) if len == buf.len() => event_stream(&parsed)
             .map_or(FirstRequest::Hyper, |r| {
                 FirstRequest::EventStream(Box::new(r))
             }),
-        Ok(httparse::Status::Partial) if buf.len() < HEAD_BUFFER => FirstRequest::Partial,
+        Ok(httparse::Status::Partial) if buf.len() < HEAD_BUFFER => return None,
         _ => FirstRequest::Hyper,
-    }
+    })
 }
 
 /// `parsed` as a request, if it is a plain event-stream `GET`.
@@ -112,9 +112,8 @@ pub async fn read(tcp: &mut TcpStream, timeout: Duration) -> Option<(Vec<u8>, Fi
                 return None;
             }
             filled += n;
-            match classify(&buf[..filled]) {
-                FirstRequest::Partial => continue,
-                decided => return Some(decided),
+            if let Some(decided) = classify(&buf[..filled]) {
+                return Some(decided);
             }
         }
     };
@@ -132,7 +131,7 @@ mod tests {
 
     #[test]
     fn a_plain_event_stream_get_is_taken_with_its_headers() {
-        let FirstRequest::EventStream(request) = classify(STREAM.as_bytes()) else {
+        let Some(FirstRequest::EventStream(request)) = classify(STREAM.as_bytes()) else {
             panic!("not taken");
         };
         assert_eq!(request.method(), Method::GET);
@@ -147,7 +146,7 @@ mod tests {
         let head = "GET /mcp HTTP/1.1\r\nACCEPT: application/json, Text/Event-Stream;q=0.9\r\n\r\n";
         assert!(matches!(
             classify(head.as_bytes()),
-            FirstRequest::EventStream(_)
+            Some(FirstRequest::EventStream(_))
         ));
     }
 
@@ -173,7 +172,7 @@ mod tests {
             "\0GET /x HTTP/1.1\r\nAccept: text/event-stream\r\n\r\n",
         ] {
             assert!(
-                matches!(classify(head.as_bytes()), FirstRequest::Hyper),
+                matches!(classify(head.as_bytes()), Some(FirstRequest::Hyper)),
                 "{head:?}"
             );
         }
@@ -181,13 +180,10 @@ mod tests {
 
     #[test]
     fn an_unfinished_head_waits_until_the_buffer_is_full() {
-        assert!(matches!(
-            classify(&STREAM.as_bytes()[..30]),
-            FirstRequest::Partial
-        ));
+        assert!(classify(&STREAM.as_bytes()[..30]).is_none());
         let mut long = b"GET /x HTTP/1.1\r\nX-Long: ".to_vec();
         long.resize(HEAD_BUFFER, b'a');
-        assert!(matches!(classify(&long), FirstRequest::Hyper));
+        assert!(matches!(classify(&long), Some(FirstRequest::Hyper)));
     }
 
     #[test]
@@ -197,7 +193,10 @@ mod tests {
             head.push_str(&format!("X-{i}: y\r\n"));
         }
         head.push_str("\r\n");
-        assert!(matches!(classify(head.as_bytes()), FirstRequest::Hyper));
+        assert!(matches!(
+            classify(head.as_bytes()),
+            Some(FirstRequest::Hyper)
+        ));
     }
 
     proptest! {
@@ -205,7 +204,7 @@ mod tests {
         /// complete GET that asks for a stream is taken.
         #[test]
         fn any_bytes_are_classified(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
-            if let FirstRequest::EventStream(request) = classify(&bytes) {
+            if let Some(FirstRequest::EventStream(request)) = classify(&bytes) {
                 prop_assert_eq!(request.method(), Method::GET);
                 prop_assert!(bytes.ends_with(b"\r\n\r\n") || bytes.ends_with(b"\n\n"));
             }
@@ -214,7 +213,7 @@ mod tests {
         /// Any prefix of a stream request waits for more; the whole is taken.
         #[test]
         fn prefixes_wait(cut in 0..STREAM.len()) {
-            prop_assert!(matches!(classify(&STREAM.as_bytes()[..cut]), FirstRequest::Partial));
+            prop_assert!(classify(&STREAM.as_bytes()[..cut]).is_none());
         }
     }
 }
