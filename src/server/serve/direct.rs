@@ -22,7 +22,7 @@ use futures_util::StreamExt;
 use std::io::IoSlice;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
 /// Longest one write may wait for a client that does not read: after it,
@@ -110,41 +110,29 @@ fn line(out: &mut Vec<u8>, name: &str, value: &HeaderValue) {
 /// its side, a write fails or stalls for [`STALLED_WRITE`], or the body
 /// fails (then the response is left unterminated, so the client sees it
 /// was cut short).
-pub async fn respond<S>(mut socket: S, response: Response<Body>)
-where
-    S: AsyncRead + AsyncWrite + Unpin,
-{
+pub async fn respond(mut socket: TcpStream, response: Response<Body>) {
     let (parts, body) = response.into_parts();
     let framing = framing(&parts, HttpBody::size_hint(&body).exact());
     let head = head(&parts, framing);
     // Nothing of the head is needed once it is encoded: a stream's task
     // keeps only the socket and the body.
     drop(parts);
-    if write(&mut socket, &mut [IoSlice::new(&head)])
-        .await
-        .is_err()
-    {
+    if send(&socket, &mut [IoSlice::new(&head)]).await.is_err() {
         return;
     }
     drop(head);
     let mut left = match framing {
-        Framing::Empty => return close(socket).await,
+        Framing::Empty => return close(&mut socket).await,
         Framing::Length(n) => n,
         Framing::Chunked => u64::MAX,
     };
     let mut body = body.into_data_stream();
-    let mut scratch = [0u8; 16];
     while left > 0 {
         // Writes happen outside the `select!`: while the body has nothing
         // to send, the socket is only read, to notice the client leave.
         let next = tokio::select! {
             next = body.next() => next,
-            read = socket.read(&mut scratch) => match read {
-                // Whatever a client sends after its request is ignored;
-                // its end of the connection ends the response.
-                Ok(n) if n > 0 => continue,
-                _ => return,
-            },
+            gone = client_left(&socket) => if gone { return } else { continue },
         };
         let data = match next {
             None => break,
@@ -156,11 +144,11 @@ where
         };
         let sent = match framing {
             Framing::Chunked if data.is_empty() => Ok(()),
-            Framing::Chunked => write_chunk(&mut socket, &data).await,
+            Framing::Chunked => send_chunk(&socket, &data).await,
             _ => {
                 let take = data.len().min(usize::try_from(left).unwrap_or(usize::MAX));
                 left -= take as u64;
-                write(&mut socket, &mut [IoSlice::new(&data[..take])]).await
+                send(&socket, &mut [IoSlice::new(&data[..take])]).await
             }
         };
         if sent.is_err() {
@@ -168,13 +156,13 @@ where
         }
     }
     if framing == Framing::Chunked
-        && write(&mut socket, &mut [IoSlice::new(b"0\r\n\r\n")])
+        && send(&socket, &mut [IoSlice::new(LAST_CHUNK)])
             .await
             .is_err()
     {
         return;
     }
-    close(socket).await;
+    close(&mut socket).await;
 }
 
 /// Writes a session's event stream on its own socket: the head, the
@@ -200,21 +188,13 @@ pub async fn respond_feed(tcp: TcpStream, response: Response<Body>, feed: Feed) 
         permit: _permit,
     } = feed;
     for bytes in first.iter().filter(|b| !b.is_empty()) {
-        let mut size = [0u8; CHUNK_SIZE_LINE];
-        let size = chunk_size_line(bytes.len(), &mut size);
-        let mut parts = [
-            IoSlice::new(size),
-            IoSlice::new(bytes),
-            IoSlice::new(b"\r\n"),
-        ];
-        if send(&socket, &mut parts).await.is_err() {
+        if send_chunk(&socket, bytes).await.is_err() {
             return;
         }
     }
     drop(first);
     sink.attach(socket.clone());
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
-    let mut scratch = [0u8; 16];
     loop {
         let sent = match sink.next() {
             Next::Frame(frame, offset) => {
@@ -222,7 +202,7 @@ pub async fn respond_feed(tcp: TcpStream, response: Response<Body>, feed: Feed) 
             }
             Next::Lagged => return,
             Next::Closed => {
-                let _ = send(&socket, &mut [IoSlice::new(b"0\r\n\r\n")]).await;
+                let _ = send(&socket, &mut [IoSlice::new(LAST_CHUNK)]).await;
                 return;
             }
             Next::Wait => tokio::select! {
@@ -232,13 +212,7 @@ pub async fn respond_feed(tcp: TcpStream, response: Response<Body>, feed: Feed) 
                 } else {
                     Ok(())
                 },
-                ready = socket.readable() => match ready.and_then(|()| socket.try_read(&mut scratch)) {
-                    // Whatever a client sends after its request is
-                    // ignored; its end of the connection ends the stream.
-                    Ok(n) if n > 0 => Ok(()),
-                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Ok(()),
-                    _ => return,
-                },
+                gone = client_left(&socket) => if gone { return } else { Ok(()) },
             },
         };
         if sent.is_err() {
@@ -250,9 +224,29 @@ pub async fn respond_feed(tcp: TcpStream, response: Response<Body>, feed: Feed) 
 /// The keep-alive comment (`rest::event_streams::KEEP_ALIVE_COMMENT`) as a chunk.
 const KEEP_ALIVE_CHUNK: &[u8] = b"3\r\n:\n\n\r\n";
 
-/// Sends every byte of `slices` on a socket shared with the publisher
-/// (which writes only while this task waits); fails on a write error, or
-/// no progress for [`STALLED_WRITE`].
+/// The zero-size chunk that ends a chunked body.
+const LAST_CHUNK: &[u8] = b"0\r\n\r\n";
+
+/// Waits until the client sends something or closes its side; `true` if
+/// it closed it (or the connection failed). Whatever a client sends after
+/// its request is read and ignored; only its end of the connection ends
+/// the response.
+async fn client_left(socket: &TcpStream) -> bool {
+    let mut scratch = [0u8; 16];
+    match socket
+        .readable()
+        .await
+        .and_then(|()| socket.try_read(&mut scratch))
+    {
+        Ok(n) => n == 0,
+        Err(e) => e.kind() != std::io::ErrorKind::WouldBlock,
+    }
+}
+
+/// Sends every byte of `slices` in order, in as few `writev`s as the
+/// socket allows, on a socket that may be shared with the publisher (which
+/// writes only while this task waits); fails on a write error, or no
+/// progress for [`STALLED_WRITE`].
 async fn send(socket: &TcpStream, mut slices: &mut [IoSlice<'_>]) -> std::io::Result<()> {
     while !slices.is_empty() {
         tokio::time::timeout(STALLED_WRITE, socket.writable())
@@ -268,13 +262,13 @@ async fn send(socket: &TcpStream, mut slices: &mut [IoSlice<'_>]) -> std::io::Re
     Ok(())
 }
 
-/// Writes one chunk: its size in hex, the data, CRLF; one `writev` when
+/// Sends one chunk: its size in hex, the data, CRLF; one `writev` when
 /// the socket takes it all, which it does for an event.
-async fn write_chunk<W: AsyncWrite + Unpin>(writer: &mut W, data: &[u8]) -> std::io::Result<()> {
+async fn send_chunk(socket: &TcpStream, data: &[u8]) -> std::io::Result<()> {
     let mut size = [0u8; CHUNK_SIZE_LINE];
     let size = chunk_size_line(data.len(), &mut size);
-    write(
-        writer,
+    send(
+        socket,
         &mut [
             IoSlice::new(size),
             IoSlice::new(data),
@@ -301,28 +295,9 @@ fn chunk_size_line(mut len: usize, buf: &mut [u8; CHUNK_SIZE_LINE]) -> &[u8] {
     }
 }
 
-/// Writes every byte of `slices` in order, in as few `writev`s as the
-/// socket allows; fails on a write error, or a write that makes no
-/// progress for [`STALLED_WRITE`].
-async fn write<W: AsyncWrite + Unpin>(
-    writer: &mut W,
-    mut slices: &mut [IoSlice<'_>],
-) -> std::io::Result<()> {
-    while !slices.is_empty() {
-        let n = tokio::time::timeout(STALLED_WRITE, writer.write_vectored(slices))
-            .await
-            .map_err(|_| std::io::Error::from(std::io::ErrorKind::TimedOut))??;
-        if n == 0 {
-            return Err(std::io::ErrorKind::WriteZero.into());
-        }
-        IoSlice::advance_slices(&mut slices, n);
-    }
-    Ok(())
-}
-
 /// Flushes and closes the write side, so the client sees the end.
-async fn close<W: AsyncWrite + Unpin>(mut writer: W) {
-    let _ = tokio::time::timeout(STALLED_WRITE, writer.shutdown()).await;
+async fn close(socket: &mut TcpStream) {
+    let _ = tokio::time::timeout(STALLED_WRITE, socket.shutdown()).await;
 }
 
 #[cfg(test)]
@@ -393,8 +368,16 @@ mod tests {
         );
     }
 
+    /// Both ends of a loopback connection: the server's, the client's.
+    async fn pair() -> (TcpStream, TcpStream) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap());
+        let (client, accepted) = tokio::join!(client, listener.accept());
+        (accepted.unwrap().0, client.unwrap())
+    }
+
     async fn sent(response: Response<Body>) -> String {
-        let (server, mut client) = tokio::io::duplex(1 << 16);
+        let (server, mut client) = pair().await;
         let serving = tokio::spawn(respond(server, response));
         let mut out = String::new();
         client.read_to_string(&mut out).await.unwrap();
@@ -437,7 +420,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_client_that_leaves_ends_the_stream_and_drops_its_body() {
-        let (server, client) = tokio::io::duplex(1 << 16);
+        let (server, client) = pair().await;
         let (tx, rx) =
             tokio::sync::mpsc::channel::<Result<axum::body::Bytes, std::convert::Infallible>>(1);
         let body = Body::from_stream(tokio_stream_of(rx));
