@@ -6,7 +6,7 @@
 //! a connection, and every other connection, is still hyper's.
 
 use crate::freed::end;
-use crate::helpers::{spawn_app, TestApp};
+use crate::helpers::{spawn_app, TestApp, TEACHER};
 use crate::sessions::{call, idv, open, Session};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -333,4 +333,46 @@ async fn a_watcher_reconnecting_with_last_event_id_gets_exactly_what_it_missed()
     assert_eq!(status, 200);
     let live = tcp.read_until("get_server_time").await;
     assert_eq!(event_ids(&live.text()), [seen + 1, seen + 2, seen + 3]);
+}
+
+#[tokio::test]
+async fn the_session_list_stream_is_served_on_the_socket_too_and_stays_live() {
+    let app = spawn_app().await;
+    let res = app
+        .rpc("login", &[("email", TEACHER.0), ("password", TEACHER.1)])
+        .await;
+    assert_eq!(res.status(), 200);
+    let cookie = res.headers()["set-cookie"].to_str().unwrap();
+    let cookie = cookie.split(';').next().unwrap();
+    let head = format!(
+        "GET /api/sessions/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nCookie: {cookie}\r\n\r\n"
+    );
+    let mut tcp = send(&app, &head).await;
+    // Nothing is sent before the first event, so open a session to get one.
+    let key = app.api_key().await;
+    let s = open(&app, &key, "idv").await;
+    let first = tcp.read_until(&s.id).await;
+    assert!(
+        first.head.starts_with("HTTP/1.1 200 OK\r\n"),
+        "{}",
+        first.head
+    );
+    assert_eq!(first.header("transfer-encoding"), Some("chunked"));
+    assert_eq!(first.header("connection"), Some("close"));
+    assert!(!tcp.closed && !first.complete, "the stream stays open");
+
+    let other = open(&app, &key, "idv").await;
+    let live = tcp.read_until(&other.id).await;
+    assert!(!tcp.closed && !live.complete, "still open after two events");
+
+    // Without a sign-in the same request is refused, complete, and closed.
+    let anonymous = head.replace(&format!("Cookie: {cookie}\r\n"), "");
+    let mut tcp = send(&app, &anonymous).await;
+    let refused = tcp.read_until("").await;
+    assert!(
+        refused.head.starts_with("HTTP/1.1 401 "),
+        "{}",
+        refused.head
+    );
+    assert!(refused.complete && tcp.closed);
 }
