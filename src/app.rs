@@ -1,11 +1,10 @@
-//! The HTML shell and the route table, shared by server rendering and the
-//! hydrated client so both agree on every URL.
+//! The HTML shell and the route table. Both run on the server only: the
+//! browser hydrates the pages' islands (`HydrationScripts` in islands mode),
+//! and every link is a page load.
 
-use crate::api::auth::{current_user, Login, Logout};
 use crate::ui::agents::AgentsPage;
-use crate::ui::auth::{Auth, UnsavedChanges};
+use crate::ui::auth::provide_auth;
 use crate::ui::bindings::BindingsPage;
-use crate::ui::components::fetched;
 use crate::ui::home::HomePage;
 use crate::ui::layout::{Layout, NotFound};
 use crate::ui::lessons::{LessonEditorPage, LessonRunsPage, LessonsPage};
@@ -27,7 +26,7 @@ pub fn shell(options: LeptosOptions, stylesheet: String) -> impl IntoView {
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
                 <link rel="icon" type="image/svg+xml" href="/favicon.svg" />
                 <link rel="stylesheet" href=stylesheet />
-                <HydrationScripts options />
+                <HydrationScripts options islands=true />
                 <MetaTags />
             </head>
             <body>
@@ -37,32 +36,13 @@ pub fn shell(options: LeptosOptions, stylesheet: String) -> impl IntoView {
     }
 }
 
-/// The application: the signed-in user (refetched after every sign-in and
-/// sign-out) and the routes. Pages render fully on the server before being
-/// sent (`SsrMode::Async`), so they read the same with JavaScript disabled.
+/// The application: the signed-in user and the routes. Pages render fully
+/// on the server before being sent (`SsrMode::Async`), so they read the
+/// same with JavaScript disabled.
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
-    let login = ServerAction::<Login>::new();
-    let logout = ServerAction::<Logout>::new();
-    let user = fetched(
-        move || (login.version().get(), logout.version().get()),
-        |_| current_user(),
-    );
-    provide_context(Auth {
-        user,
-        login,
-        logout,
-    });
-    provide_context(UnsavedChanges(RwSignal::new(false)));
-
-    // Marks the page as interactive; end-to-end tests wait for it before
-    // clicking, since clicks made before hydration are lost.
-    Effect::new(move |_| {
-        if let Some(body) = document().body() {
-            let _ = body.set_attribute("data-hydrated", "true");
-        }
-    });
+    provide_auth();
 
     view! {
         <Title text="Switchboard" />

@@ -29,10 +29,20 @@ pub mod ui;
 /// relabelling key on it, so it lives above the layers.
 pub const RPC_PREFIX: &str = "/rpc";
 
-/// Browser entry point: attaches the client to the server-rendered page.
+/// Browser entry point, called by Leptos' island script: starts the
+/// reactive runtime, then the script hydrates each of the page's islands.
 #[cfg(feature = "hydrate")]
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    leptos::mount::hydrate_body(app::App);
+    leptos::mount::hydrate_islands();
+    // Leptos' island script hydrates the page's islands right after this
+    // returns, each within the same task; a timer fires after all of them.
+    // End-to-end tests wait for the mark before clicking.
+    gloo_timers::callback::Timeout::new(0, || {
+        if let Some(body) = leptos::prelude::document().body() {
+            let _ = body.set_attribute("data-hydrated", "true");
+        }
+    })
+    .forget();
 }

@@ -4,7 +4,6 @@
 
 use crate::api::auth::{list_accounts, SetPassword};
 use crate::domain::user::{AccountSummary, Role, PASSWORD_MIN_CHARS};
-use crate::ui::auth::use_auth;
 use crate::ui::components::{fetched, Loaded};
 use crate::ui::current;
 use leptos::prelude::*;
@@ -12,8 +11,8 @@ use leptos::prelude::*;
 /// Every account and its open sign-ins, and the password form (admins
 /// only; the server checks too). Setting a password ends that account's
 /// other sign-ins, so the list is refetched after each change.
-#[component]
-pub fn AccountsPanel() -> impl IntoView {
+#[island]
+pub fn AccountsPanel(me: i64) -> impl IntoView {
     let set = ServerAction::<SetPassword>::new();
     let (changes, result) = (set.version(), set.value());
     let accounts = fetched(move || changes.try_get(), |_| list_accounts());
@@ -44,7 +43,7 @@ pub fn AccountsPanel() -> impl IntoView {
                         </For>
                     </tbody>
                 </table>
-                <PasswordForm accounts=list set />
+                <PasswordForm accounts=list set me />
             </Loaded>
             {move || {
                 current(&result)
@@ -74,13 +73,12 @@ pub fn AccountsPanel() -> impl IntoView {
 /// Choose an account the admin may change (their own, or a teacher), give
 /// the new password, and for their own account the current one.
 #[component]
-fn PasswordForm(accounts: Vec<AccountSummary>, set: ServerAction<SetPassword>) -> impl IntoView {
-    let me = use_auth()
-        .user
-        .get_untracked()
-        .and_then(Result::ok)
-        .flatten()
-        .map(|u| u.id);
+fn PasswordForm(
+    accounts: Vec<AccountSummary>,
+    set: ServerAction<SetPassword>,
+    me: i64,
+) -> impl IntoView {
+    let me = Some(me);
     let choices: Vec<_> = accounts
         .into_iter()
         .filter(|a| Some(a.user.id) == me || a.user.role == Role::Teacher)

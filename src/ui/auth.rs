@@ -1,13 +1,14 @@
 //! Who is signed in, shared by every component through context. ("Auth",
 //! not "session": sessions are the agent sessions of `ui::sessions`.)
 
-use crate::api::auth::{Login, Logout};
+use crate::api::auth::{current_user, Login, Logout};
 use crate::domain::user::{Role, UserView};
-use crate::ui::components::{Fetched, Loaded};
+use crate::ui::components::{fetched, Fetched, Loaded};
 use leptos::prelude::*;
 
-/// The signed-in user and the actions that change it. Provided once by `App`
-/// so the header, guards and pages never fetch the user separately.
+/// The signed-in user and the actions that change it. Provided by
+/// [`provide_auth`], so the header, guards and pages never fetch the user
+/// separately.
 #[derive(Clone, Copy)]
 pub struct Auth {
     /// The current user, refetched whenever `login` or `logout` completes.
@@ -18,25 +19,31 @@ pub struct Auth {
     pub logout: ServerAction<Logout>,
 }
 
-/// Set by a page while it holds unsaved edits, so in-app navigation can ask
-/// before leaving (the browser's own `beforeunload` covers reloads and tabs).
-#[derive(Clone, Copy)]
-pub struct UnsavedChanges(pub RwSignal<bool>);
-
-/// Asks before an in-app link click discards unsaved edits; cancels the
-/// navigation (the router skips default-prevented clicks) if the user says no.
-pub fn confirm_leave(ev: &leptos::ev::MouseEvent) {
-    let unsaved = use_context::<UnsavedChanges>().is_some_and(|u| u.0.get_untracked());
-    if unsaved
-        && !window()
-            .confirm_with_message("You have unsaved changes. Leave this page and lose them?")
-            .unwrap_or(true)
-    {
-        ev.prevent_default();
-    }
+/// Provides [`Auth`] to what is rendered below. `App` calls it on the
+/// server, and each island first thing: in the browser an island has no
+/// parent to inherit it from (its user comes with the page, the resource's
+/// value serialised by the server, so no request is made).
+pub fn provide_auth() {
+    let login = ServerAction::<Login>::new();
+    let logout = ServerAction::<Logout>::new();
+    let user = fetched(
+        move || (login.version().get(), logout.version().get()),
+        |_| current_user(),
+    );
+    provide_context(Auth {
+        user,
+        login,
+        logout,
+    });
 }
 
-/// The sign-in state from context; `App` always provides it.
+/// Leaves for `path` with a full page load: pages are rendered by the
+/// server, islands only make parts of them interactive.
+pub fn go_to(path: &str) {
+    let _ = window().location().set_href(path);
+}
+
+/// The sign-in state from context; `App` and every island provide it.
 pub fn use_auth() -> Auth {
     expect_context::<Auth>()
 }

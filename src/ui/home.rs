@@ -58,7 +58,7 @@ pub fn HomePage() -> impl IntoView {
                                 </p>
                             </a>
                         </section>
-                        {is_admin.then(|| view! { <AccountsPanel /> })}
+                        {is_admin.then(|| view! { <AccountsPanel me=u.id /> })}
                         {is_admin.then(|| view! { <ApiKeysPanel /> })}
                     }
                 })}
@@ -68,7 +68,7 @@ pub fn HomePage() -> impl IntoView {
 
 /// API keys for agent backends: create (the secret is shown once), list,
 /// revoke. Admins only; the server checks too.
-#[component]
+#[island]
 fn ApiKeysPanel() -> impl IntoView {
     let create = ServerAction::<CreateApiKey>::new();
     let revoke = ServerAction::<RevokeApiKey>::new();

@@ -1,7 +1,7 @@
 //! The frame around every signed-in page: header, navigation, sign-out.
 
 use crate::domain::user::Role;
-use crate::ui::auth::{confirm_leave, set_page_status, use_auth};
+use crate::ui::auth::{set_page_status, use_auth};
 use leptos::prelude::*;
 use leptos_router::components::{Outlet, A};
 
@@ -13,13 +13,13 @@ pub fn Layout() -> impl IntoView {
     let user = move || auth.user.get().and_then(|r| r.ok()).flatten();
     view! {
         <header class="topbar">
-            <a class="brand" href="/" on:click=move |ev| confirm_leave(&ev)>
+            <a class="brand" href="/">
                 <span class="brand-mark" aria-hidden="true">"⇄"</span>
                 "Switchboard"
             </a>
             <Transition fallback=|| ()>
                 <nav class="mainnav" aria-label="Main">
-                    <A href="/lessons" on:click=move |ev| confirm_leave(&ev)>
+                    <A href="/lessons">
                         "Lessons"
                     </A>
                     {move || {
@@ -27,22 +27,22 @@ pub fn Layout() -> impl IntoView {
                             .filter(|u| u.role == Role::Admin)
                             .map(|_| {
                                 view! {
-                                    <A href="/bindings" on:click=move |ev| confirm_leave(&ev)>
+                                    <A href="/bindings">
                                         "Tool bindings"
                                     </A>
-                                    <A href="/agents" on:click=move |ev| confirm_leave(&ev)>
+                                    <A href="/agents">
                                         "Agents"
                                     </A>
-                                    <A href="/workflows" on:click=move |ev| confirm_leave(&ev)>
+                                    <A href="/workflows">
                                         "Workflows"
                                     </A>
                                 }
                             })
                     }}
-                    <A href="/sessions" on:click=move |ev| confirm_leave(&ev)>
+                    <A href="/sessions">
                         "Live sessions"
                     </A>
-                    <A href="/playground" on:click=move |ev| confirm_leave(&ev)>
+                    <A href="/playground">
                         "Playground"
                     </A>
                 </nav>

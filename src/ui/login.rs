@@ -9,9 +9,16 @@ use leptos_router::hooks::use_query_map;
 /// errors show in place and the password can be revealed.
 #[component]
 pub fn LoginPage() -> impl IntoView {
-    let auth = use_auth();
     let query = use_query_map();
-    let next = move || query.read().get("next").unwrap_or_default();
+    let next = query.with_untracked(|q| q.get("next").unwrap_or_default());
+    view! { <LoginIsland next /> }
+}
+
+/// The form, hydrated on its own; `next` is where a sign-in leads.
+#[island]
+fn LoginIsland(next: String) -> impl IntoView {
+    crate::ui::auth::provide_auth();
+    let auth = use_auth();
     let (reveal, set_reveal) = signal(false);
     let pending = auth.login.pending();
     let error = move || auth.login.value().get().and_then(Result::err);

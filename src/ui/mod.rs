@@ -1,4 +1,6 @@
-//! Pages and components, rendered on the server and hydrated in the browser.
+//! Pages and components, rendered on the server. Each page's interactive
+//! part is an `#[island]`, the only code the browser bundle carries; the
+//! route table, the page frame and the sign-in guards stay on the server.
 
 pub mod accounts;
 pub mod agents;

@@ -2,7 +2,6 @@
 //! work before hydration and without JavaScript).
 
 use crate::ui::agents::Shared;
-use crate::ui::auth::confirm_leave;
 use leptos::prelude::*;
 
 /// Two lists side by side: vibes (with their agents) and every agent.
@@ -17,10 +16,7 @@ pub fn Lists(set: Shared) -> impl IntoView {
                 <ul class="plain-list">
                     <For each=vibes key=|v| (v.value.id.clone(), v.version) let:vibe>
                         <li>
-                            <a
-                                href=format!("/agents?vibe={}", vibe.value.id)
-                                on:click=move |ev| confirm_leave(&ev)
-                            >
+                            <a href=format!("/agents?vibe={}", vibe.value.id)>
                                 {vibe.value.name.clone()}
                             </a>
                             <span class="muted small">
@@ -51,10 +47,7 @@ pub fn Lists(set: Shared) -> impl IntoView {
                 <ul class="plain-list">
                     <For each=agents key=|a| (a.value.id.clone(), a.version) let:agent>
                         <li>
-                            <a
-                                href=format!("/agents?agent={}", agent.value.id)
-                                on:click=move |ev| confirm_leave(&ev)
-                            >
+                            <a href=format!("/agents?agent={}", agent.value.id)>
                                 {agent.value.name.clone()}
                             </a>
                             <span class="muted small">{format!(" · {}", agent.value.description)}</span>

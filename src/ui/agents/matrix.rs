@@ -8,7 +8,6 @@
 use crate::domain::catalogue::{by_category, CatalogueTool, ToolId};
 use crate::domain::vibe::{Agent, AgentId, Vibe};
 use crate::ui::agents::Shared;
-use crate::ui::auth::confirm_leave;
 use crate::ui::components::tool_checks::set_tool;
 use leptos::prelude::*;
 
@@ -131,7 +130,7 @@ pub fn AgentMatrix(
                 view! {
                     <tr data-agent=agent.id.to_string()>
                         <th class="row-head" title=agent.description.clone()>
-                            <a href=href on:click=move |ev| confirm_leave(&ev)>{agent.name.clone()}</a>
+                            <a href=href>{agent.name.clone()}</a>
                         </th>
                         {cells}
                     </tr>

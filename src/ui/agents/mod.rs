@@ -21,7 +21,7 @@ use crate::domain::error::{problem_for, FieldError};
 use crate::domain::user::Role;
 use crate::domain::vibe::rules::problems;
 use crate::domain::vibe::{Agent, Vibe};
-use crate::ui::auth::{RequireRole, UnsavedChanges};
+use crate::ui::auth::RequireRole;
 use crate::ui::components::{fetched, Loaded, MaybeEmpty};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
@@ -38,6 +38,17 @@ pub type Shared = RwSignal<AgentsSet>;
 /// so server rendering and hydration create it in the same order.
 #[component]
 pub fn AgentsPage() -> impl IntoView {
+    let query = use_query_map();
+    let (vibe, agent) = query.with_untracked(|q| (q.get("vibe"), q.get("agent")));
+    view! { <AgentsIsland vibe agent /> }
+}
+
+/// The page's interactive part, hydrated on its own; `vibe` and `agent`
+/// (from the query) choose the editor shown.
+#[island]
+fn AgentsIsland(vibe: Option<String>, agent: Option<String>) -> impl IntoView {
+    crate::ui::auth::provide_auth();
+    let pick = StoredValue::new((vibe, agent));
     let data = fetched(|| (), |_| agents_data());
     view! {
         <RequireRole role=Role::Admin>
@@ -48,7 +59,7 @@ pub fn AgentsPage() -> impl IntoView {
                 </p>
             </section>
             <Loaded resource=data loading="Loading agents…" let:data>
-                <Selected set=RwSignal::new(data) />
+                <Selected set=RwSignal::new(data) pick />
             </Loaded>
             <import::ManifestImport on_done=Callback::new(move |_| data.refetch()) />
         </RequireRole>
@@ -57,12 +68,8 @@ pub fn AgentsPage() -> impl IntoView {
 
 /// The list, then the editor the query asks for.
 #[component]
-fn Selected(set: Shared) -> impl IntoView {
-    let query = use_query_map();
-    let pick = move || {
-        let q = query.read();
-        (q.get("vibe"), q.get("agent"))
-    };
+fn Selected(set: Shared, pick: StoredValue<(Option<String>, Option<String>)>) -> impl IntoView {
+    let pick = move || pick.get_value();
     // The editor shown is chosen by the query alone: reading the set
     // untracked keeps an editor (and its unsaved edits) in place when a
     // save updates the set.
@@ -219,23 +226,9 @@ pub fn SaveBar(
     }
 }
 
-/// Asks before unsaved edits are left: closing the tab, and in-app links
-/// (see `confirm_leave`), while `dirty` says there are some.
+/// Asks before unsaved edits are left, while `dirty` says there are some.
 pub fn guard_unsaved(dirty: Memo<bool>) {
-    #[cfg(feature = "hydrate")]
-    {
-        let handle = window_event_listener(leptos::ev::beforeunload, move |ev| {
-            if dirty.try_get_untracked().unwrap_or(false) {
-                ev.prevent_default();
-                ev.set_return_value("You have unsaved changes.");
-            }
-        });
-        on_cleanup(move || handle.remove());
-    }
-    if let Some(unsaved) = use_context::<UnsavedChanges>() {
-        Effect::new(move |_| unsaved.0.set(dirty.get()));
-        on_cleanup(move || unsaved.0.set(false));
-    }
+    crate::ui::components::guard_unsaved(move || dirty.try_get_untracked().unwrap_or(false));
 }
 
 /// A labelled text input or textarea bound to one field of an edited

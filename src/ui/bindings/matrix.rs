@@ -12,7 +12,6 @@ use crate::domain::bindings::{
     matrix_rows, saved_message, BindingsDiff, MatrixRow, ToolBindings, GLOBAL_SCOPE,
 };
 use crate::domain::catalogue::{by_category, Workflow, WORKFLOW_SWITCH_TOOL};
-use crate::ui::auth::UnsavedChanges;
 use crate::ui::bindings::catalogue::CatalogueEditor;
 use crate::ui::bindings::file_exchange::FileExchange;
 use crate::ui::bindings::file_notice::FileNotice;
@@ -20,6 +19,7 @@ use crate::ui::bindings::grid::{cell, CellSignals, Grid};
 use crate::ui::bindings::history::History;
 use crate::ui::bindings::labels::LabelEditor;
 use crate::ui::bindings::Fetches;
+use crate::ui::components::guard_unsaved;
 use crate::ui::components::{SaveMessage, SaveStatus};
 use crate::ui::current;
 use leptos::prelude::*;
@@ -63,22 +63,7 @@ pub fn Matrix(data: MatrixData, fetched: Fetches) -> impl IntoView {
     });
 
     // Leaving with unsaved changes asks first.
-    #[cfg(feature = "hydrate")]
-    {
-        let handle = window_event_listener(leptos::ev::beforeunload, move |ev| {
-            if !diff.with_untracked(BindingsDiff::is_empty) {
-                ev.prevent_default();
-                ev.set_return_value("You have unsaved binding changes.");
-            }
-        });
-        on_cleanup(move || handle.remove());
-    }
-
-    // In-app links ask too (see `confirm_leave`).
-    if let Some(unsaved) = use_context::<UnsavedChanges>() {
-        Effect::new(move |_| unsaved.0.set(dirty()));
-        on_cleanup(move || unsaved.0.set(false));
-    }
+    guard_unsaved(move || diff.try_with_untracked(|d| !d.is_empty()).unwrap_or(false));
 
     let tool_ids: Vec<String> = data.tools.iter().map(|t| t.id.to_string()).collect();
     let scope_ids: Vec<String> = rows.with_value(|r| r.iter().map(|r| r.scope.clone()).collect());

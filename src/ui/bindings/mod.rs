@@ -31,8 +31,9 @@ impl MaybeEmpty for MatrixData {}
 /// in the same order. `reload` refetches everything (after a restore or a
 /// catalogue change); `saves` only the history and the start-up file's
 /// comparison.
-#[component]
+#[island]
 pub fn BindingsPage() -> impl IntoView {
+    crate::ui::auth::provide_auth();
     let reload = RwSignal::new(0u32);
     let saves = RwSignal::new(0u32);
     let matrix = fetched(move || reload.get(), |_| bindings_matrix());

@@ -17,16 +17,15 @@ use crate::domain::lesson::LessonDraft;
 use crate::domain::time::format_utc;
 use crate::domain::user::Role;
 use crate::error::ApiError;
-use crate::ui::auth::{confirm_leave, RequireRole};
-use crate::ui::components::{fetched, Loaded, MaybeEmpty, SaveMessage, SaveStatus};
+use crate::ui::auth::RequireRole;
+use crate::ui::components::{fetched, guard_unsaved, Loaded, MaybeEmpty, SaveMessage, SaveStatus};
 use crate::ui::current;
 use crate::ui::lessons::form::LessonForm;
-use crate::ui::lessons::guard::guard_unsaved;
 use crate::ui::lessons::history::{LessonHistory, Versions};
 use crate::ui::lessons::preview::Preview;
 use crate::ui::lessons::tool_panel::ToolPanel;
 use leptos::prelude::*;
-use leptos_router::hooks::{use_navigate, use_params_map};
+use leptos_router::hooks::use_params_map;
 
 impl MaybeEmpty for LessonView {}
 
@@ -52,28 +51,12 @@ pub fn apply(
 pub fn LessonEditorPage() -> impl IntoView {
     let params = use_params_map();
     let id = move || params.read().get("id").and_then(|s| s.parse::<i64>().ok());
-    // Bumped after a restore, so the editor loads the restored content.
-    let reload = RwSignal::new(0u32);
-    // Bumped after a save, so the history lists the new version.
-    let saves = RwSignal::new(0u32);
-    let lesson = fetched(
-        move || (id(), reload.get()),
-        |(id, _)| async move {
-            match id {
-                Some(id) => get_lesson(id).await,
-                None => Err(ApiError::NotFound("That lesson".into())),
-            }
-        },
-    );
-    let versions: Versions = fetched(
-        move || (id(), reload.get(), saves.get()),
-        |(id, ..)| async move {
-            match id {
-                Some(id) => lesson_history(id).await,
-                None => Err(ApiError::NotFound("That lesson".into())),
-            }
-        },
-    );
+    let lesson = fetched(id, |id| async move {
+        match id {
+            Some(id) => get_lesson(id).await,
+            None => Err(ApiError::NotFound("That lesson".into())),
+        }
+    });
     view! {
         <RequireRole role=Role::Teacher>
             <Loaded
@@ -82,10 +65,28 @@ pub fn LessonEditorPage() -> impl IntoView {
                 back=("/lessons", "Back to lessons")
                 let:loaded
             >
-                <LessonEditor lesson=loaded reload saves versions />
+                <EditorIsland lesson=loaded />
             </Loaded>
         </RequireRole>
     }
+}
+
+/// The editor, hydrated on its own: the lesson comes with the page, the
+/// history is loaded here (and again after each save). Restoring a version
+/// reloads the page, which renders the restored lesson.
+#[island]
+pub fn EditorIsland(lesson: LessonView) -> impl IntoView {
+    crate::ui::auth::provide_auth();
+    let id = lesson.id;
+    let reload = RwSignal::new(0u32);
+    let saves = RwSignal::new(0u32);
+    let versions: Versions = fetched(move || saves.get(), move |_| lesson_history(id));
+    Effect::new(move |_| {
+        if reload.get() > 0 {
+            let _ = window().location().reload();
+        }
+    });
+    view! { <LessonEditor lesson reload saves versions /> }
 }
 
 /// The editor for one loaded lesson: owns the draft, the last saved copy
@@ -117,10 +118,9 @@ fn LessonEditor(
 
     let duplicate = ServerAction::<DuplicateLesson>::new();
     let duplicate_result = duplicate.value();
-    let navigate = use_navigate();
     Effect::new(move |_| {
         if let Some(Ok(copy)) = current(&duplicate_result) {
-            navigate(&format!("/lessons/{copy}"), Default::default());
+            crate::ui::auth::go_to(&format!("/lessons/{copy}"));
         }
     });
 
@@ -155,7 +155,7 @@ fn LessonEditor(
     view! {
         <section class="page-head split">
             <div>
-                <a href="/lessons" class="muted small" on:click=move |ev| confirm_leave(&ev)>
+                <a href="/lessons" class="muted small">
                     "← Lessons"
                 </a>
                 <h1>{move || draft.with(|d| d.title.clone())}</h1>
@@ -182,7 +182,6 @@ fn LessonEditor(
                     class="button ghost small"
                     href=format!("/lessons/{}/sessions", lesson.id)
                     data-testid="lesson-runs"
-                    on:click=move |ev| confirm_leave(&ev)
                 >
                     "Sessions"
                 </a>

@@ -7,44 +7,34 @@ use crate::domain::lesson::tools::TUTOR_TOOLS;
 use crate::domain::lesson::MAX_TITLE_CHARS;
 use crate::domain::time::format_utc;
 use crate::domain::user::Role;
-use crate::ui::auth::{use_auth, RequireRole};
+use crate::ui::auth::{signed_in_admin, RequireRole};
 use crate::ui::components::{fetched, CreateForm, Loaded};
 use crate::ui::current;
 use leptos::prelude::*;
-use leptos_router::hooks::use_navigate;
 
 /// The page: teachers and admins.
 #[component]
 pub fn LessonsPage() -> impl IntoView {
     view! {
         <RequireRole role=Role::Teacher>
-            <LessonList />
+            <LessonList admin=signed_in_admin() />
         </RequireRole>
     }
 }
 
 /// The heading with the create form, then the table (with a Teacher column
 /// for admins, who see everyone's lessons).
-#[component]
-fn LessonList() -> impl IntoView {
-    let auth = use_auth();
-    // Untracked: the role guard around this list re-renders it when the user
-    // changes; tracking here too would re-run this closure after it is gone.
-    let is_admin = move || {
-        auth.user
-            .get_untracked()
-            .and_then(|r| r.ok())
-            .flatten()
-            .is_some_and(|u| u.role == Role::Admin)
-    };
+#[island]
+fn LessonList(admin: bool) -> impl IntoView {
+    crate::ui::auth::provide_auth();
+    let is_admin = move || admin;
     let create = ServerAction::<CreateLesson>::new();
     let delete = ServerAction::<DeleteLesson>::new();
     let duplicate = ServerAction::<DuplicateLesson>::new();
     let duplicate_result = duplicate.value();
-    let navigate = use_navigate();
     Effect::new(move |_| {
         if let Some(Ok(copy)) = current(&duplicate_result) {
-            navigate(&format!("/lessons/{copy}"), Default::default());
+            crate::ui::auth::go_to(&format!("/lessons/{copy}"));
         }
     });
     // Handles taken once, read with `try_get`/`current`: the closures below

@@ -8,7 +8,6 @@
 pub mod advice;
 pub mod editor;
 pub mod form;
-pub mod guard;
 pub mod history;
 pub mod keyword_chips;
 pub mod list;

@@ -18,14 +18,19 @@ impl MaybeEmpty for LessonRunsPage {}
 #[component]
 pub fn LessonRunsPage() -> impl IntoView {
     let params = use_params_map();
-    let id = move || {
-        params
-            .read()
-            .get("id")
-            .and_then(|id| id.parse::<i64>().ok())
-            .unwrap_or_default()
-    };
-    let page = fetched(id, lesson_runs);
+    let id = params
+        .read_untracked()
+        .get("id")
+        .and_then(|id| id.parse::<i64>().ok())
+        .unwrap_or_default();
+    view! { <LessonRunsIsland id /> }
+}
+
+/// The page's interactive part, hydrated on its own.
+#[island]
+fn LessonRunsIsland(id: i64) -> impl IntoView {
+    crate::ui::auth::provide_auth();
+    let page = fetched(move || id, lesson_runs);
     view! {
         <RequireRole role=Role::Teacher>
             <Loaded resource=page loading="Loading sessions…" back=("/lessons", "Back to lessons") let:data>

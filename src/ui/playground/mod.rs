@@ -18,8 +18,9 @@ use leptos::prelude::*;
 use view::{BarGraph, DataTable};
 
 /// The page (signed-in users).
-#[component]
+#[island]
 pub fn PlaygroundPage() -> impl IntoView {
+    crate::ui::auth::provide_auth();
     let workflows = fetched(|| (), |_| playground_workflows());
     let open = ServerAction::<OpenPlaygroundSession>::new();
     let session = RwSignal::new(None::<PlaygroundSession>);

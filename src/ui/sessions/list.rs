@@ -22,8 +22,9 @@ impl MaybeEmpty for SessionListData {
 /// The page: teachers and admins. The resource is created here, outside the
 /// role guard, so server rendering and hydration create it in the same order;
 /// every event on the list's stream refetches it.
-#[component]
+#[island]
 pub fn SessionsPage() -> impl IntoView {
+    crate::ui::auth::provide_auth();
     let changes = RwSignal::new(0u32);
     let sessions = fetched(move || changes.get(), |_| list_sessions());
     view! {

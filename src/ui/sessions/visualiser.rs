@@ -32,8 +32,15 @@ impl MaybeEmpty for SessionPageData {}
 #[component]
 pub fn SessionPage() -> impl IntoView {
     let params = use_params_map();
-    let id = move || params.read().get("id").unwrap_or_default();
-    let page = fetched(id, session_page);
+    let id = params.read_untracked().get("id").unwrap_or_default();
+    view! { <SessionIsland id /> }
+}
+
+/// The page's interactive part, hydrated on its own.
+#[island]
+fn SessionIsland(id: String) -> impl IntoView {
+    crate::ui::auth::provide_auth();
+    let page = fetched(move || id.clone(), session_page);
     view! {
         <RequireRole role=Role::Teacher>
             <Loaded

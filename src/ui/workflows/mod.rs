@@ -32,8 +32,9 @@ impl MaybeEmpty for WorkflowSettings {}
 const WORKFLOW_EVENTS: [&str; 1] = ["workflow_changed"];
 
 /// `/workflows`: every workflow with its trigger and step count.
-#[component]
+#[island]
 pub fn WorkflowsPage() -> impl IntoView {
+    crate::ui::auth::provide_auth();
     let list = fetched(|| (), |_| workflows_list());
     view! {
         <RequireRole role=Role::Admin>
@@ -72,8 +73,15 @@ pub fn WorkflowsPage() -> impl IntoView {
 #[component]
 pub fn WorkflowSettingsPage() -> impl IntoView {
     let params = use_params_map();
-    let id = move || params.read().get("id").unwrap_or_default();
-    let page = fetched(id, workflow_page);
+    let id = params.read_untracked().get("id").unwrap_or_default();
+    view! { <WorkflowSettingsIsland id /> }
+}
+
+/// The page's interactive part, hydrated on its own.
+#[island]
+fn WorkflowSettingsIsland(id: String) -> impl IntoView {
+    crate::ui::auth::provide_auth();
+    let page = fetched(move || id.clone(), workflow_page);
     view! {
         <RequireRole role=Role::Admin>
             <Loaded resource=page loading="Loading workflow…" back=("/workflows", "Back to workflows") let:data>
