@@ -15,7 +15,7 @@ pub mod playground;
 pub mod sessions;
 pub mod workflows;
 
-use leptos::prelude::Get;
+use leptos::prelude::{Get, ReadUntracked};
 
 /// The value of a page's resource or action result, for a view closure or
 /// effect; `None` (show nothing) once the page that owned it is gone.
@@ -28,4 +28,14 @@ use leptos::prelude::Get;
 /// the right answer.
 pub fn current<T>(source: &impl Get<Value = Option<T>>) -> Option<T> {
     source.try_get().flatten()
+}
+
+/// The route parameter `name` of the page being rendered ("" if absent),
+/// read once on the server: a page passes it to its island as a prop,
+/// since islands have no router in the browser.
+pub fn route_param(name: &str) -> String {
+    leptos_router::hooks::use_params_map()
+        .read_untracked()
+        .get(name)
+        .unwrap_or_default()
 }

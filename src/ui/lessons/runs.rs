@@ -10,18 +10,14 @@ use crate::ui::auth::RequireRole;
 use crate::ui::components::LocalTime;
 use crate::ui::components::{fetched, Loaded, MaybeEmpty, Status, StatusIcon};
 use leptos::prelude::*;
-use leptos_router::hooks::use_params_map;
 
 impl MaybeEmpty for LessonRunsPage {}
 
 /// The page: the lesson's runs, newest first.
 #[component]
 pub fn LessonRunsPage() -> impl IntoView {
-    let params = use_params_map();
-    let id = params
-        .read_untracked()
-        .get("id")
-        .and_then(|id| id.parse::<i64>().ok())
+    let id = crate::ui::route_param("id")
+        .parse::<i64>()
         .unwrap_or_default();
     view! { <LessonRunsIsland id /> }
 }

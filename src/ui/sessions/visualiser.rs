@@ -23,7 +23,6 @@ use crate::ui::sessions::plugin_panel::PluginPanel;
 use crate::ui::sessions::progress::Progress;
 use crate::ui::sessions::workflow_steps::WorkflowSteps;
 use leptos::prelude::*;
-use leptos_router::hooks::use_params_map;
 use std::collections::BTreeSet;
 
 impl MaybeEmpty for SessionPageData {}
@@ -31,8 +30,7 @@ impl MaybeEmpty for SessionPageData {}
 /// `/sessions/{id}`: the visualiser.
 #[component]
 pub fn SessionPage() -> impl IntoView {
-    let params = use_params_map();
-    let id = params.read_untracked().get("id").unwrap_or_default();
+    let id = crate::ui::route_param("id");
     view! { <SessionIsland id /> }
 }
 

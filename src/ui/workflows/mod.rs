@@ -24,7 +24,6 @@ use crate::ui::components::{fetched, Loaded, MaybeEmpty};
 use crate::ui::sessions::events::{subscribe, Link, LinkBadge};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use leptos_router::hooks::use_params_map;
 
 impl MaybeEmpty for WorkflowSettings {}
 
@@ -72,8 +71,7 @@ pub fn WorkflowsPage() -> impl IntoView {
 /// `/workflows/{id}`: the settings page (admins).
 #[component]
 pub fn WorkflowSettingsPage() -> impl IntoView {
-    let params = use_params_map();
-    let id = params.read_untracked().get("id").unwrap_or_default();
+    let id = crate::ui::route_param("id");
     view! { <WorkflowSettingsIsland id /> }
 }
 
