@@ -20,7 +20,8 @@ pub struct Auth {
 }
 
 /// Provides [`Auth`] to what is rendered below. `App` calls it on the
-/// server, and each island first thing: in the browser an island has no
+/// server, and each island that reads who is signed in (a guard, an admin-
+/// only button), first thing: in the browser an island has no
 /// parent to inherit it from (its user comes with the page, the resource's
 /// value serialised by the server, so no request is made).
 pub fn provide_auth() {

@@ -76,7 +76,6 @@ pub fn LessonEditorPage() -> impl IntoView {
 /// reloads the page, which renders the restored lesson.
 #[island]
 pub fn EditorIsland(lesson: LessonView) -> impl IntoView {
-    crate::ui::auth::provide_auth();
     let id = lesson.id;
     let reload = RwSignal::new(0u32);
     let saves = RwSignal::new(0u32);

@@ -26,7 +26,6 @@ pub fn LessonsPage() -> impl IntoView {
 /// for admins, who see everyone's lessons).
 #[island]
 fn LessonList(admin: bool) -> impl IntoView {
-    crate::ui::auth::provide_auth();
     let is_admin = move || admin;
     let create = ServerAction::<CreateLesson>::new();
     let delete = ServerAction::<DeleteLesson>::new();
