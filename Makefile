@@ -47,31 +47,31 @@ e2e-deps:
 
 # ---------------------------------------------------------------- builds
 CLIENT_ENV := RUSTC_BOOTSTRAP=1 RUSTC=$(DEB_RUSTC) CARGO_TARGET_DIR=$(FRONT_TARGET)
-CLIENT_ARGS := build --lib --target wasm32-unknown-unknown --no-default-features --features hydrate -Zbuild-std=std,panic_abort
+CLIENT_ARGS := build --target wasm32-unknown-unknown --no-default-features -Zbuild-std=std,panic_abort
+# One browser bundle per group of pages (docs/building.md): the groups are
+# Cargo.toml's `all-pages` (`pages-NAME`), each the package bundles/NAME
+# linking the library built with that group's islands. One cargo run each:
+# run together, cargo would unify their features into one library.
+BUNDLES := $(shell sed -n 's/^all-pages = \[\(.*\)\]$$/\1/p' Cargo.toml | tr -d '",' | sed 's/pages-//g')
 # The release bundle's size levers (docs/building.md has each one's bytes):
 # no panic machinery (a panic aborts at once), no source locations or Debug
 # text in the binary, and std built for size. Passed with --config, whose
 # arrays cargo appends to .cargo/config.toml's, so the type-erased views set
 # there (which server and bundle must share) stay in that one place.
 CLIENT_RELEASE_RUSTFLAGS := "-Zunstable-options", "-Cpanic=immediate-abort", "-Zlocation-detail=none", "-Zfmt-debug=none"
-CLIENT_RELEASE_ARGS := -Zbuild-std-features=optimize_for_size --config 'build.rustflags = [$(CLIENT_RELEASE_RUSTFLAGS)]'
+CLIENT_RELEASE_ARGS := -Zbuild-std-features=optimize_for_size --config 'build.rustflags = [$(CLIENT_RELEASE_RUSTFLAGS)]' --profile wasm-release
 
 BUNDLE := NAME='$(NAME)' E2E='$(E2E)' scripts/bundle.sh
+# bundle-args PROFILE-DIR: the NAME=WASM arguments of scripts/bundle.sh.
+bundle-args = $(foreach b,$(BUNDLES),$(b)=$(FRONT_TARGET)/wasm32-unknown-unknown/$(1)/bundle_$(b).wasm)
 
 client-debug: toolchain
-	$(CLIENT_ENV) $(DEB_CARGO) $(CLIENT_ARGS)
-	$(BUNDLE) $(FRONT_TARGET)/wasm32-unknown-unknown/debug/$(NAME).wasm $(TARGET)/site-debug
+	for b in $(BUNDLES); do $(CLIENT_ENV) $(DEB_CARGO) $(CLIENT_ARGS) -p bundle-$$b; done
+	$(BUNDLE) $(TARGET)/site-debug debug $(call bundle-args,debug)
 
 client-release: toolchain e2e-deps
-	$(CLIENT_ENV) $(DEB_CARGO) $(CLIENT_ARGS) $(CLIENT_RELEASE_ARGS) --profile wasm-release
-	$(BUNDLE) $(FRONT_TARGET)/wasm32-unknown-unknown/wasm-release/$(NAME).wasm $(TARGET)/site-release opt
-
-# wasm-bindgen glue (pkg/NAME.js + pkg/NAME_bg.wasm, the names Leptos'
-# hydration script loads) + stylesheet + public files -> $(SITE); OPT=1 also
-# runs wasm-opt. The client targets call scripts/bundle.sh directly.
-.PHONY: bundle
-bundle:
-	$(BUNDLE) $(WASM) $(SITE) $(if $(OPT),opt)
+	for b in $(BUNDLES); do $(CLIENT_ENV) $(DEB_CARGO) $(CLIENT_ARGS) $(CLIENT_RELEASE_ARGS) -p bundle-$$b; done
+	$(BUNDLE) $(TARGET)/site-release opt $(call bundle-args,wasm-release)
 
 # The app and the scripted model the workflow chat's end-to-end tests talk to.
 server-debug:
@@ -91,7 +91,7 @@ test: toolchain e2e-deps lint unit client-debug server-debug e2e
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --all-targets --features ssr -- -D warnings
-	$(CARGO) clippy --lib --no-default-features --features hydrate -- -D warnings
+	$(CARGO) clippy --lib --no-default-features --features hydrate,all-pages -- -D warnings
 
 unit:
 	$(CARGO) test --features ssr

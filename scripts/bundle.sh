@@ -1,31 +1,46 @@
 #!/usr/bin/env bash
-# Usage: scripts/bundle.sh WASM SITE [opt]
+# Usage: scripts/bundle.sh SITE debug|opt BUNDLE=WASM [BUNDLE=WASM…]
 #
-# Turns the wasm file cargo built for the browser into the site the server
-# serves (SITE_ROOT), doing cargo-leptos' job with plain tools:
-#   - wasm-bindgen glue into SITE/stage: NAME.js + NAME_bg.wasm;
+# Turns the wasm files cargo built for the browser, one per bundle (a group
+# of pages: `src/bundles/BUNDLE.rs`), into the site the server serves
+# (SITE_ROOT), doing cargo-leptos' job with plain tools:
+#   - wasm-bindgen glue into SITE/stage/BUNDLE: BUNDLE.js + BUNDLE_bg.wasm;
 #   - with `opt`, wasm-opt -Oz (binaryen, from the end-to-end npm packages);
-#   - the glue, the module and the stylesheet published under SITE/pkg with
-#     a hash of their content in the name (NAME.HASH.js / .wasm / .css),
-#     each with a brotli (.br) and a gzip (.gz) copy beside it, and the
-#     hashes listed in SITE/hash.txt (`js: HASH`…), which the server reads
-#     to link them; the server sends them with a year's immutable caching;
+#   - each bundle's glue and module, and the one stylesheet, published under
+#     SITE/pkg with a hash of their content in the name (BUNDLE.HASH.js /
+#     BUNDLE.HASH.wasm, NAME.HASH.css), each with a brotli (.br) and a gzip
+#     (.gz) copy beside it; each bundle's hashes listed in
+#     SITE/hash-BUNDLE.txt (`js: HASH`, `wasm: HASH`) and the stylesheet's in
+#     SITE/hash.txt (`css: HASH`), which the server reads to link them; the
+#     server sends them with a year's immutable caching;
 #   - the public/ files into SITE.
-# The wasm steps are skipped ("browser bundle up to date") when the staged
-# bundle is newer than WASM; a file whose hashed name is already published
-# is not compressed again. Release bundles (`opt`) are compressed hardest
-# (brotli 11, gzip 9); debug bundles, for the tests, quickly.
-# Environment: NAME (default switchboard), E2E (default end2end).
+# A bundle's wasm steps are skipped ("up to date") when its staged module is
+# newer than its WASM; a file whose hashed name is already published is not
+# compressed again. Release bundles (`opt`) are compressed hardest (brotli
+# 11, gzip 9); debug bundles, for the tests, quickly. Files of earlier
+# builds (and of bundles no longer built) are removed from SITE/pkg.
+# Environment: NAME (the stylesheet's name, default switchboard), E2E
+# (default end2end).
 set -euo pipefail
 
-if [ $# -lt 2 ] || [ $# -gt 3 ] || { [ $# = 3 ] && [ "$3" != opt ]; }; then
-  echo "usage: $0 WASM SITE [opt]" >&2
+usage() {
+  echo "usage: $0 SITE debug|opt BUNDLE=WASM [BUNDLE=WASM…]" >&2
   exit 2
-fi
+}
+[ $# -ge 3 ] || usage
+case $2 in debug | opt) ;; *) usage ;; esac
 # Resolve the paths before leaving the caller's directory.
-wasm=$(realpath -m -- "$1")
-site=$(realpath -m -- "$2")
-opt=${3:-}
+site=$(realpath -m -- "$1")
+mode=$2
+shift 2
+bundles=()
+wasms=()
+for arg in "$@"; do
+  name=${arg%%=*}
+  [[ $arg == *=* && $name =~ ^[a-z]+$ ]] || usage
+  bundles+=("$name")
+  wasms+=("$(realpath -m -- "${arg#*=}")")
+done
 cd "$(dirname "$0")/.."
 
 NAME=${NAME:-switchboard}
@@ -37,33 +52,18 @@ run() {
   "$@"
 }
 
-stage=$site/stage
-mkdir -p "$pkg" "$stage"
-if [ -f "$stage/${NAME}_bg.wasm" ] && [ "$stage/${NAME}_bg.wasm" -nt "$wasm" ]; then
-  echo "browser bundle up to date"
-else
-  run wasm-bindgen --target web --no-typescript --out-name "$NAME" \
-    --out-dir "$stage" "$wasm"
-  if [ -n "$opt" ]; then
-    run "$E2E/node_modules/.bin/wasm-opt" -Oz --enable-bulk-memory \
-      --enable-nontrapping-float-to-int -o "$stage/$NAME.opt.wasm" "$stage/${NAME}_bg.wasm"
-    mv -f "$stage/$NAME.opt.wasm" "$stage/${NAME}_bg.wasm"
-  fi
-fi
-cp style/main.css "$stage/$NAME.css"
-
-if [ -n "$opt" ]; then
+if [ "$mode" = opt ]; then
   brotli_level=11 gzip_level=9
 else
   brotli_level=4 gzip_level=1
 fi
-hashes=()
 keep=()
-# publish KIND FILE EXT: copies FILE to pkg/NAME.HASH.EXT with .br and .gz.
+# publish FILE NAME EXT: copies FILE to pkg/NAME.HASH.EXT with .br and .gz,
+# keeps the three, and leaves HASH in $published.
 publish() {
-  local kind=$1 file=$2 ext=$3 hash target
+  local file=$1 name=$2 ext=$3 hash target
   hash=$(sha256sum "$file" | cut -c1-16)
-  target=$pkg/$NAME.$hash.$ext
+  target=$pkg/$name.$hash.$ext
   if [ ! -f "$target.br" ] || [ ! -f "$target.gz" ]; then
     cp "$file" "$target.tmp"
     brotli -f -q "$brotli_level" -o "$target.br" "$target.tmp"
@@ -71,20 +71,60 @@ publish() {
     mv -f "$target.tmp" "$target"
     echo "published $target ($(stat -c %s "$target") bytes, br $(stat -c %s "$target.br"), gz $(stat -c %s "$target.gz"))"
   fi
-  hashes+=("$kind: $hash")
-  keep+=("$NAME.$hash.$ext" "$NAME.$hash.$ext.br" "$NAME.$hash.$ext.gz")
+  keep+=("$name.$hash.$ext" "$name.$hash.$ext.br" "$name.$hash.$ext.gz")
+  published=$hash
 }
-publish js "$stage/$NAME.js" js
-publish wasm "$stage/${NAME}_bg.wasm" wasm
-publish css "$stage/$NAME.css" css
-printf '%s\n' "${hashes[@]}" >"$site/hash.txt.tmp"
-mv -f "$site/hash.txt.tmp" "$site/hash.txt"
-# Earlier builds' files (and the unhashed names of bundles before hashing).
+# write_hashes FILE LINE…: replaces FILE with the lines, all at once.
+write_hashes() {
+  local file=$1
+  shift
+  printf '%s\n' "$@" >"$file.tmp"
+  mv -f "$file.tmp" "$file"
+}
+
+mkdir -p "$pkg"
+for i in "${!bundles[@]}"; do
+  bundle=${bundles[$i]} wasm=${wasms[$i]}
+  stage=$site/stage/$bundle
+  mkdir -p "$stage"
+  if [ -f "$stage/${bundle}_bg.wasm" ] && [ "$stage/${bundle}_bg.wasm" -nt "$wasm" ]; then
+    echo "browser bundle $bundle up to date"
+  else
+    run wasm-bindgen --target web --no-typescript --out-name "$bundle" \
+      --out-dir "$stage" "$wasm"
+    if [ "$mode" = opt ]; then
+      run "$E2E/node_modules/.bin/wasm-opt" -Oz --enable-bulk-memory \
+        --enable-nontrapping-float-to-int -o "$stage/$bundle.opt.wasm" "$stage/${bundle}_bg.wasm"
+      mv -f "$stage/$bundle.opt.wasm" "$stage/${bundle}_bg.wasm"
+    fi
+  fi
+  publish "$stage/$bundle.js" "$bundle" js
+  js=$published
+  publish "$stage/${bundle}_bg.wasm" "$bundle" wasm
+  write_hashes "$site/hash-$bundle.txt" "js: $js" "wasm: $published"
+done
+mkdir -p "$site/stage"
+cp style/main.css "$site/stage/$NAME.css"
+publish "$site/stage/$NAME.css" "$NAME" css
+write_hashes "$site/hash.txt" "css: $published"
+
+# Earlier builds' files, and the stages and hash files of bundles no longer
+# built (the single bundle before the split had `stage/NAME.js`).
 for f in "$pkg"/*; do
   name=$(basename "$f")
   case " ${keep[*]} " in
     *" $name "*) ;;
     *) rm -f "$f" ;;
+  esac
+done
+for f in "$site"/hash-*.txt "$site"/stage/*; do
+  [ -e "$f" ] || continue
+  name=$(basename "$f")
+  name=${name#hash-}
+  name=${name%.txt}
+  case " ${bundles[*]} $NAME.css " in
+    *" $name "*) ;;
+    *) rm -rf "$f" ;;
   esac
 done
 cp -r public/. "$site/"

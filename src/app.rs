@@ -1,7 +1,9 @@
 //! The HTML shell and the route table. Both run on the server only: the
 //! browser hydrates the pages' islands (`HydrationScripts` in islands mode),
-//! and every link is a page load.
+//! and every link is a page load. Which browser bundle a page loads is
+//! `bundle_for`, next to the routes it names.
 
+use crate::domain::assets::Bundle;
 use crate::ui::agents::AgentsPage;
 use crate::ui::auth::provide_auth;
 use crate::ui::bindings::BindingsPage;
@@ -15,9 +17,11 @@ use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::components::{ParentRoute, Route, Router, Routes};
 use leptos_router::{path, SsrMode};
 
-/// The document around every page: stylesheet (at `stylesheet`, the
-/// bundle's content-hashed name), favicon, hydration scripts.
-pub fn shell(options: LeptosOptions, stylesheet: String) -> impl IntoView {
+/// The document around every page: stylesheet (at `stylesheet`, its
+/// content-hashed name), favicon, and the hydration scripts of the bundle
+/// `options` names (the page's group's, from `bundle_for`).
+pub fn shell(options: LeptosOptions, stylesheet: &str) -> impl IntoView {
+    let stylesheet = stylesheet.to_owned();
     view! {
         <!DOCTYPE html>
         <html lang="en">
@@ -64,5 +68,51 @@ pub fn App() -> impl IntoView {
                 </ParentRoute>
             </Routes>
         </Router>
+    }
+}
+
+/// The browser bundle a page at `path` loads: the one built with the
+/// islands of the page's group (`ui::mod`'s `pages-*` features). A page
+/// whose islands are not in its bundle would stay inert, so every route
+/// above is named here, and an end-to-end spec (`bundles.spec.ts`) visits
+/// each page checking that its islands hydrated. Paths no route matches
+/// get `Start` (the "not found" page has no islands).
+pub fn bundle_for(path: &str) -> Bundle {
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    match segments.as_slice() {
+        ["lessons", _id] => Bundle::Editor,
+        ["sessions"] | ["sessions", _] => Bundle::Sessions,
+        ["agents"] | ["bindings"] | ["playground"] | ["workflows"] | ["workflows", _] => {
+            Bundle::Admin
+        }
+        _ => Bundle::Start,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_page_loads_its_groups_bundle() {
+        for (path, bundle) in [
+            ("/login", Bundle::Start),
+            ("/", Bundle::Start),
+            ("/lessons", Bundle::Start),
+            ("/lessons/3/sessions", Bundle::Start),
+            ("/lessons/3", Bundle::Editor),
+            ("/lessons/3/", Bundle::Editor),
+            ("/sessions", Bundle::Sessions),
+            ("/sessions/abc", Bundle::Sessions),
+            ("/agents", Bundle::Admin),
+            ("/bindings", Bundle::Admin),
+            ("/playground", Bundle::Admin),
+            ("/workflows", Bundle::Admin),
+            ("/workflows/idv", Bundle::Admin),
+            ("/nowhere/at/all", Bundle::Start),
+            ("", Bundle::Start),
+        ] {
+            assert_eq!(bundle_for(path), bundle, "{path}");
+        }
     }
 }

@@ -2,9 +2,11 @@
 //! builds the prompt and declarations it gets, enforces those rules on every
 //! tool call and shows live sessions as they change.
 //!
-//! One crate compiles twice: with `ssr` into the server binary, with
-//! `hydrate` into the browser bundle. `domain`, `error`, `api` and `ui` are
-//! shared; `server` and `startup` exist only in the server build.
+//! One crate compiles for two targets: with `ssr` into the server binary,
+//! with `hydrate` into the browser bundles, one build per group of pages
+//! (`pages-*` features; `src/bundles/` links each). `domain`, `error`, `api`
+//! and `ui` are shared; `server`, `startup` and `app` (the route table and
+//! page shell) exist only in the server build.
 //!
 //! Layers import one way: `ui → api → server → domain` on the server,
 //! `ui → api (client stubs) → domain` in the browser. `error` may be used by
@@ -15,6 +17,7 @@
 #![recursion_limit = "512"]
 
 pub mod api;
+#[cfg(feature = "ssr")]
 pub mod app;
 pub mod domain;
 pub mod error;

@@ -9,7 +9,8 @@
 //! mounts the UI's pages (`crate::app`) next to the server's own routes,
 //! which keeps `server` free of imports from the layers above it.
 
-use crate::app::{shell, App};
+use crate::app::{bundle_for, shell, App};
+use crate::domain::assets::Bundle;
 use crate::server::config::Config;
 use crate::server::seed::SeededAccounts;
 use crate::server::{agent, bindings, db, router, seed, store, tokens, AppState, ServerError};
@@ -170,19 +171,27 @@ fn page_context(state: &AppState) {
 pub fn app(state: AppState) -> Router {
     let page_state = state.clone();
     let fallback_state = state.clone();
-    let shell_options = state.leptos_options.clone();
-    let stylesheet = state.assets.stylesheet("switchboard");
-    let fallback_stylesheet = stylesheet.clone();
+    let assets = state.assets.clone();
+    let fallback_assets = state.assets.clone();
     let pages = Router::new()
         .leptos_routes_with_context(
             &state,
             page_routes(),
             move || page_context(&page_state),
-            move || shell(shell_options.clone(), stylesheet.clone()),
+            move || {
+                // The page's group's bundle: its islands and no others.
+                let path = use_context::<Parts>().map(|parts| parts.uri.path().to_owned());
+                let bundle = bundle_for(path.as_deref().unwrap_or("/"));
+                shell(assets.scripts(bundle).clone(), &assets.stylesheet)
+            },
         )
         .fallback(file_and_error_handler_with_context::<AppState, _>(
             move || page_context(&fallback_state),
-            move |options| shell(options, fallback_stylesheet.clone()),
+            // A page that is not there has no islands; any bundle does.
+            move |_| {
+                let scripts = fallback_assets.scripts(Bundle::Start).clone();
+                shell(scripts, &fallback_assets.stylesheet)
+            },
         ));
     let mcp = Arc::new(crate::server::agent::mcp::service(
         state.clone(),

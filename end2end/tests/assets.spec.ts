@@ -40,7 +40,7 @@ async function visitTwice(page: import('@playwright/test').Page) {
   await hydrated(page);
   const first = wasm();
   expect(first).toHaveLength(1);
-  expect(first[0].url).toMatch(/\/pkg\/switchboard\.[0-9a-f]{16}\.wasm$/);
+  expect(first[0].url).toMatch(/\/pkg\/start\.[0-9a-f]{16}\.wasm$/);
   expect(first[0].cached).toBe(false);
   expect(['br', 'gzip']).toContain(first[0].headers['content-encoding']);
   expect(first[0].headers['cache-control']).toBe('public, max-age=31536000, immutable');

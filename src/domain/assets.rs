@@ -1,7 +1,52 @@
-//! The browser bundle's file names. The build names each file after a hash
-//! of its content (`switchboard.3f9c….wasm`) and lists the hashes in
-//! `hash.txt` beside the site, so a browser may keep a file for a year: a
-//! new build is a new name. The page shell links whatever this says.
+//! The browser bundles and their file names. There is one bundle per group
+//! of pages (`Bundle`), each with only its own pages' islands. The build
+//! names each file after a hash of its content (`editor.3f9c….wasm`) and
+//! lists the hashes beside the site (`hash.txt` for the shared stylesheet,
+//! `hash-{bundle}.txt` for each bundle's glue and module), so a browser may
+//! keep a file for a year: a new build is a new name. The page shell links
+//! whatever these say.
+
+/// A browser bundle: the islands of one group of pages, built on its own
+/// (the library's `pages-{name}` feature, linked by `bundles/{name}`)
+/// so that a page downloads its own group's code and no other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Bundle {
+    /// Sign-in, the start page, the lesson list and a lesson's runs.
+    Start,
+    /// The lesson editor, the largest island.
+    Editor,
+    /// The live sessions list and the visualiser.
+    Sessions,
+    /// The admins' pages: agents, bindings, playground, workflows.
+    Admin,
+}
+
+impl Bundle {
+    /// Every bundle, in the order the build makes them.
+    pub const ALL: [Bundle; 4] = [
+        Bundle::Start,
+        Bundle::Editor,
+        Bundle::Sessions,
+        Bundle::Admin,
+    ];
+
+    /// The bundle's name: its files' (`pkg/{name}.HASH.wasm`), its feature's
+    /// (`pages-{name}`) and its hash file's (`hash-{name}.txt`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Bundle::Start => "start",
+            Bundle::Editor => "editor",
+            Bundle::Sessions => "sessions",
+            Bundle::Admin => "admin",
+        }
+    }
+
+    /// The file in the site root listing this bundle's `js` and `wasm`
+    /// hashes (Leptos' hydration scripts read it).
+    pub fn hash_file(self) -> String {
+        format!("hash-{}.txt", self.name())
+    }
+}
 
 /// The hashes `hash.txt` gives, per kind of file; a kind it does not name
 /// keeps the plain name (a bundle built without hashing).
@@ -48,10 +93,10 @@ impl AssetHashes {
         hashes
     }
 
-    /// Whether every file is hashed (the hydration scripts then use the
-    /// hashed names for both the glue and the module).
-    pub fn complete(&self) -> bool {
-        self.js.is_some() && self.wasm.is_some() && self.css.is_some()
+    /// Whether a bundle's glue and module are both hashed (the hydration
+    /// scripts then use the hashed names for both).
+    pub fn scripts_hashed(&self) -> bool {
+        self.js.is_some() && self.wasm.is_some()
     }
 
     /// The stylesheet's URL under `/pkg`, for the output `name`.
@@ -91,7 +136,7 @@ mod tests {
         );
         assert_eq!(hashes.js.as_deref(), Some("0a1b2c3d4e5f6071"));
         assert_eq!(hashes.wasm.as_deref(), Some("ffeeddccbbaa9988"));
-        assert!(hashes.complete());
+        assert!(hashes.scripts_hashed());
         assert_eq!(
             hashes.stylesheet("switchboard"),
             "/pkg/switchboard.1234567890abcdef.css"
@@ -102,10 +147,39 @@ mod tests {
     fn odd_lines_and_unsafe_hashes_are_ignored() {
         let hashes = AssetHashes::parse("js: ../../etc\nwasm: a b\nfont: abc\nnonsense\ncss:\n");
         assert_eq!(hashes, AssetHashes::default());
-        assert!(!hashes.complete());
+        assert!(!hashes.scripts_hashed());
         assert_eq!(hashes.stylesheet("switchboard"), "/pkg/switchboard.css");
         let long = format!("js: {}", "a".repeat(MAX_HASH_CHARS + 1));
         assert_eq!(AssetHashes::parse(&long).js, None);
+    }
+
+    #[test]
+    fn bundles_are_the_libraries_page_groups() {
+        // Each bundle is a feature of the library and a package linking it
+        // (`bundles/NAME`); a name here without both would be a bundle the
+        // build never makes.
+        let manifest = include_str!("../../Cargo.toml");
+        let all_pages = manifest
+            .lines()
+            .find_map(|line| line.strip_prefix("all-pages = "))
+            .expect("Cargo.toml lists all-pages");
+        let names: Vec<String> = Bundle::ALL
+            .iter()
+            .map(|b| format!("\"pages-{}\"", b.name()))
+            .collect();
+        assert_eq!(all_pages, format!("[{}]", names.join(", ")));
+        for bundle in Bundle::ALL {
+            let package = match bundle {
+                Bundle::Start => include_str!("../../bundles/start/Cargo.toml"),
+                Bundle::Editor => include_str!("../../bundles/editor/Cargo.toml"),
+                Bundle::Sessions => include_str!("../../bundles/sessions/Cargo.toml"),
+                Bundle::Admin => include_str!("../../bundles/admin/Cargo.toml"),
+            };
+            let name = bundle.name();
+            assert!(package.contains(&format!("name = \"bundle-{name}\"\n")));
+            assert!(package.contains(&format!("features = [\"hydrate\", \"pages-{name}\"]")));
+            assert_eq!(bundle.hash_file(), format!("hash-{name}.txt"));
+        }
     }
 
     #[test]

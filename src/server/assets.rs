@@ -1,44 +1,92 @@
-//! The browser bundle served like a production site: `/pkg` files are
+//! The browser bundles served like a production site: `/pkg` files are
 //! content-hashed (see `domain::assets`), sent precompressed (brotli or
 //! gzip, chosen from `Accept-Encoding`, built next to each file by
 //! `scripts/bundle.sh`) and cached by the browser for a year, so a second
 //! visit loads no bundle at all. Names without a hash are revalidated.
+//! `SiteAssets` is what a page links: the stylesheet and its group's bundle.
 //!
 //! Only `/pkg` is served here; the site's other files (`favicon.svg`) and
 //! the pages go through Leptos' handlers as before. Pages are never cached
 //! (see `router::security_headers`).
 
-use crate::domain::assets::{is_hashed, AssetHashes};
+use crate::domain::assets::{is_hashed, AssetHashes, Bundle};
 use crate::server::AppState;
 use axum::extract::Request;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{from_fn, Next};
 use axum::response::Response;
 use axum::Router;
+use leptos::config::LeptosOptions;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use tower_http::services::ServeDir;
 
 /// `Cache-Control` of a content-hashed file: it never changes.
 pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 /// `Cache-Control` of a bundle file without a hash: ask every time.
 pub const REVALIDATE: &str = "no-cache";
-/// The file the bundle script lists the hashes in, in the site root.
+/// The file the bundle script lists the stylesheet's hash in, in the site
+/// root (each bundle's scripts are in `Bundle::hash_file`).
 pub const HASH_FILE: &str = "hash.txt";
+/// The stylesheet's name under `/pkg` (before its hash).
+pub const STYLESHEET_NAME: &str = "switchboard";
 
-/// Where `hash.txt` is for a site root, as an absolute path (Leptos'
+/// Where a hash file is for a site root, as an absolute path (Leptos'
 /// hydration scripts join it to the executable's folder, which an absolute
 /// path replaces).
-pub fn hash_file(site_root: &str) -> PathBuf {
-    let path = Path::new(site_root).join(HASH_FILE);
+fn hash_file(site_root: &str, file: &str) -> PathBuf {
+    let path = Path::new(site_root).join(file);
     std::path::absolute(&path).unwrap_or(path)
 }
 
-/// The bundle's hashes, read once at start-up; none when the site has no
-/// `hash.txt` (a bundle built before hashing, or no bundle at all).
-pub fn hashes(site_root: &str) -> AssetHashes {
-    std::fs::read_to_string(hash_file(site_root))
+/// A hash file's hashes; none when the site has no such file (a bundle
+/// built before hashing, or no bundle at all).
+fn hashes(path: &Path) -> AssetHashes {
+    std::fs::read_to_string(path)
         .map(|text| AssetHashes::parse(&text))
         .unwrap_or_default()
+}
+
+/// What a page links, read once at start-up: the stylesheet's URL, and
+/// per bundle the Leptos options whose hydration scripts load that
+/// bundle's (hashed) glue and module.
+#[derive(Debug, Clone)]
+pub struct SiteAssets {
+    /// The stylesheet's URL, shared by every page.
+    pub stylesheet: Arc<str>,
+    bundles: Vec<(Bundle, LeptosOptions)>,
+}
+
+impl SiteAssets {
+    /// Reads the site's hash files. Each bundle's options are `base` with
+    /// the bundle's name as output name and, when both of its scripts are
+    /// hashed, its hash file (else the plain `pkg/{name}.js`).
+    pub fn read(base: &LeptosOptions, site_root: &str) -> Self {
+        let stylesheet = hashes(&hash_file(site_root, HASH_FILE)).stylesheet(STYLESHEET_NAME);
+        let bundles = Bundle::ALL
+            .into_iter()
+            .map(|bundle| {
+                let file = hash_file(site_root, &bundle.hash_file());
+                let mut options = base.clone();
+                options.output_name = Arc::from(bundle.name());
+                options.hash_files = hashes(&file).scripts_hashed();
+                options.hash_file = Arc::from(file.to_string_lossy());
+                (bundle, options)
+            })
+            .collect();
+        Self {
+            stylesheet: Arc::from(stylesheet),
+            bundles,
+        }
+    }
+
+    /// The options whose hydration scripts load `bundle`.
+    pub fn scripts(&self, bundle: Bundle) -> &LeptosOptions {
+        self.bundles
+            .iter()
+            .find_map(|(b, options)| (*b == bundle).then_some(options))
+            .expect("SiteAssets::read makes options for every bundle")
+    }
 }
 
 /// `/pkg/…` from `site_root/pkg`, precompressed variants preferred.

@@ -22,8 +22,9 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// What Leptos needs to render pages and find the browser bundle.
     pub leptos_options: LeptosOptions,
-    /// The browser bundle's content hashes (from the site's `hash.txt`).
-    pub assets: Arc<crate::domain::assets::AssetHashes>,
+    /// What pages link: the stylesheet and each browser bundle's scripts
+    /// (from the site's hash files).
+    pub assets: Arc<crate::server::assets::SiteAssets>,
     /// Server push to session watchers.
     pub hub: Arc<Hub>,
     /// Open event streams per session and per user, for the caps.
@@ -52,19 +53,14 @@ impl AppState {
     /// Wires a state from its parts; the Leptos options are derived from the
     /// configuration so there is a single source for addresses and paths.
     pub fn new(db: SqlitePool, config: Config) -> Self {
-        let assets = crate::server::assets::hashes(&config.site_root);
         let leptos_options = LeptosOptions::builder()
             .output_name("switchboard")
             .site_root(config.site_root.clone())
             .site_pkg_dir("pkg")
             .site_addr(config.addr)
-            // A hashed bundle: the hydration scripts load the hashed names
-            // `hash.txt` lists (Leptos reads it on each page).
-            .hash_files(assets.complete())
-            .hash_file(Arc::<str>::from(
-                crate::server::assets::hash_file(&config.site_root).to_string_lossy(),
-            ))
             .build();
+        // Each page's hydration scripts use its bundle's options instead.
+        let assets = crate::server::assets::SiteAssets::read(&leptos_options, &config.site_root);
         Self {
             db,
             config: Arc::new(config),

@@ -1,18 +1,35 @@
 //! Pages and components, rendered on the server. Each page's interactive
 //! part is an `#[island]`, the only code the browser bundle carries; the
 //! route table, the page frame and the sign-in guards stay on the server.
+//!
+//! The pages come in groups, each behind a `pages-*` feature: the server
+//! compiles them all, and each browser bundle one group, so a page's bundle
+//! holds its own group's islands and nothing else (`app::bundle_for`).
+//! What several groups use (`auth`, `components`) is always compiled.
 
-pub mod accounts;
-pub mod agents;
 pub mod auth;
-pub mod bindings;
 pub mod components;
-pub mod home;
 pub mod layout;
+
+#[cfg(feature = "pages-start")]
+pub mod accounts;
+#[cfg(feature = "pages-start")]
+pub mod home;
+#[cfg(any(feature = "pages-start", feature = "pages-editor"))]
 pub mod lessons;
+#[cfg(feature = "pages-start")]
 pub mod login;
-pub mod playground;
+
+#[cfg(feature = "pages-sessions")]
 pub mod sessions;
+
+#[cfg(feature = "pages-admin")]
+pub mod agents;
+#[cfg(feature = "pages-admin")]
+pub mod bindings;
+#[cfg(feature = "pages-admin")]
+pub mod playground;
+#[cfg(feature = "pages-admin")]
 pub mod workflows;
 
 use leptos::prelude::{Get, ReadUntracked};

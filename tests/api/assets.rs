@@ -1,59 +1,115 @@
-//! The browser bundle as a browser gets it: hashed names in the page,
-//! precompressed bodies chosen from `Accept-Encoding`, a year's immutable
-//! caching for hashed files, pages that are never stored, and pages and
-//! JSON compressed as they are sent, event streams never.
+//! The browser bundles as a browser gets them: each page linking its own
+//! group's hashed bundle and no other, precompressed bodies chosen from
+//! `Accept-Encoding`, a year's immutable caching for hashed files, pages
+//! that are never stored, and pages and JSON compressed as they are sent,
+//! event streams never.
 
-use crate::helpers::{spawn_app, spawn_app_with};
+use crate::helpers::{spawn_app, spawn_app_with, ADMIN};
 use crate::sessions::open;
+use switchboard::domain::assets::Bundle;
 
 const WASM: &[u8] = b"\0asm\x01\0\0\0 the module";
 const HASH: &str = "0a1b2c3d4e5f6071";
 
-/// A site root as `scripts/bundle.sh` leaves it: hashed files with their
-/// `.br` / `.gz` copies (here marked so the test sees which was sent) and
-/// `hash.txt`.
+/// A bundle's hash in the fixture: its own, so a page linking another
+/// group's bundle would show.
+fn bundle_hash(bundle: Bundle) -> String {
+    format!(
+        "{:016x}",
+        Bundle::ALL.iter().position(|b| *b == bundle).unwrap() + 0xb0
+    )
+}
+
+/// Writes `pkg/NAME.HASH.EXT` with `.br` / `.gz` copies, each marked so
+/// the test sees which was sent.
+fn publish(pkg: &std::path::Path, name: &str, hash: &str, ext: &str) {
+    let file = pkg.join(format!("{name}.{hash}.{ext}"));
+    std::fs::write(&file, WASM).unwrap();
+    std::fs::write(format!("{}.br", file.display()), b"brotli body").unwrap();
+    std::fs::write(format!("{}.gz", file.display()), b"gzip body").unwrap();
+}
+
+/// A site root as `scripts/bundle.sh` leaves it: each bundle's hashed glue
+/// and module and `hash-NAME.txt`, the hashed stylesheet and `hash.txt`.
 fn site() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let pkg = dir.path().join("pkg");
     std::fs::create_dir_all(&pkg).unwrap();
-    for ext in ["js", "wasm", "css"] {
-        let file = pkg.join(format!("switchboard.{HASH}.{ext}"));
-        std::fs::write(&file, WASM).unwrap();
-        std::fs::write(format!("{}.br", file.display()), b"brotli body").unwrap();
-        std::fs::write(format!("{}.gz", file.display()), b"gzip body").unwrap();
+    for bundle in Bundle::ALL {
+        let hash = bundle_hash(bundle);
+        for ext in ["js", "wasm"] {
+            publish(&pkg, bundle.name(), &hash, ext);
+        }
+        std::fs::write(
+            dir.path().join(bundle.hash_file()),
+            format!("js: {hash}\nwasm: {hash}\n"),
+        )
+        .unwrap();
     }
+    publish(&pkg, "switchboard", HASH, "css");
     std::fs::write(pkg.join("switchboard.css"), b"body{}").unwrap();
-    std::fs::write(
-        dir.path().join("hash.txt"),
-        format!("js: {HASH}\nwasm: {HASH}\ncss: {HASH}\n"),
-    )
-    .unwrap();
+    std::fs::write(dir.path().join("hash.txt"), format!("css: {HASH}\n")).unwrap();
     dir
 }
 
 #[tokio::test]
-async fn pages_link_the_hashed_bundle_and_are_never_stored() {
+async fn each_page_links_its_groups_hashed_bundle_and_is_never_stored() {
     let site = site();
     let app = spawn_app_with(&[("SITE_ROOT", site.path().to_str().unwrap())]).await;
-    let res = app.client.get(app.url("/login")).send().await.unwrap();
-    assert_eq!(res.status(), 200);
-    assert_eq!(res.headers()["cache-control"], "no-store");
-    let html = res.text().await.unwrap();
-    for name in [
-        format!("/pkg/switchboard.{HASH}.css"),
-        format!("/pkg/switchboard.{HASH}.js"),
-        format!("/pkg/switchboard.{HASH}.wasm"),
+    let page = |path: String| {
+        let req = app.client.get(app.url(&path));
+        async move {
+            let res = req.send().await.unwrap();
+            assert_eq!(res.status(), 200, "{path}");
+            assert_eq!(res.headers()["cache-control"], "no-store", "{path}");
+            res.text().await.unwrap()
+        }
+    };
+    let links_only = |path: &str, html: &str, bundle: Bundle| {
+        let css = format!("/pkg/switchboard.{HASH}.css");
+        assert!(html.contains(&css), "{path}: {css} missing: {html}");
+        for other in Bundle::ALL {
+            let (name, hash) = (other.name(), bundle_hash(other));
+            for file in [
+                format!("/pkg/{name}.{hash}.js"),
+                format!("/pkg/{name}.{hash}.wasm"),
+            ] {
+                assert_eq!(html.contains(&file), other == bundle, "{path}: {file}");
+            }
+        }
+        assert!(!html.contains("_bg.wasm"), "{path}: {html}");
+    };
+    links_only("/login", &page("/login".into()).await, Bundle::Start);
+    app.login(ADMIN).await;
+    let lesson = crate::lesson_sessions::full_lesson(&app).await;
+    for (path, bundle) in [
+        ("/".to_owned(), Bundle::Start),
+        ("/lessons".to_owned(), Bundle::Start),
+        (format!("/lessons/{lesson}/sessions"), Bundle::Start),
+        (format!("/lessons/{lesson}"), Bundle::Editor),
+        ("/sessions".to_owned(), Bundle::Sessions),
+        ("/bindings".to_owned(), Bundle::Admin),
+        ("/workflows/idv".to_owned(), Bundle::Admin),
     ] {
-        assert!(html.contains(&name), "{name} missing: {html}");
+        links_only(&path, &page(path.clone()).await, bundle);
     }
-    assert!(!html.contains("switchboard_bg.wasm"), "{html}");
+    // A page that is not there (its own status) links one bundle too.
+    let res = app
+        .client
+        .get(app.url("/no/such/page"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 404);
+    links_only("/no/such/page", &res.text().await.unwrap(), Bundle::Start);
 }
 
 #[tokio::test]
 async fn hashed_files_come_precompressed_and_immutable() {
     let site = site();
     let app = spawn_app_with(&[("SITE_ROOT", site.path().to_str().unwrap())]).await;
-    let url = app.url(&format!("/pkg/switchboard.{HASH}.wasm"));
+    let editor = bundle_hash(Bundle::Editor);
+    let url = app.url(&format!("/pkg/editor.{editor}.wasm"));
     for (accept, encoding, body) in [
         ("br, gzip", Some("br"), &b"brotli body"[..]),
         ("gzip", Some("gzip"), &b"gzip body"[..]),

@@ -1,13 +1,14 @@
 //! Pieces every page shares, each written once: the loading / error / empty
 //! states of loaded data, the save status line, the one-field create form,
 //! the message under a field, a text box that follows saves until edited,
-//! times in the watcher's zone and status icons.
+//! times in the watcher's zone, status icons and the live event feed.
 //!
 //! Small on purpose: a page reads as what it shows, and a change to how,
 //! say, a failed load looks is made in one place for every page.
 
 pub mod create_form;
 pub mod draft;
+pub mod events;
 pub mod fetched;
 pub mod field_problem;
 pub mod http;

@@ -105,7 +105,7 @@ fn Plugin(session: PlaygroundSession) -> impl IntoView {
     let state = RwSignal::new(Playground::default());
     let registered = RwSignal::new(Vec::<String>::new());
     let log = RwSignal::new(Vec::<(u32, String)>::new());
-    let link = RwSignal::new(crate::ui::sessions::events::Link::Connecting);
+    let link = RwSignal::new(crate::ui::components::events::Link::Connecting);
     let id = session.session_id.clone();
     let token = StoredValue::new(session.session_token.clone());
     let note = move |text: String| {
@@ -201,7 +201,7 @@ fn Plugin(session: PlaygroundSession) -> impl IntoView {
             let _ = (&id, answer, changed, &register, call_id);
         }
     };
-    crate::ui::sessions::events::subscribe(
+    crate::ui::components::events::subscribe(
         format!(
             "/api/sessions/{id}/plugin-events?token={}",
             session.session_token
@@ -215,7 +215,7 @@ fn Plugin(session: PlaygroundSession) -> impl IntoView {
         <section class="panel" data-testid="playground" data-session=id.clone()>
             <div class="split">
                 <h2>"Session " <code>{id.clone()}</code></h2>
-                <crate::ui::sessions::events::LinkBadge link testid="plugin-connection" state=true />
+                <crate::ui::components::events::LinkBadge link testid="plugin-connection" state=true />
             </div>
             <p>
                 <a href=watch.clone() target="_blank" data-testid="watch-link">"Open the session page"</a>

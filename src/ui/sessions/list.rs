@@ -9,8 +9,8 @@ use crate::domain::session_filter::{SessionFilter, StatusFilter};
 use crate::domain::state_labels::StateLabels;
 use crate::domain::user::Role;
 use crate::ui::auth::{signed_in_admin, RequireRole};
+use crate::ui::components::events::{subscribe, Link, LinkBadge};
 use crate::ui::components::{fetched, Fetched, Loaded, LocalTime, MaybeEmpty};
-use crate::ui::sessions::events::{subscribe, Link, LinkBadge};
 use leptos::prelude::*;
 
 impl MaybeEmpty for SessionListData {

@@ -1,5 +1,5 @@
 //! `/sessions` and `/sessions/{id}`: live agent sessions as they change,
-//! pushed by server-sent events (`events`), the list (`list`), one session's
+//! pushed by server-sent events (`ui::components::events`), the list (`list`), one session's
 //! visualiser (`visualiser`, its checks panel in `checks`, elapsed time,
 //! turns and nudges in `progress`, a plugin's tools in `plugin_panel`, the
 //! workflow's steps in `workflow_steps`), the admins'
@@ -10,7 +10,6 @@ pub mod agent_panel;
 pub mod checks;
 pub mod console;
 pub mod end_button;
-pub mod events;
 pub mod list;
 pub mod plugin_panel;
 pub mod progress;

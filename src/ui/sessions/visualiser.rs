@@ -11,6 +11,7 @@ use crate::domain::catalogue::{workflow_name, Workflow};
 use crate::domain::plugin::{AvailabilityUpdate, PluginSet, AVAILABILITY_EVENT};
 use crate::domain::user::Role;
 use crate::ui::auth::RequireRole;
+use crate::ui::components::events::{subscribe, Link, LinkBadge};
 use crate::ui::components::{
     fetched, read_json, Loaded, LocalTime, MaybeEmpty, Status, StatusIcon,
 };
@@ -18,7 +19,6 @@ use crate::ui::sessions::agent_panel::AgentPanel;
 use crate::ui::sessions::checks::ChecksPanel;
 use crate::ui::sessions::console::Console;
 use crate::ui::sessions::end_button::EndSessionButton;
-use crate::ui::sessions::events::{subscribe, Link, LinkBadge};
 use crate::ui::sessions::plugin_panel::PluginPanel;
 use crate::ui::sessions::progress::Progress;
 use crate::ui::sessions::workflow_steps::WorkflowSteps;

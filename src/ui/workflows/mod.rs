@@ -20,8 +20,8 @@ use crate::domain::user::Role;
 use crate::domain::workflow_def::Edit;
 use crate::error::ApiError;
 use crate::ui::auth::RequireRole;
+use crate::ui::components::events::{subscribe, Link, LinkBadge};
 use crate::ui::components::{fetched, Loaded, MaybeEmpty};
-use crate::ui::sessions::events::{subscribe, Link, LinkBadge};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 

@@ -1,5 +1,6 @@
-//! The live feed behind the sessions pages: the browser's `EventSource`
-//! subscription and the connection state shown to the watcher.
+//! The live feed behind the sessions, playground and workflow pages: the
+//! browser's `EventSource` subscription and the connection state shown to
+//! the watcher.
 
 use leptos::prelude::*;
 
