@@ -41,6 +41,11 @@ impl Bundle {
         }
     }
 
+    /// Where the bundle is in `ALL` (a table per bundle is an array).
+    pub fn position(self) -> usize {
+        self as usize
+    }
+
     /// The file in the site root listing this bundle's `js` and `wasm`
     /// hashes (Leptos' hydration scripts read it).
     pub fn hash_file(self) -> String {
@@ -179,6 +184,7 @@ mod tests {
             assert!(package.contains(&format!("name = \"bundle-{name}\"\n")));
             assert!(package.contains(&format!("features = [\"hydrate\", \"pages-{name}\"]")));
             assert_eq!(bundle.hash_file(), format!("hash-{name}.txt"));
+            assert_eq!(Bundle::ALL[bundle.position()], bundle);
         }
     }
 

@@ -54,7 +54,8 @@ fn hashes(path: &Path) -> AssetHashes {
 pub struct SiteAssets {
     /// The stylesheet's URL, shared by every page.
     pub stylesheet: Arc<str>,
-    bundles: Vec<(Bundle, LeptosOptions)>,
+    /// Each bundle's options, in `Bundle::ALL`'s order.
+    bundles: [LeptosOptions; Bundle::ALL.len()],
 }
 
 impl SiteAssets {
@@ -63,17 +64,14 @@ impl SiteAssets {
     /// hashed, its hash file (else the plain `pkg/{name}.js`).
     pub fn read(base: &LeptosOptions, site_root: &str) -> Self {
         let stylesheet = hashes(&hash_file(site_root, HASH_FILE)).stylesheet(STYLESHEET_NAME);
-        let bundles = Bundle::ALL
-            .into_iter()
-            .map(|bundle| {
-                let file = hash_file(site_root, &bundle.hash_file());
-                let mut options = base.clone();
-                options.output_name = Arc::from(bundle.name());
-                options.hash_files = hashes(&file).scripts_hashed();
-                options.hash_file = Arc::from(file.to_string_lossy());
-                (bundle, options)
-            })
-            .collect();
+        let bundles = Bundle::ALL.map(|bundle| {
+            let file = hash_file(site_root, &bundle.hash_file());
+            let mut options = base.clone();
+            options.output_name = Arc::from(bundle.name());
+            options.hash_files = hashes(&file).scripts_hashed();
+            options.hash_file = Arc::from(file.to_string_lossy());
+            options
+        });
         Self {
             stylesheet: Arc::from(stylesheet),
             bundles,
@@ -82,10 +80,7 @@ impl SiteAssets {
 
     /// The options whose hydration scripts load `bundle`.
     pub fn scripts(&self, bundle: Bundle) -> &LeptosOptions {
-        self.bundles
-            .iter()
-            .find_map(|(b, options)| (*b == bundle).then_some(options))
-            .expect("SiteAssets::read makes options for every bundle")
+        &self.bundles[bundle.position()]
     }
 }
 
