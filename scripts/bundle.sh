@@ -4,7 +4,8 @@
 # Turns the wasm files cargo built for the browser, one per bundle (a group
 # of pages: `src/bundles/BUNDLE.rs`), into the site the server serves
 # (SITE_ROOT), doing cargo-leptos' job with plain tools:
-#   - wasm-bindgen glue into SITE/stage/BUNDLE: BUNDLE.js + BUNDLE_bg.wasm;
+#   - wasm-bindgen glue into SITE.stage/BUNDLE: BUNDLE.js + BUNDLE_bg.wasm
+#     (beside the site, not in it: the server serves the site root's files);
 #   - with `opt`, wasm-opt -Oz (binaryen, from the end-to-end npm packages);
 #   - each bundle's glue and module, and the one stylesheet, published under
 #     SITE/pkg with a hash of their content in the name (BUNDLE.HASH.js /
@@ -46,6 +47,7 @@ cd "$(dirname "$0")/.."
 NAME=${NAME:-switchboard}
 E2E=${E2E:-end2end}
 pkg=$site/pkg
+stages=$site.stage
 
 run() {
   echo "$*"
@@ -82,34 +84,38 @@ write_hashes() {
   mv -f "$file.tmp" "$file"
 }
 
-mkdir -p "$pkg"
+mkdir -p "$pkg" "$stages"
 for i in "${!bundles[@]}"; do
   bundle=${bundles[$i]} wasm=${wasms[$i]}
-  stage=$site/stage/$bundle
-  mkdir -p "$stage"
+  stage=$stages/$bundle
   if [ -f "$stage/${bundle}_bg.wasm" ] && [ "$stage/${bundle}_bg.wasm" -nt "$wasm" ]; then
     echo "browser bundle $bundle up to date"
   else
+    # Built aside and moved in whole, so a failed step leaves no stage
+    # that looks up to date.
+    rm -rf "$stage.tmp"
     run wasm-bindgen --target web --no-typescript --out-name "$bundle" \
-      --out-dir "$stage" "$wasm"
+      --out-dir "$stage.tmp" "$wasm"
     if [ "$mode" = opt ]; then
       run "$E2E/node_modules/.bin/wasm-opt" -Oz --enable-bulk-memory \
-        --enable-nontrapping-float-to-int -o "$stage/$bundle.opt.wasm" "$stage/${bundle}_bg.wasm"
-      mv -f "$stage/$bundle.opt.wasm" "$stage/${bundle}_bg.wasm"
+        --enable-nontrapping-float-to-int -o "$stage.tmp/$bundle.opt.wasm" "$stage.tmp/${bundle}_bg.wasm"
+      mv -f "$stage.tmp/$bundle.opt.wasm" "$stage.tmp/${bundle}_bg.wasm"
     fi
+    rm -rf "$stage"
+    mv "$stage.tmp" "$stage"
   fi
   publish "$stage/$bundle.js" "$bundle" js
   js=$published
   publish "$stage/${bundle}_bg.wasm" "$bundle" wasm
   write_hashes "$site/hash-$bundle.txt" "js: $js" "wasm: $published"
 done
-mkdir -p "$site/stage"
-cp style/main.css "$site/stage/$NAME.css"
-publish "$site/stage/$NAME.css" "$NAME" css
+cp style/main.css "$stages/$NAME.css"
+publish "$stages/$NAME.css" "$NAME" css
 write_hashes "$site/hash.txt" "css: $published"
 
 # Earlier builds' files, and the stages and hash files of bundles no longer
-# built (the single bundle before the split had `stage/NAME.js`).
+# built (builds before the split staged inside the site, in SITE/stage).
+rm -rf "$site/stage"
 for f in "$pkg"/*; do
   name=$(basename "$f")
   case " ${keep[*]} " in
@@ -117,7 +123,7 @@ for f in "$pkg"/*; do
     *) rm -f "$f" ;;
   esac
 done
-for f in "$site"/hash-*.txt "$site"/stage/*; do
+for f in "$site"/hash-*.txt "$stages"/*; do
   [ -e "$f" ] || continue
   name=$(basename "$f")
   name=${name#hash-}
