@@ -4,9 +4,9 @@
 //!
 //! One crate compiles for two targets: with `ssr` into the server binary,
 //! with `hydrate` into the browser bundles, one build per group of pages
-//! (`pages-*` features; `src/bundles/` links each). `domain`, `error`, `api`
-//! and `ui` are shared; `server`, `startup` and `app` (the route table and
-//! page shell) exist only in the server build.
+//! (`pages-*` features; the packages in `bundles/` link each). `domain`,
+//! `error`, `api` and `ui` are shared; `server`, `startup` and `app` (the
+//! route table and page shell) exist only in the server build.
 //!
 //! Layers import one way: `ui → api → server → domain` on the server,
 //! `ui → api (client stubs) → domain` in the browser. `error` may be used by

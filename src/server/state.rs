@@ -20,7 +20,8 @@ pub struct AppState {
     pub db: SqlitePool,
     /// Settings read at start-up.
     pub config: Arc<Config>,
-    /// What Leptos needs to render pages and find the browser bundle.
+    /// What Leptos needs to render pages and serve the site root's files
+    /// (each bundle's scripts are in `assets`).
     pub leptos_options: LeptosOptions,
     /// What pages link: the stylesheet and each browser bundle's scripts
     /// (from the site's hash files).
