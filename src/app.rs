@@ -82,9 +82,8 @@ pub fn bundle_for(path: &str) -> Bundle {
     match segments.as_slice() {
         ["lessons", _id] => Bundle::Editor,
         ["sessions"] | ["sessions", _] => Bundle::Sessions,
-        ["agents"] | ["bindings"] | ["playground"] | ["workflows"] | ["workflows", _] => {
-            Bundle::Admin
-        }
+        ["agents"] | ["bindings"] => Bundle::Admin,
+        ["playground"] | ["workflows"] | ["workflows", _] => Bundle::Workflows,
         _ => Bundle::Start,
     }
 }
@@ -106,9 +105,9 @@ mod tests {
             ("/sessions/abc", Bundle::Sessions),
             ("/agents", Bundle::Admin),
             ("/bindings", Bundle::Admin),
-            ("/playground", Bundle::Admin),
-            ("/workflows", Bundle::Admin),
-            ("/workflows/idv", Bundle::Admin),
+            ("/playground", Bundle::Workflows),
+            ("/workflows", Bundle::Workflows),
+            ("/workflows/idv", Bundle::Workflows),
             ("/nowhere/at/all", Bundle::Start),
             ("", Bundle::Start),
         ] {

@@ -63,9 +63,9 @@ test('every page loads only its own group’s bundle, and it hydrates all of the
     [`/sessions/${session.sessionId}`, 'sessions'],
     ['/agents', 'admin'],
     ['/bindings', 'admin'],
-    ['/playground', 'admin'],
-    ['/workflows', 'admin'],
-    ['/workflows/idv', 'admin'],
+    ['/playground', 'workflows'],
+    ['/workflows', 'workflows'],
+    ['/workflows/idv', 'workflows'],
   ];
   const seen: Record<string, { wasm: string[]; missing: string[]; islands: number }> = {};
   for (const [path] of pages) seen[path] = await visit(browser, page.context(), path);

@@ -17,17 +17,20 @@ pub enum Bundle {
     Editor,
     /// The live sessions list and the visualiser.
     Sessions,
-    /// The admins' pages: agents, bindings, playground, workflows.
+    /// The admins' agents and bindings pages.
     Admin,
+    /// The workflows, their settings and chat, and the plugin playground.
+    Workflows,
 }
 
 impl Bundle {
     /// Every bundle, in the order the build makes them.
-    pub const ALL: [Bundle; 4] = [
+    pub const ALL: [Bundle; 5] = [
         Bundle::Start,
         Bundle::Editor,
         Bundle::Sessions,
         Bundle::Admin,
+        Bundle::Workflows,
     ];
 
     /// The bundle's name: its files' (`pkg/{name}.HASH.wasm`), its feature's
@@ -38,6 +41,7 @@ impl Bundle {
             Bundle::Editor => "editor",
             Bundle::Sessions => "sessions",
             Bundle::Admin => "admin",
+            Bundle::Workflows => "workflows",
         }
     }
 
@@ -179,6 +183,7 @@ mod tests {
                 Bundle::Editor => include_str!("../../bundles/editor/Cargo.toml"),
                 Bundle::Sessions => include_str!("../../bundles/sessions/Cargo.toml"),
                 Bundle::Admin => include_str!("../../bundles/admin/Cargo.toml"),
+                Bundle::Workflows => include_str!("../../bundles/workflows/Cargo.toml"),
             };
             let name = bundle.name();
             assert!(package.contains(&format!("name = \"bundle-{name}\"\n")));

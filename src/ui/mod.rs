@@ -27,9 +27,10 @@ pub mod sessions;
 pub mod agents;
 #[cfg(feature = "pages-admin")]
 pub mod bindings;
-#[cfg(feature = "pages-admin")]
+
+#[cfg(feature = "pages-workflows")]
 pub mod playground;
-#[cfg(feature = "pages-admin")]
+#[cfg(feature = "pages-workflows")]
 pub mod workflows;
 
 use leptos::prelude::{Get, ReadUntracked};

@@ -86,7 +86,7 @@ async fn each_page_links_its_groups_hashed_bundle_and_is_never_stored() {
         (format!("/lessons/{lesson}"), Bundle::Editor),
         ("/sessions".to_owned(), Bundle::Sessions),
         ("/bindings".to_owned(), Bundle::Admin),
-        ("/workflows/idv".to_owned(), Bundle::Admin),
+        ("/workflows/idv".to_owned(), Bundle::Workflows),
     ] {
         links_only(&path, &page(path.clone()).await, bundle);
     }
