@@ -84,6 +84,13 @@ pub enum ApiError {
         /// Seconds until a request will be taken again.
         retry_after_secs: u64,
     },
+    /// A session has used all it may store (calls or bytes in all); its
+    /// backend opens a new session. No `Retry-After`: waiting frees nothing.
+    #[error("This session has used its budget: the limit is {limit}; open a new session.")]
+    BudgetSpent {
+        /// The limit that is spent, in words.
+        limit: String,
+    },
     /// Too many event streams are open for this session or account.
     #[error("Too many open streams: the limit is {limit}.")]
     TooManyStreams {
@@ -127,7 +134,8 @@ impl ApiError {
             Self::TooLarge { .. } => 413,
             Self::TooManyAttempts { .. }
             | Self::TooManyStreams { .. }
-            | Self::RateLimited { .. } => 429,
+            | Self::RateLimited { .. }
+            | Self::BudgetSpent { .. } => 429,
             Self::Busy | Self::Unavailable(_) => 503,
             Self::Internal => 500,
         }

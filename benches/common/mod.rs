@@ -73,7 +73,11 @@ pub async fn spawn_with(
         }
         None => std::process::Command::new(server_binary()),
     };
+    // Benches measure speed, not a session's budget: thousands of calls on
+    // one session in seconds are what a round-trip bench is.
     let child = command
+        .env("SESSION_WRITES_PER_MINUTE", "1000000")
+        .env("SESSION_CALLS_MAX", "10000000")
         .envs(settings.iter().copied())
         .env("DATABASE_URL", &url)
         .env("PORT", port.to_string())

@@ -44,7 +44,10 @@ pub async fn open_playground_session(workflow_id: String) -> Result<PlaygroundSe
     use crate::server::ctx;
     ctx::finish(async {
         let state = ctx::state()?;
-        ctx::require(Role::Teacher)?;
+        let user = ctx::require(Role::Teacher)?;
+        state
+            .budgets
+            .admit_playground(user.0.id, state.clock.now())?;
         let (session_id, session_token) = sessions::open(&state, &workflow_id, None, true).await?;
         Ok(PlaygroundSession {
             session_id,

@@ -5,6 +5,7 @@
 //! renders them), so an event's JSON shape is defined exactly once.
 
 use crate::domain::lesson::nudge::{Nudge, TurnLog};
+use crate::domain::limits::SESSION_OWN_CHECKS_MAX;
 use crate::domain::vibe::AgentView;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -403,6 +404,27 @@ impl StatePatch {
     }
 }
 
+/// Refuses a change from `before` to `after` that leaves the session with
+/// more than [`SESSION_OWN_CHECKS_MAX`] checks nothing declares (`declared`
+/// says which are), unless it had that many already and adds none: a
+/// backend's own checks are bounded, the catalogue's are bounded by it.
+pub fn own_checks_problem(
+    before: &WorkflowState,
+    after: &WorkflowState,
+    declared: impl Fn(&str) -> bool,
+) -> Option<crate::domain::error::FieldError> {
+    let own = |ws: &WorkflowState| ws.checks.keys().filter(|c| !declared(c)).count();
+    let (was, now) = (own(before), own(after));
+    (now > SESSION_OWN_CHECKS_MAX && now > was).then(|| {
+        crate::domain::error::FieldError::new(
+            "checks",
+            format!(
+                "a session may hold at most {SESSION_OWN_CHECKS_MAX} checks that its workflow, lesson or vibe does not declare; this change would make {now}"
+            ),
+        )
+    })
+}
+
 /// Checks the visualiser always lists, set or not, so a watcher sees from
 /// the start what a session still has to pass.
 pub const KNOWN_CHECKS: [&str; 2] = [IDENTITY_VERIFIED, ACCOUNT_FOUND];
@@ -529,6 +551,44 @@ mod tests {
 
     use super::*;
     use serde_json::json;
+
+    fn with_checks(names: impl IntoIterator<Item = String>) -> WorkflowState {
+        let mut ws = WorkflowState::start("idv");
+        ws.checks.extend(names.into_iter().map(|n| (n, true)));
+        ws
+    }
+
+    #[test]
+    fn a_backend_may_hold_its_cap_of_undeclared_checks_but_not_one_more() {
+        let own = |n: usize| (0..n).map(|i| format!("own_{i}"));
+        let declared = |c: &str| c.starts_with("decl_");
+        let empty = WorkflowState::start("idv");
+        let full = with_checks(own(SESSION_OWN_CHECKS_MAX));
+        assert_eq!(own_checks_problem(&empty, &full, declared), None);
+        let over = with_checks(own(SESSION_OWN_CHECKS_MAX + 1));
+        let problem = own_checks_problem(&full, &over, declared).expect("refused");
+        assert_eq!(problem.field, "checks");
+        assert!(problem.rule.contains("at most 64"), "{}", problem.rule);
+    }
+
+    #[test]
+    fn declared_checks_never_count_against_the_cap() {
+        let declared = |c: &str| c.starts_with("decl_");
+        let many = with_checks((0..500).map(|i| format!("decl_{i}")));
+        assert_eq!(
+            own_checks_problem(&WorkflowState::start("idv"), &many, declared),
+            None
+        );
+    }
+
+    #[test]
+    fn a_session_already_over_the_cap_may_still_change_its_values() {
+        let declared = |_: &str| false;
+        let over = with_checks((0..SESSION_OWN_CHECKS_MAX + 5).map(|i| format!("own_{i}")));
+        let mut flipped = over.clone();
+        flipped.checks.insert("own_0".into(), false);
+        assert_eq!(own_checks_problem(&over, &flipped, declared), None);
+    }
 
     #[test]
     fn a_workflow_update_has_the_specified_shape() {

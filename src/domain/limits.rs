@@ -41,6 +41,46 @@ pub const CALLS_PAGE_MAX: usize = 100;
 /// is cut to an excerpt and the call is flagged `truncated`.
 pub const SNAPSHOT_VALUE_MAX_BYTES: usize = 2 * 1024;
 
+/// Most checks a session may hold that nothing declares (no catalogue
+/// tool's effects or requirements, no label in the bindings, not one of
+/// the checks every session lists): a backend's own checks. Declared checks
+/// are bounded by the catalogue; without this cap, `PATCH …/state` adding
+/// new names grew a session's state, every snapshot and the session list
+/// without end. Names are keys of at most 64 characters
+/// (`effect::label_problem`).
+pub const SESSION_OWN_CHECKS_MAX: usize = 64;
+
+/// Most bytes of events a session keeps for `Last-Event-ID` replay, beside
+/// the count (`hub::REPLAY`): one large frame evicts older ones, so a
+/// session's ring never holds more than this whatever its events weigh.
+pub const REPLAY_MAX_BYTES: usize = 4 * 1024 * 1024;
+
+/// Default of `SESSION_WRITES_PER_MINUTE`: tool calls, reported results,
+/// state changes and turns one session may store in any 60 s. A voice
+/// conversation makes a few a minute; a script filling the database makes
+/// thousands.
+pub const SESSION_WRITES_PER_MINUTE: usize = 600;
+
+/// Default of `SESSION_CALLS_MAX`: tool calls one session may record in
+/// all (refused ones included); past it the session answers 429 and its
+/// backend opens a new one.
+pub const SESSION_CALLS_MAX: usize = 10_000;
+
+/// Default of `SESSION_STORED_MAX_BYTES`: bytes of call arguments and
+/// results one session may store in all (each call is at most
+/// [`TOOL_ARGUMENTS_MAX_BYTES`] + [`TOOL_RESULT_MAX_BYTES`]).
+pub const SESSION_STORED_MAX_BYTES: usize = 32 * 1024 * 1024;
+
+/// Playground sessions one signed-in user may open in any hour: each is an
+/// agent session with a plugin, opened without an API key.
+pub const PLAYGROUND_SESSIONS_PER_HOUR: usize = 30;
+
+/// Failed identity checks (`perform_idv_check`) for one account, across
+/// all sessions, in any hour. A session locks itself after
+/// `MAX_FAILED_IDENTITY_CHECKS`; without a count per account a caller
+/// guessing a customer's date of birth would open session after session.
+pub const IDV_FAILURES_PER_ACCOUNT_PER_HOUR: usize = 10;
+
 /// A short, escaped excerpt of caller input for an error message: at most
 /// [`ECHO_MAX_CHARS`] characters, control characters escaped (`\n`,
 /// `\u{1b}`), `…` when cut. Never echoes more than a line's worth, whatever

@@ -3,6 +3,7 @@
 //! Every setting has a default that gives a working local install, so
 //! `make run` needs no configuration at all.
 
+use crate::domain::limits;
 use crate::server::ServerError;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -75,9 +76,25 @@ pub struct Config {
     /// Steps one turn of the workflow chat may take before it is stopped
     /// (`WORKFLOW_CHAT_STEP_LIMIT`, default 12, at most 100).
     pub chat_step_limit: usize,
+    /// What one agent session may store (`SESSION_WRITES_PER_MINUTE`,
+    /// `SESSION_CALLS_MAX`, `SESSION_STORED_MAX_BYTES`).
+    pub session_budget: SessionBudget,
     /// Whether a new database gets the demo teacher's lessons
     /// (`SWITCHBOARD_DEMO_LESSONS`, default on; `0`/`false` skips them).
     pub demo_lessons: bool,
+}
+
+/// What one agent session may store: writes in any minute, calls and
+/// bytes in all. Defaults in `domain::limits`; each a setting so a load
+/// test or a long-running kiosk can raise it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionBudget {
+    /// Calls, results, state changes and turns in any 60 s.
+    pub writes_per_minute: usize,
+    /// Calls recorded in all.
+    pub calls_max: usize,
+    /// Bytes of arguments and results recorded in all.
+    pub stored_max_bytes: usize,
 }
 
 impl Config {
@@ -188,6 +205,19 @@ impl Config {
             crate::domain::workflow_chat::DEFAULT_STEP_LIMIT,
             100,
         )?;
+        let session_budget = SessionBudget {
+            writes_per_minute: count(
+                "SESSION_WRITES_PER_MINUTE",
+                limits::SESSION_WRITES_PER_MINUTE,
+                1_000_000,
+            )?,
+            calls_max: count("SESSION_CALLS_MAX", limits::SESSION_CALLS_MAX, 10_000_000)?,
+            stored_max_bytes: count(
+                "SESSION_STORED_MAX_BYTES",
+                limits::SESSION_STORED_MAX_BYTES,
+                1 << 40,
+            )?,
+        };
         let llm = crate::server::llm::LlmConfig::from_lookup(
             &get,
             count(
@@ -228,6 +258,7 @@ impl Config {
             plugin_call_timeout,
             llm,
             chat_step_limit,
+            session_budget,
         })
     }
 

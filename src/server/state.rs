@@ -46,6 +46,9 @@ pub struct AppState {
     pub shutdown: tokio_util::sync::CancellationToken,
     /// Each session's plugin tools, update windows and relayed calls.
     pub plugins: Arc<crate::server::agent::plugins::PluginRegistry>,
+    /// Sessions' write windows and the counts across sessions (playground
+    /// sessions per user, failed identity checks per account).
+    pub budgets: Arc<crate::server::agent::budget::Budgets>,
     rules: Arc<RwLock<Arc<Rules>>>,
     session_locks: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
@@ -78,6 +81,7 @@ impl AppState {
             workflows_lock: Arc::default(),
             shutdown: tokio_util::sync::CancellationToken::new(),
             plugins: Arc::default(),
+            budgets: Arc::default(),
             rules: Arc::new(RwLock::new(Arc::new(Rules::empty()))),
             session_locks: Arc::new(Mutex::new(HashMap::new())),
         }

@@ -16,7 +16,7 @@
 use crate::domain::agent_session::AgentContext;
 use crate::domain::agent_session::{WorkflowState, MAX_FAILED_IDENTITY_CHECKS};
 use crate::domain::lesson::outcome::{self, is_tutor_tool, Recorded};
-use crate::domain::limits::excerpt;
+use crate::domain::limits::{excerpt, IDV_FAILURES_PER_ACCOUNT_PER_HOUR};
 use crate::domain::vibe::{find_agent, HANG_UP_TOOL, SWITCH_AGENT_TOOL};
 use crate::server::agent::todos;
 use crate::server::db::now;
@@ -206,6 +206,13 @@ async fn run_tool(
                 )));
             }
             let account = arg(arguments, "accountNumber");
+            let at = state.clock.now();
+            if state.budgets.idv_locked(account, at) {
+                return Ok(Err(format!(
+                    "identity checks for account {} are locked after {IDV_FAILURES_PER_ACCOUNT_PER_HOUR} failed attempts within an hour; hand the caller to a colleague",
+                    excerpt(account)
+                )));
+            }
             let row = bank_accounts::identity_details(db, account).await?;
             let passed = row.is_some_and(|(sort, dob)| {
                 sort == arg(arguments, "sortCode") && dob == arg(arguments, "dateOfBirth")
@@ -218,6 +225,7 @@ async fn run_tool(
             } else {
                 *verified = None;
                 ws.failed_identity_checks += 1;
+                state.budgets.idv_failed(account, at);
                 Ok(Ok(
                     json!({"verified": false, "message": "The details do not match our records."}),
                 ))

@@ -14,6 +14,7 @@
 pub mod sink;
 
 use crate::domain::agent_session::SessionEvent;
+use crate::domain::limits::REPLAY_MAX_BYTES;
 use crate::domain::plugin::AVAILABILITY_EVENT;
 use axum::body::Bytes;
 use sink::Sink;
@@ -76,6 +77,9 @@ struct Channel {
     /// The share the next watcher joins.
     next_share: usize,
     ring: VecDeque<Arc<Frame>>,
+    /// Bytes of the frames in `ring` (their chunks), at most
+    /// [`REPLAY_MAX_BYTES`].
+    ring_bytes: usize,
     last_id: u64,
 }
 
@@ -87,6 +91,7 @@ impl Channel {
             shares: Vec::new(),
             next_share: 0,
             ring: VecDeque::with_capacity(REPLAY),
+            ring_bytes: 0,
             last_id: base,
         }
     }
@@ -103,6 +108,25 @@ impl Channel {
             None => false,
         });
         live
+    }
+
+    /// Keeps `frame` for replay, evicting the oldest frames until the ring
+    /// holds at most [`REPLAY`] frames and [`REPLAY_MAX_BYTES`] bytes (a
+    /// frame larger than that on its own is not kept: a watcher that
+    /// missed it gets a snapshot).
+    fn keep(&mut self, frame: &Arc<Frame>) {
+        let size = frame.chunk.len();
+        while self.ring.len() >= REPLAY
+            || (!self.ring.is_empty() && self.ring_bytes + size > REPLAY_MAX_BYTES)
+        {
+            if let Some(old) = self.ring.pop_front() {
+                self.ring_bytes -= old.chunk.len();
+            }
+        }
+        if size <= REPLAY_MAX_BYTES {
+            self.ring_bytes += size;
+            self.ring.push_back(frame.clone());
+        }
     }
 
     /// Adds a watcher, to the next share in turn.
@@ -300,10 +324,7 @@ impl Hub {
             .or_insert_with(|| Channel::new(self.base));
         channel.last_id += 1;
         let frame = Arc::new(Frame::new(channel.last_id, name, json));
-        if channel.ring.len() == REPLAY {
-            channel.ring.pop_front();
-        }
-        channel.ring.push_back(frame.clone());
+        channel.keep(&frame);
         // No receivers is fine: nobody is listening.
         let _ = channel.tx.send(frame.clone());
         let id = channel.last_id;
@@ -469,6 +490,36 @@ mod tests {
         assert_eq!(sub.snapshot_id, (REPLAY + 10) as u64);
         assert!(hub.subscribe("s", None).needs_snapshot);
         assert!(hub.subscribe("s", Some(10_000)).needs_snapshot);
+    }
+
+    #[test]
+    fn large_frames_evict_older_ones_so_the_ring_stays_under_its_bytes() {
+        let hub = Hub::default();
+        let big = "x".repeat(REPLAY_MAX_BYTES / 4);
+        for _ in 0..10 {
+            hub.publish_named("s", "ended", &format!("\"{big}\""));
+        }
+        let sessions = locked(&hub.sessions);
+        let channel = &sessions["s"];
+        let held: usize = channel.ring.iter().map(|f| f.chunk.len()).sum();
+        assert_eq!(held, channel.ring_bytes);
+        assert!(held <= REPLAY_MAX_BYTES, "{held}");
+        assert!(channel.ring.len() < 4, "older frames were evicted");
+        assert_eq!(channel.ring.back().map(|f| f.id), Some(10));
+        drop(sessions);
+        let sub = hub.subscribe("s", Some(2));
+        assert!(sub.needs_snapshot, "what was evicted is not replayed");
+    }
+
+    #[test]
+    fn a_frame_larger_than_the_ring_is_not_kept_and_asks_for_a_snapshot() {
+        let hub = Hub::default();
+        hub.publish("s", &ended(1));
+        let huge = "x".repeat(REPLAY_MAX_BYTES + 1);
+        hub.publish_named("s", "ended", &format!("\"{huge}\""));
+        let sub = hub.subscribe("s", Some(1));
+        assert!(sub.needs_snapshot);
+        assert_eq!(locked(&hub.sessions)["s"].ring_bytes, 0);
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! `server::store` (`agent_sessions`, `tool_calls`, `bank_accounts`,
 //! `todos`).
 
+pub mod budget;
 pub mod builtins;
 pub mod hub;
 pub mod mcp;

@@ -254,6 +254,20 @@ impl Rules {
         ids
     }
 
+    /// Whether anything declares `check`: a catalogue tool's effects or
+    /// requirements, a label in the bindings, or one of the checks every
+    /// session lists. A session may hold only
+    /// [`SESSION_OWN_CHECKS_MAX`](crate::domain::limits::SESSION_OWN_CHECKS_MAX)
+    /// checks that nothing declares.
+    pub fn declares_check(&self, check: &str) -> bool {
+        crate::domain::agent_session::KNOWN_CHECKS.contains(&check)
+            || self.bindings.labels.checks.contains_key(check)
+            || self.tools.values().any(|(t, _)| {
+                t.requires.iter().any(|r| r == check)
+                    || t.effects.iter().any(|e| e.checks().any(|c| c == check))
+            })
+    }
+
     /// Declarations of `ids` that exist in the catalogue.
     pub fn declarations(&self, ids: &[String]) -> Vec<FunctionDeclaration> {
         ids.iter()

@@ -2,6 +2,7 @@
 //! running the built-in tools, recording every call, and pushing each change
 //! to watchers.
 
+use crate::domain::agent_session::own_checks_problem;
 use crate::domain::agent_session::AgentContext;
 use crate::domain::agent_session::{
     CallOutcome, CallResponse, CallResult, CallStatus, SessionEvent, SessionSnapshot,
@@ -19,7 +20,7 @@ use crate::domain::plugin::union;
 use crate::domain::vibe::{find_agent, AgentView, HANG_UP_TOOL};
 use crate::error::ApiError;
 use crate::server::agent::rules::Rules;
-use crate::server::agent::{builtins, plugins};
+use crate::server::agent::{budget, builtins, plugins};
 use crate::server::auth::{random_token, token_hash};
 use crate::server::db::now;
 use crate::server::store::agent_sessions::{self as rows, LessonFields, NewSession, SessionRow};
@@ -394,6 +395,7 @@ async fn end_locked(state: &AppState, id: &str, reason: &str) -> Result<(), Serv
     }
     state.hub.close(id);
     state.plugins.forget(id);
+    state.budgets.forget_session(id);
     state.forget_session_lock(id);
     Ok(())
 }
@@ -521,6 +523,16 @@ fn refusal(
     None
 }
 
+/// Counts one write of `session` in its per-minute window (429 past
+/// `SESSION_WRITES_PER_MINUTE`, nothing counted or stored).
+fn admit_write(state: &AppState, session: &str) -> Result<(), ApiError> {
+    state.budgets.admit_write(
+        session,
+        state.clock.now(),
+        state.config.session_budget.writes_per_minute,
+    )
+}
+
 /// Refuses, before any lookup and without recording anything, a tool name
 /// that is not a catalogue id (422 naming `name`) and arguments over
 /// [`TOOL_ARGUMENTS_MAX_BYTES`] (413 naming `arguments`).
@@ -584,6 +596,12 @@ async fn call_locked(
         state.forget_session_lock(&row.id);
         return Err(ApiError::Conflict(format!("Session {} has ended.", row.id)).into());
     }
+    budget::check_call(
+        &row,
+        &state.config.session_budget,
+        tool_calls::stored_bytes(&arguments, None) as usize,
+    )?;
+    admit_write(state, &row.id)?;
     let mut ws = row.workflow_state()?;
     let before = ws.clone();
     let available = tools_now(state, &row.id, row.lesson_tools.as_deref(), &ws);
@@ -762,6 +780,8 @@ pub async fn complete_after(
     if row.ended_at.is_some() {
         return Err(ApiError::Conflict(format!("Session {} has ended.", row.id)).into());
     }
+    budget::check_bytes(&row, &state.config.session_budget, result.to_string().len())?;
+    admit_write(state, &row.id)?;
     let call = tool_calls::find(&state.db, &row.id, call_id)
         .await?
         .ok_or_else(|| ApiError::NotFound(format!("Call {call_id} of session {}", row.id)))?;
@@ -826,8 +846,11 @@ pub async fn patch_state(
     let before = row.workflow_state()?;
     let mut ws = before.clone();
     change.apply(&mut ws);
+    let rules = state.rules();
+    if let Some(problem) = own_checks_problem(&before, &ws, |c| rules.declares_check(c)) {
+        return Err(ApiError::Invalid(problem).into());
+    }
     if let Some(step) = &patch.workflow_step {
-        let rules = state.rules();
         let steps: Vec<String> = rules
             .definition(&ws.current_workflow)
             .map(|d| d.steps.iter().map(|s| s.uuid.clone()).collect())
@@ -850,6 +873,7 @@ pub async fn patch_state(
         ws.workflow_step = Some(step.clone());
     }
     if ws != before {
+        admit_write(state, &row.id)?;
         let tools_before = tools_now(state, &row.id, row.lesson_tools.as_deref(), &before);
         rows::set_state(&state.db, &row.id, &ws).await?;
         publish_state_change(state, &row, &before, &ws);
@@ -918,6 +942,7 @@ pub async fn turn(
     if row.ended_at.is_some() {
         return Err(ApiError::Conflict(format!("Session {} has ended.", row.id)).into());
     }
+    admit_write(state, &row.id)?;
     let tools = trigger_tools(state, &row).await?;
     let mut log = row.turn_log()?;
     let now = state.clock.now();

@@ -45,6 +45,12 @@ pub struct SessionRow {
     pub planned_minutes: Option<i64>,
     /// JSON TurnLog: the turns reported and the nudges given.
     pub turns: Option<String>,
+    /// The API key that opened it (none for a page's own sessions).
+    pub api_key_id: Option<i64>,
+    /// Calls recorded for it so far (its budget's count).
+    pub calls_stored: i64,
+    /// Bytes of arguments and results recorded for it so far.
+    pub bytes_stored: i64,
 }
 
 impl SessionRow {
@@ -78,7 +84,7 @@ impl SessionRow {
     }
 }
 
-const SELECT: &str = "SELECT id, token_hash, state, verified_account, ended_at, last_activity, created_at, runs_builtins, tools_seen, lesson_id, lesson_tools, student, planned_minutes, turns FROM agent_sessions";
+const SELECT: &str = "SELECT id, token_hash, state, verified_account, ended_at, last_activity, created_at, runs_builtins, tools_seen, lesson_id, lesson_tools, student, planned_minutes, turns, api_key_id, calls_stored, bytes_stored FROM agent_sessions";
 
 /// The session with this id, if any.
 pub async fn find(db: &SqlitePool, id: &str) -> Result<Option<SessionRow>, ServerError> {

@@ -68,17 +68,25 @@ pub async fn record(db: &SqlitePool, call: &NewCall<'_>) -> Result<i64, ServerEr
         lesson_outcomes::insert(&mut tx, call.session_id, call_id, outcome).await?;
     }
     sqlx::query(
-        "UPDATE agent_sessions SET state = ?, verified_account = ?, tools_seen = ?, last_activity = ? WHERE id = ?",
+        "UPDATE agent_sessions SET state = ?, verified_account = ?, tools_seen = ?, last_activity = ?,
+                calls_stored = calls_stored + 1, bytes_stored = bytes_stored + ? WHERE id = ?",
     )
     .bind(serde_json::to_string(call.state).unwrap_or_default())
     .bind(call.verified_account)
     .bind(call.tools_seen)
     .bind(now())
+    .bind(stored_bytes(call.arguments, call.result))
     .bind(call.session_id)
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;
     Ok(call_id)
+}
+
+/// The bytes a call adds to its session's budget: its arguments' and
+/// result's JSON, as stored.
+pub fn stored_bytes(arguments: &Value, result: Option<&Value>) -> i64 {
+    (arguments.to_string().len() + result.map_or(0, |r| r.to_string().len())) as i64
 }
 
 /// The newest `limit` calls of a session made before call `before` (or
@@ -196,10 +204,13 @@ pub async fn complete(
     let Some(duration_us) = done else {
         return Ok(None);
     };
-    sqlx::query("UPDATE agent_sessions SET state = ?, last_activity = ? WHERE id = ?")
-        .bind(serde_json::to_string(state).unwrap_or_default())
-        .bind(now())
-        .bind(session_id)
+    sqlx::query(
+        "UPDATE agent_sessions SET state = ?, last_activity = ?, bytes_stored = bytes_stored + ? WHERE id = ?",
+    )
+    .bind(serde_json::to_string(state).unwrap_or_default())
+    .bind(now())
+    .bind(result.to_string().len() as i64)
+    .bind(session_id)
         .execute(&mut *tx)
         .await?;
     tx.commit().await?;
