@@ -40,16 +40,27 @@
 //! (`VmRSS`) at start (after the watchers connected and a warm-up of
 //! `SOAK_WARMUP` s of traffic), middle and end; the end may be at most
 //! `SOAK_RSS_GROWTH_PCT` (10) % above the start.
+//!
+//! Beside the normal traffic, a hostile mix (`hostile`, `SOAK_HOSTILE_RATE`
+//! attacks a second, 0 for none) tries what issue #33 bounds: sessions
+//! grown by new checks, bursts of calls, an oversized plugin set, bursts
+//! of wrong passwords, MCP sessions without end, a catalogue change through
+//! a narrow key, an event-stream client that keeps sending. The server runs
+//! with its default session budget; an answer no bound allows fails the
+//! soak, and the RSS limit covers the hostile traffic too.
 
 mod common;
+#[path = "soak/hostile.rs"]
+mod hostile;
 
-use common::{cpu_time, open, percentile, rss_kib, spawn};
+use common::{cpu_time, open, percentile, rss_kib, spawn_with};
 use rand::Rng;
 use serde::Deserialize;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use switchboard::domain::api_key::Scope;
 use switchboard::domain::limits::SNAPSHOT_CALLS;
 use switchboard::server::agent::hub::REPLAY;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -80,6 +91,8 @@ struct Settings {
     reconnect_ms: u64,
     /// Allowed RSS growth from start to end, percent (`SOAK_RSS_GROWTH_PCT`).
     rss_growth_pct: f64,
+    /// Hostile attacks per second (`SOAK_HOSTILE_RATE`; 0 for none).
+    hostile_rate: u64,
 }
 
 impl Settings {
@@ -108,6 +121,7 @@ impl Settings {
             churn_ms,
             reconnect_ms: get("SOAK_RECONNECT_MS", 250),
             rss_growth_pct: get("SOAK_RSS_GROWTH_PCT", 10) as f64,
+            hostile_rate: get("SOAK_HOSTILE_RATE", 10),
         };
         assert!(
             settings.seconds > 0 && settings.watchers > 0 && settings.rate > 0,
@@ -121,7 +135,7 @@ impl Settings {
     fn command(&self) -> String {
         format!(
             "SOAK_SECONDS={} SOAK_WARMUP={} SOAK_WATCHERS={} SOAK_RATE={} SOAK_SESSIONS={} \
-             SOAK_DISCONNECTS={} SOAK_CHURN_MS={} SOAK_RECONNECT_MS={} SOAK_RSS_GROWTH_PCT={} make soak",
+             SOAK_DISCONNECTS={} SOAK_CHURN_MS={} SOAK_RECONNECT_MS={} SOAK_RSS_GROWTH_PCT={} SOAK_HOSTILE_RATE={} make soak",
             self.seconds,
             self.warmup,
             self.watchers,
@@ -130,7 +144,8 @@ impl Settings {
             self.disconnects,
             self.churn_ms,
             self.reconnect_ms,
-            self.rss_growth_pct
+            self.rss_growth_pct,
+            self.hostile_rate
         )
     }
 }
@@ -933,7 +948,19 @@ fn main() {
 /// Runs the soak and prints the report; true if it failed.
 async fn soak(settings: Settings) -> bool {
     let wall = Instant::now();
-    let (address, key, mut child, _dir) = spawn().await;
+    // The default session budget, which the hostile mix runs into (the
+    // normal traffic stays well under it).
+    let budget = [
+        ("SESSION_WRITES_PER_MINUTE", "600"),
+        ("SESSION_CALLS_MAX", "10000"),
+    ];
+    let (address, key, mut child, dir) = spawn_with(&budget).await;
+    let hostile = Arc::new(hostile::Hostile::new(
+        address.clone(),
+        key.clone(),
+        narrow_key(&dir, &[Scope::VibesRead, Scope::VibesWrite]).await,
+        settings.hostile_rate,
+    ));
     // Under `BENCH_WRAPPER` (e.g. heaptrack) the child is the wrapper; the
     // figures are the server's own.
     let pid = server_pid(child.id());
@@ -996,6 +1023,14 @@ async fn soak(settings: Settings) -> bool {
     );
 
     let driver = tokio::spawn(drive(ctx.clone(), driver_stop.clone()));
+    let attacker = (settings.hostile_rate > 0).then(|| {
+        let hostile = hostile.clone();
+        let stop = driver_stop.clone();
+        tokio::spawn(async move {
+            let targets = hostile.targets().await;
+            hostile::run(hostile, targets, stop).await
+        })
+    });
     let churner = tokio::spawn(churn(ctx.clone(), driver_stop.clone()));
     tokio::time::sleep(Duration::from_secs(settings.warmup)).await;
 
@@ -1049,6 +1084,9 @@ async fn soak(settings: Settings) -> bool {
     let _ = stop_driver.send(true);
     driver.await.unwrap();
     churner.await.unwrap();
+    if let Some(attacker) = attacker {
+        attacker.await.unwrap();
+    }
     let cpu = cpu_time(pid).saturating_sub(cpu_start);
     // Let resumes finish and the last events arrive before checking.
     let drained = wait_streaming(&ctx, settings.watchers, Duration::from_secs(10)).await;
@@ -1068,6 +1106,7 @@ async fn soak(settings: Settings) -> bool {
     latencies.sort();
     report(Report {
         ctx: &ctx,
+        hostile: &hostile,
         ran,
         wall: wall.elapsed(),
         calls_run,
@@ -1079,6 +1118,17 @@ async fn soak(settings: Settings) -> bool {
         latencies: &latencies,
         losses: &losses,
     })
+}
+
+/// A key with only `scopes`, made in the server's database (`dir`), as an
+/// admin would give a narrow backend.
+async fn narrow_key(dir: &tempfile::TempDir, scopes: &[Scope]) -> String {
+    let url = format!("sqlite://{}/bench.db", dir.path().display());
+    let pool = switchboard::server::db::connect(&url).await.unwrap();
+    switchboard::server::store::api_keys::create(&pool, "hostile", scopes, None)
+        .await
+        .unwrap()
+        .0
 }
 
 /// The process running the server binary: `child` itself, or (under a
@@ -1175,6 +1225,7 @@ fn errors(stats: &Stats) -> u64 {
 /// The figures the report prints.
 struct Report<'a> {
     ctx: &'a Ctx,
+    hostile: &'a hostile::Hostile,
     ran: Duration,
     wall: Duration,
     calls_run: u64,
@@ -1229,6 +1280,12 @@ fn report(r: Report) -> bool {
     }
     if !r.drained {
         failures.push("watchers did not all reconnect after the run".into());
+    }
+    let unexpected = r.hostile.unexpected.load(Relaxed);
+    if unexpected > 0 {
+        failures.push(format!(
+            "{unexpected} hostile requests got an answer no bound allows"
+        ));
     }
 
     println!();
@@ -1298,6 +1355,14 @@ fn report(r: Report) -> bool {
         "                      ({} calls seen that the driver got no 2xx for)",
         r.losses.unconfirmed_seen
     );
+    println!(
+        "hostile mix:          {} attacks/s; answers {}",
+        settings.hostile_rate,
+        r.hostile.summary()
+    );
+    for sample in r.hostile.samples.lock().unwrap().iter() {
+        println!("                      unexpected: {sample}");
+    }
     println!(
         "errors:               {} (tool calls: {} failed, {} refused; streams: {}; open/end: {})",
         errors,

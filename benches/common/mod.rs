@@ -48,6 +48,8 @@ pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
 ///
 /// `BENCH_WRAPPER="heaptrack"` (or `perf record -g`) runs the server under
 /// a profiler. The server logs errors only, to this process's stderr.
+// Each bench compiles this module on its own; the soak uses `spawn_with`.
+#[allow(dead_code)]
 pub async fn spawn() -> (String, String, std::process::Child, tempfile::TempDir) {
     spawn_with(&[]).await
 }
