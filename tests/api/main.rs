@@ -21,6 +21,7 @@ mod limits;
 mod mcp;
 mod pages;
 mod passwords;
+mod plugin_tokens;
 mod plugins;
 mod scopes;
 mod sessions;
