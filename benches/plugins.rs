@@ -175,7 +175,10 @@ async fn phases() {
     };
     let body = serde_json::to_vec(&thousand_tools()).unwrap();
     let registration: Registration = serde_json::from_slice(&body).unwrap();
-    let limits = Limits { max_tools: 1000 };
+    let limits = Limits {
+        max_tools: 1000,
+        max_bytes: switchboard::domain::limits::PLUGIN_SET_MAX_BYTES,
+    };
     let median = |mut v: Vec<std::time::Duration>| {
         v.sort();
         v[v.len() / 2]
@@ -218,15 +221,7 @@ async fn phases() {
             .unwrap();
         store_t.push(started.elapsed());
         let started = Instant::now();
-        let update = AvailabilityUpdate {
-            kind: "tools-registered".into(),
-            added: plan.diff.added.clone(),
-            removed: vec![],
-            modified: vec![],
-            timestamp: 1,
-            reason: "plugin-registration".into(),
-            tools: set.tools.iter().map(|t| t.summary()).collect(),
-        };
+        let update = AvailabilityUpdate::of(&plan.diff, true, 1, set.tools.len());
         std::hint::black_box(serde_json::to_string(&update).unwrap());
         event_t.push(started.elapsed());
     }

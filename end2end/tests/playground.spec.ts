@@ -11,6 +11,15 @@ test('the playground registers tools, runs relayed calls and re-registers as its
   const check = failOnConsoleErrors(page);
   await signIn(page, ADMIN);
   await expect(page.getByTestId('welcome')).toBeVisible();
+  // The page acts with the session's plugin token (pt_…), never with the
+  // agent's session token: every call it makes on the session says which.
+  const credentials: string[] = [];
+  page.on('request', async (request) => {
+    if (!request.url().includes('/api/sessions/')) return;
+    const query = new URL(request.url()).searchParams.get('token');
+    const auth = (await request.allHeaders())['authorization'] ?? '';
+    credentials.push(query ?? auth.replace(/^Bearer /, ''));
+  });
   await page.goto('/playground');
   await hydrated(page);
   await page.getByTestId('playground-workflow').selectOption('idv');
@@ -70,6 +79,9 @@ test('the playground registers tools, runs relayed calls and re-registers as its
   await callTool('addRow', { label: 'Dogs' });
   await expect(console.getByTestId('console-result')).toContainText('invalid arguments for `addRow`');
   await expect(page.getByTestId('table-row')).toHaveCount(1);
+
+  expect(credentials.length).toBeGreaterThan(0);
+  for (const credential of credentials) expect(credential).toMatch(/^pt_/);
 
   watcherCheck();
   await watcherContext.close();

@@ -1,20 +1,22 @@
 //! The playground's server functions: the workflows a playground session
 //! may start in, and opening one for the signed-in user (the browser then
-//! acts as the session's plugin with the token it gets).
+//! acts as the session's plugin with the plugin token it gets; the session
+//! token, the agent's, never reaches the page).
 
 use crate::error::ApiError;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-/// A session the playground opened: the plugin authenticates with its
-/// token, and the watcher opens `/sessions/{session_id}`.
+/// A session the playground opened: the plugin authenticates with the
+/// session's plugin token (plugin rights only), and the watcher opens
+/// `/sessions/{session_id}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PlaygroundSession {
     /// The session.
     pub session_id: String,
-    /// Its token.
-    pub session_token: String,
+    /// Its plugin token (`pt_…`).
+    pub plugin_token: String,
 }
 
 /// The workflows (id, name) a playground session may start in.
@@ -48,10 +50,10 @@ pub async fn open_playground_session(workflow_id: String) -> Result<PlaygroundSe
         state
             .budgets
             .admit_playground(user.0.id, state.clock.now())?;
-        let (session_id, session_token) = sessions::open(&state, &workflow_id, None, true).await?;
+        let opened = sessions::open(&state, &workflow_id, None, true).await?;
         Ok(PlaygroundSession {
-            session_id,
-            session_token,
+            session_id: opened.id,
+            plugin_token: opened.plugin_token,
         })
     })
     .await

@@ -117,7 +117,7 @@ pub async fn new_demo_session() -> Result<String, ApiError> {
     ctx::finish(async {
         let state = ctx::state()?;
         ctx::require(Role::Admin)?;
-        let (id, _token) = sessions::open(&state, "idv", None, true).await?;
+        let id = sessions::open(&state, "idv", None, true).await?.id;
         leptos_axum::redirect(&format!("/sessions/{id}"));
         Ok(id)
     })

@@ -27,6 +27,15 @@ pub const BINDINGS_BODY_MAX_BYTES: usize = 4 * 1024 * 1024;
 /// Largest JSON Schema an admin may give a catalogue tool, serialised.
 pub const TOOL_SCHEMA_MAX_BYTES: usize = 64 * 1024;
 
+/// Most bytes of tool text one session's plugin set may hold: its tools'
+/// names, descriptions, schemas and bookkeeping as metadata and snapshots
+/// carry them (`domain::plugin::tools_bytes`). Each registration or patch
+/// fits in a body, but without a budget on the set a few of them piled
+/// megabytes into the session that every metadata answer, snapshot and
+/// store write then carried; a change that would take the set past it is
+/// refused whole (422 naming `tools`).
+pub const PLUGIN_SET_MAX_BYTES: usize = 1024 * 1024;
+
 /// Most characters of caller input quoted back in a refusal reason or error.
 pub const ECHO_MAX_CHARS: usize = 80;
 
@@ -137,6 +146,7 @@ mod tests {
     fn limits_read_as_words() {
         assert_eq!(bytes_in_words(TOOL_ARGUMENTS_MAX_BYTES), "64 KiB");
         assert_eq!(bytes_in_words(API_BODY_MAX_BYTES), "1 MiB");
+        assert_eq!(bytes_in_words(PLUGIN_SET_MAX_BYTES), "1 MiB");
         assert_eq!(bytes_in_words(500), "500 bytes");
     }
 

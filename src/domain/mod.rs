@@ -19,6 +19,7 @@ pub mod lesson;
 pub mod limits;
 pub mod playground;
 pub mod plugin;
+pub mod session_access;
 pub mod session_filter;
 pub mod state_labels;
 pub mod time;

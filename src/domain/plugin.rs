@@ -473,96 +473,121 @@ pub struct ToolDiff {
     pub added: Vec<ToolDefinition>,
     /// Names of tools gone.
     pub removed: Vec<String>,
-    /// Tools whose description, schema or status changed (as they are now).
+    /// Tools whose description or schema changed (as they are now).
     pub modified: Vec<ToolDefinition>,
+    /// Tools whose status changed (a plugin turned one off or on).
+    pub status_changed: Vec<StatusChange>,
 }
 
 impl ToolDiff {
     /// Nothing changed.
     pub fn is_empty(&self) -> bool {
-        self.added.is_empty() && self.removed.is_empty() && self.modified.is_empty()
+        self.added.is_empty()
+            && self.removed.is_empty()
+            && self.modified.is_empty()
+            && self.status_changed.is_empty()
+    }
+
+    /// The names of the tools changed in place (definition or status), in
+    /// the order their changes were made, each once.
+    pub fn changed_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        let defs = self.modified.iter().map(|d| &d.name);
+        for name in defs.chain(self.status_changed.iter().map(|c| &c.name)) {
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+        names
     }
 }
 
+/// One tool's new status.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusChange {
+    /// The tool.
+    pub name: String,
+    /// Its status now.
+    pub status: ToolStatus,
+}
+
 /// The `tool-availability-update` event (SSE `event:` name), sent on the
-/// session's stream whenever its plugin tools change.
+/// session's stream whenever its plugin tools change. It carries the
+/// change only, never the whole set: a set may hold up to
+/// [`PLUGIN_SET_MAX_BYTES`](crate::domain::limits::PLUGIN_SET_MAX_BYTES),
+/// and every watcher would get it again on every change. A listener that
+/// starts late learns the whole set from its snapshot.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AvailabilityUpdate {
     /// `tools-registered`, `tools-updated` or `tools-removed`.
     #[serde(rename = "type")]
     pub kind: String,
-    /// New tools.
+    /// New tools (active, registered at `timestamp`, never used).
     pub added: Vec<ToolDefinition>,
     /// Names of tools gone.
     pub removed: Vec<String>,
-    /// Changed tools, as they are now.
+    /// Tools whose description or schema changed, as they are now.
     pub modified: Vec<ToolDefinition>,
+    /// Tools whose status changed, with their status now.
+    #[serde(default)]
+    pub status_changed: Vec<StatusChange>,
+    /// How many plugin tools the session holds after the change.
+    #[serde(default)]
+    pub tool_count: usize,
     /// When, Unix milliseconds.
     pub timestamp: i64,
-    /// `plugin-registration`, `plugin-update` or `session-ended`.
+    /// `plugin-registration` or `plugin-update`.
     pub reason: String,
-    /// The plugin's tools after the change, in order, with status and use
-    /// counts but not their schemas (those are in `added` and `modified`,
-    /// or were sent before): what a watcher needs to redraw the list.
-    pub tools: Vec<ToolSummary>,
-}
-
-/// A registered tool without its schema, for the update event.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolSummary {
-    /// Its name.
-    pub name: String,
-    /// Whether it is offered.
-    pub status: ToolStatus,
-    /// When it was first registered, Unix milliseconds.
-    pub registered_at: i64,
-    /// How many relayed calls of it were answered.
-    pub usage_count: u64,
 }
 
 impl AvailabilityUpdate {
-    /// The plugin's tools after this update, given those a watcher had
-    /// before: each tool's definition from `added`/`modified`, else from
-    /// `before`; a tool whose definition is in neither is left out (the
-    /// watcher missed an update; its next snapshot has everything).
-    pub fn apply_to(&self, before: &[PluginTool]) -> Vec<PluginTool> {
-        self.tools
-            .iter()
-            .filter_map(|summary| {
-                let definition = self
-                    .added
-                    .iter()
-                    .chain(&self.modified)
-                    .find(|d| d.name == summary.name)
-                    .cloned()
-                    .or_else(|| {
-                        before
-                            .iter()
-                            .find(|t| t.definition.name == summary.name)
-                            .map(|t| t.definition.clone())
-                    })?;
-                Some(PluginTool {
-                    definition,
-                    status: summary.status,
-                    registered_at: summary.registered_at,
-                    usage_count: summary.usage_count,
-                })
-            })
-            .collect()
-    }
-}
-
-impl PluginTool {
-    /// The tool without its schema.
-    pub fn summary(&self) -> ToolSummary {
-        ToolSummary {
-            name: self.definition.name.clone(),
-            status: self.status,
-            registered_at: self.registered_at,
-            usage_count: self.usage_count,
+    /// The update announcing `diff`, made at `timestamp` by a registration
+    /// or a patch, leaving `tool_count` tools.
+    pub fn of(diff: &ToolDiff, registration: bool, timestamp: i64, tool_count: usize) -> Self {
+        Self {
+            kind: update_kind(diff, registration).to_owned(),
+            added: diff.added.clone(),
+            removed: diff.removed.clone(),
+            modified: diff.modified.clone(),
+            status_changed: diff.status_changed.clone(),
+            tool_count,
+            timestamp,
+            reason: if registration {
+                "plugin-registration"
+            } else {
+                "plugin-update"
+            }
+            .to_owned(),
         }
+    }
+
+    /// The plugin's tools after this update, given those a watcher had
+    /// before: the removed ones dropped, the modified ones' definitions and
+    /// the new statuses put in place (keeping registration time and use
+    /// count), the added ones appended as new. A registration that sent
+    /// kept tools in a new order is shown in the old one until the next
+    /// snapshot.
+    pub fn apply_to(&self, before: &[PluginTool]) -> Vec<PluginTool> {
+        let mut tools: Vec<PluginTool> = before
+            .iter()
+            .filter(|t| !self.removed.contains(&t.definition.name))
+            .filter(|t| !self.added.iter().any(|d| d.name == t.definition.name))
+            .cloned()
+            .collect();
+        for tool in &mut tools {
+            let name = tool.definition.name.as_str();
+            let status = self.status_changed.iter().find(|c| c.name == name);
+            if let Some(c) = status {
+                tool.status = c.status;
+            }
+            if let Some(d) = self.modified.iter().find(|d| d.name == name) {
+                tool.definition = d.clone();
+            }
+        }
+        tools.extend(self.added.iter().map(|d| new_tool(d, self.timestamp)));
+        tools
     }
 }
 
@@ -574,6 +599,8 @@ pub const AVAILABILITY_EVENT: &str = "tool-availability-update";
 pub struct Limits {
     /// Most plugin tools in one session.
     pub max_tools: usize,
+    /// Most bytes of tool text in one session ([`tools_bytes`]).
+    pub max_bytes: usize,
 }
 
 /// The next tool set a registration or patch leads to, or why none.
@@ -589,13 +616,73 @@ pub struct Plan {
     pub diff: ToolDiff,
 }
 
-/// A whole request refused: too many tools (nothing is registered).
+/// A whole request refused (nothing is registered): the set it would
+/// leave is over one of the session's limits.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OverLimit {
-    /// How many the session would hold.
-    pub would_hold: usize,
-    /// The limit.
-    pub max: usize,
+pub enum OverLimit {
+    /// Too many tools.
+    Tools {
+        /// How many the session would hold.
+        would_hold: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// Too much tool text ([`tools_bytes`]).
+    Bytes {
+        /// How many bytes the session's tools would take.
+        would_take: usize,
+        /// The limit.
+        max: usize,
+    },
+}
+
+/// Counts the bytes written to it, so a size is measured without building
+/// the text.
+struct ByteCount(usize);
+
+impl std::io::Write for ByteCount {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The bytes `tools` take as metadata, snapshots and the store carry
+/// them: their JSON array, each tool with its name, description, schema,
+/// status and dates, and its use count at its widest (20 digits), so
+/// relayed calls never carry a set over its budget.
+pub fn tools_bytes(tools: &[PluginTool]) -> usize {
+    let mut count = ByteCount(0);
+    for tool in tools {
+        let widest = PluginTool {
+            usage_count: u64::MAX,
+            ..tool.clone()
+        };
+        // Writing to a counter cannot fail; a failure would only under-count.
+        let _ = serde_json::to_writer(&mut count, &widest);
+    }
+    count.0 + tools.len().saturating_sub(1) + 2
+}
+
+/// Refuses `tools` (the set a change leads to) when over `limits`' byte
+/// budget; `before` (the bytes the set took) lets a patch that shrinks an
+/// oversized set through.
+fn check_bytes(
+    tools: &[PluginTool],
+    before: Option<usize>,
+    limits: Limits,
+) -> Result<(), OverLimit> {
+    let would_take = tools_bytes(tools);
+    if would_take > limits.max_bytes && before.is_none_or(|b| would_take > b) {
+        return Err(OverLimit::Bytes {
+            would_take,
+            max: limits.max_bytes,
+        });
+    }
+    Ok(())
 }
 
 fn check_short(field: &str, text: &str) -> Result<(), FieldError> {
@@ -774,7 +861,7 @@ pub fn plan_registration(
         }
     }
     if accepted.len() > limits.max_tools {
-        return Err(OverLimit {
+        return Err(OverLimit::Tools {
             would_hold: accepted.len(),
             max: limits.max_tools,
         });
@@ -808,6 +895,7 @@ pub fn plan_registration(
         .map(|t| t.definition.name.clone())
         .filter(|n| !kept.contains(n.as_str()))
         .collect();
+    check_bytes(&tools, None, limits)?;
     Ok(Plan {
         registered: accepted.iter().map(|d| d.name.clone()).collect(),
         tools,
@@ -876,8 +964,14 @@ pub fn plan_patch(
             plan_failed.push(f);
             continue;
         }
-        if next != *slot {
+        if next.definition != slot.definition {
             diff.modified.push(next.definition.clone());
+        }
+        if next.status != slot.status {
+            diff.status_changed.push(StatusChange {
+                name: change.name.clone(),
+                status: next.status,
+            });
         }
         registered.push(change.name.clone());
         *slot = next;
@@ -902,11 +996,12 @@ pub fn plan_patch(
         registered.push(def.name.clone());
     }
     if adding > 0 && tools.len() > limits.max_tools {
-        return Err(OverLimit {
+        return Err(OverLimit::Tools {
             would_hold: tools.len(),
             max: limits.max_tools,
         });
     }
+    check_bytes(&tools, Some(tools_bytes(current)), limits)?;
     Ok(Plan {
         tools,
         registered,
@@ -919,7 +1014,11 @@ pub fn plan_patch(
 pub fn update_kind(diff: &ToolDiff, registration: bool) -> &'static str {
     if registration {
         "tools-registered"
-    } else if diff.added.is_empty() && diff.modified.is_empty() && !diff.removed.is_empty() {
+    } else if diff.added.is_empty()
+        && diff.modified.is_empty()
+        && diff.status_changed.is_empty()
+        && !diff.removed.is_empty()
+    {
         "tools-removed"
     } else {
         "tools-updated"
@@ -1010,7 +1109,10 @@ mod tests {
     fn ok(_: &Schema) -> Result<(), String> {
         Ok(())
     }
-    const LIMITS: Limits = Limits { max_tools: 5 };
+    const LIMITS: Limits = Limits {
+        max_tools: 5,
+        max_bytes: 1024 * 1024,
+    };
 
     #[test]
     fn each_field_is_checked_and_named() {
@@ -1158,7 +1260,7 @@ mod tests {
         let e = plan_registration(&[], &many, 1, LIMITS, &none, &ok).unwrap_err();
         assert_eq!(
             e,
-            OverLimit {
+            OverLimit::Tools {
                 would_hold: 6,
                 max: 5
             }
@@ -1217,7 +1319,15 @@ mod tests {
         assert_eq!(plan.tools[0].status, ToolStatus::Disabled);
         assert_eq!(plan.diff.removed, ["b"]);
         assert_eq!(plan.diff.added, vec![def("c")]);
-        assert_eq!(plan.diff.modified, vec![def("a")]);
+        assert!(plan.diff.modified.is_empty(), "only its status changed");
+        assert_eq!(
+            plan.diff.status_changed,
+            [StatusChange {
+                name: "a".into(),
+                status: ToolStatus::Disabled
+            }]
+        );
+        assert_eq!(plan.diff.changed_names(), ["a"]);
         let errors: Vec<_> = plan
             .failed
             .iter()
@@ -1243,34 +1353,101 @@ mod tests {
     #[test]
     fn a_watcher_rebuilds_the_tools_from_an_update_and_what_it_had() {
         let first = plan_registration(&[], &[def("a"), def("b")], 1, LIMITS, &none, &ok).unwrap();
+        let mut had = first.tools.clone();
+        had[1].usage_count = 4;
         let changed = ToolDefinition {
             description: "New.".into(),
             ..def("b")
         };
-        let second = plan_registration(
-            &first.tools,
-            &[changed.clone(), def("c")],
-            2,
-            LIMITS,
-            &none,
-            &ok,
-        )
-        .unwrap();
-        let update = AvailabilityUpdate {
-            kind: "tools-registered".into(),
-            added: second.diff.added.clone(),
-            removed: second.diff.removed.clone(),
-            modified: second.diff.modified.clone(),
-            timestamp: 2,
-            reason: "plugin-registration".into(),
-            tools: second.tools.iter().map(PluginTool::summary).collect(),
+        let second =
+            plan_registration(&had, &[changed.clone(), def("c")], 2, LIMITS, &none, &ok).unwrap();
+        let update = AvailabilityUpdate::of(&second.diff, true, 2, second.tools.len());
+        assert_eq!(update.apply_to(&had), second.tools);
+        let patch = Patch {
+            modify: vec![ToolChange {
+                name: "c".into(),
+                description: None,
+                parameters: None,
+                status: Some(ToolStatus::Disabled),
+            }],
+            remove: vec!["b".into()],
+            ..Patch::default()
         };
-        assert_eq!(update.apply_to(&first.tools), second.tools);
+        let third = plan_patch(&second.tools, &patch, 3, LIMITS, &none, &ok).unwrap();
+        let update = AvailabilityUpdate::of(&third.diff, false, 3, third.tools.len());
+        assert_eq!(update.apply_to(&second.tools), third.tools);
+        assert_eq!(update.kind, "tools-updated");
+        assert!(update.added.is_empty() && update.modified.is_empty());
+        assert_eq!(update.tool_count, 1);
+    }
+
+    #[test]
+    fn an_update_carries_the_change_not_the_whole_set() {
+        let many: Vec<_> = (0..50).map(|i| def(&format!("t{i}"))).collect();
+        let limits = Limits {
+            max_tools: 100,
+            ..LIMITS
+        };
+        let first = plan_registration(&[], &many, 1, limits, &none, &ok).unwrap();
+        let patch = Patch {
+            add: vec![def("extra")],
+            ..Patch::default()
+        };
+        let plan = plan_patch(&first.tools, &patch, 2, limits, &none, &ok).unwrap();
+        let update = AvailabilityUpdate::of(&plan.diff, false, 2, plan.tools.len());
+        let text = serde_json::to_string(&update).unwrap();
+        assert!(!text.contains("\"t7\""), "{text}");
+        assert!(text.len() < tools_bytes(&plan.tools[..2]), "{text}");
+        assert_eq!(update.tool_count, 51);
+    }
+
+    #[test]
+    fn the_byte_budget_counts_every_tool_as_sent_and_refuses_whole_requests() {
+        let tools = plan_registration(&[], &[def("a"), def("b")], 1, LIMITS, &none, &ok)
+            .unwrap()
+            .tools;
+        let mut widest = tools.clone();
+        for t in &mut widest {
+            t.usage_count = u64::MAX;
+        }
         assert_eq!(
-            update.apply_to(&[]).len(),
-            2,
-            "b's definition is in `modified`, c's in `added`"
+            tools_bytes(&tools),
+            serde_json::to_string(&widest).unwrap().len()
         );
+        assert_eq!(tools_bytes(&[]), 2);
+        let tight = Limits {
+            max_tools: 10,
+            max_bytes: tools_bytes(&tools),
+        };
+        assert!(plan_registration(&[], &[def("a"), def("b")], 1, tight, &none, &ok).is_ok());
+        let e = plan_registration(&[], &[def("a"), def("b"), def("c")], 1, tight, &none, &ok)
+            .unwrap_err();
+        assert!(matches!(e, OverLimit::Bytes { would_take, max } if would_take > max));
+        let add = Patch {
+            add: vec![def("c")],
+            ..Patch::default()
+        };
+        assert!(plan_patch(&tools, &add, 2, tight, &none, &ok).is_err());
+        // A set already over a (lowered) budget may still shrink.
+        let lower = Limits {
+            max_bytes: 10,
+            ..tight
+        };
+        let remove = Patch {
+            remove: vec!["b".into()],
+            ..Patch::default()
+        };
+        assert!(plan_patch(&tools, &remove, 2, lower, &none, &ok).is_ok());
+        let grow = Patch {
+            modify: vec![ToolChange {
+                name: "a".into(),
+                description: Some("A much longer description than before.".into()),
+                parameters: None,
+                status: None,
+            }],
+            ..Patch::default()
+        };
+        assert!(plan_patch(&tools, &grow, 2, lower, &none, &ok).is_err());
     }
 
     #[test]
@@ -1306,7 +1483,7 @@ mod tests {
             a in proptest::collection::btree_set("[a-e]", 0..5),
             b in proptest::collection::btree_set("[a-e]", 0..5),
         ) {
-            let limits = Limits { max_tools: 10 };
+            let limits = Limits { max_tools: 10, max_bytes: 1 << 20 };
             let first: Vec<_> = a.iter().map(|n| def(n)).collect();
             let second: Vec<_> = b.iter().map(|n| def(n)).collect();
             let old = plan_registration(&[], &first, 1, limits, &none, &ok).unwrap().tools;

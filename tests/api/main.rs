@@ -22,6 +22,7 @@ mod limits;
 mod mcp;
 mod pages;
 mod passwords;
+mod plugin_tokens;
 mod plugins;
 mod scopes;
 mod sessions;

@@ -721,3 +721,195 @@ async fn a_registration_that_is_not_json_or_of_the_wrong_shape_is_refused_naming
     assert_eq!(status, 200);
     assert_eq!(metadata["toolCount"], 0, "{metadata}");
 }
+
+/// A tool whose schema carries `bytes` bytes of description.
+fn sized_tool(name: &str, bytes: usize) -> Value {
+    json!({
+        "name": name,
+        "description": format!("{name}: a CODAP action with a long schema."),
+        "parameters": {"type": "object", "description": "x".repeat(bytes), "properties": {}}
+    })
+}
+
+/// A tool of about 16 KB (its schema is at the 16 KiB limit's edge), like
+/// the 240 of the oversized registration the budget was made for.
+fn big_tool(name: &str) -> Value {
+    sized_tool(name, 16_000)
+}
+
+const BUDGET: usize = 1024 * 1024;
+
+async fn patch(app: &TestApp, s: &Session, body: Value) -> (u16, Value) {
+    let (status, body, _) = send(app, s, reqwest::Method::PATCH, "tools", Some(body)).await;
+    (status, body)
+}
+
+fn assert_over_budget(status: u16, body: &Value) {
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(body["Invalid"]["field"], "tools", "{body}");
+    let rule = body["Invalid"]["rule"].as_str().unwrap();
+    assert!(
+        rule.contains("at most 1 MiB") && rule.contains("nothing was registered"),
+        "{rule}"
+    );
+}
+
+#[tokio::test]
+async fn changes_that_each_fit_a_body_but_together_pass_the_budget_are_refused_whole() {
+    let app = spawn_app().await;
+    let key = app.api_key().await;
+    let s = open(&app, &key, "idv").await;
+    let batch = |from: usize, n: usize| -> Vec<Value> {
+        (from..from + n)
+            .map(|i| sized_tool(&format!("t{i}"), 8_000))
+            .collect()
+    };
+    // The oversized registration of the report: 240 tools of 16 KB, 3.8 MB
+    // in a body under the registration's 4 MiB.
+    let all: Vec<Value> = (0..240).map(|i| big_tool(&format!("t{i}"))).collect();
+    let (status, body) = register(&app, &s, registration(all)).await;
+    assert_over_budget(status, &body);
+    let (_, meta, _) = send(&app, &s, reqwest::Method::GET, "metadata", None).await;
+    assert_eq!(meta["toolCount"], 0, "nothing registered");
+
+    // Tools of about 8 KB: 30 + 30 + 40 (820 KB) fit, 40 more do not.
+    assert_eq!(register(&app, &s, registration(batch(0, 30))).await.0, 201);
+    assert_eq!(patch(&app, &s, json!({"add": batch(30, 30)})).await.0, 200);
+    assert_eq!(patch(&app, &s, json!({"add": batch(60, 40)})).await.0, 200);
+    let (_, before, _) = send(&app, &s, reqwest::Method::GET, "metadata", None).await;
+    assert_eq!(before["toolCount"], 100);
+    let (status, body) = patch(&app, &s, json!({"add": batch(100, 40)})).await;
+    assert_over_budget(status, &body);
+    // Growing kept tools counts too (60 schemas to 16 KB: +480 KB)…
+    let grown: Vec<Value> = (0..60)
+        .map(|i| json!({"name": format!("t{i}"), "parameters": big_tool("x")["parameters"]}))
+        .collect();
+    let (status, body) = patch(&app, &s, json!({"modify": grown})).await;
+    assert_over_budget(status, &body);
+    // …and a registration is measured whole (70 × 16 KB).
+    let seventy: Vec<Value> = (0..70).map(|i| big_tool(&format!("t{i}"))).collect();
+    let (status, body) = register(&app, &s, registration(seventy)).await;
+    assert_over_budget(status, &body);
+    let (_, after, _) = send(&app, &s, reqwest::Method::GET, "metadata", None).await;
+    assert_eq!(after["tools"], before["tools"], "nothing changed");
+    // A change that stays inside the budget still goes through.
+    let (status, body) = patch(&app, &s, json!({"remove": ["t0"], "add": [tool("small")]})).await;
+    assert_eq!(status, 200, "{body}");
+}
+
+#[tokio::test]
+async fn a_sessions_metadata_and_snapshot_stay_under_the_budget() {
+    // Enough updates a minute to fill the set one tool at a time.
+    let app = spawn_app_with(&[("PLUGIN_UPDATES_PER_MINUTE", "100")]).await;
+    let key = app.api_key().await;
+    let s = open(&app, &key, "idv").await;
+    // Fill the set to the budget, 16 tools per change, until it refuses.
+    let (mut next, mut changes) = (0, 0);
+    loop {
+        let tools: Vec<Value> = (next..next + 16)
+            .map(|i| big_tool(&format!("t{i}")))
+            .collect();
+        let (status, body) = if next == 0 {
+            register(&app, &s, registration(tools)).await
+        } else {
+            patch(&app, &s, json!({"add": tools})).await
+        };
+        if status == 422 {
+            assert_over_budget(status, &body);
+            break;
+        }
+        assert!(status == 200 || status == 201, "{status} {body}");
+        next += 16;
+        changes += 1;
+        assert!(next < 100, "the budget never refused");
+    }
+    // Single tools until the last byte of room is gone.
+    loop {
+        let (status, body) = patch(&app, &s, json!({"add": [big_tool(&format!("t{next}"))]})).await;
+        if status == 422 {
+            assert_over_budget(status, &body);
+            break;
+        }
+        assert_eq!(status, 200, "{body}");
+        next += 1;
+        changes += 1;
+    }
+    let res = app
+        .client
+        .get(app.url(&format!("/api/sessions/{}/metadata", s.id)))
+        .bearer_auth(&s.token)
+        .send()
+        .await
+        .unwrap();
+    let text = res.text().await.unwrap();
+    assert!(text.len() > BUDGET - 20_000, "nearly full: {}", text.len());
+    assert!(text.len() < BUDGET, "metadata is {} bytes", text.len());
+
+    // A late listener's snapshot carries the whole set, within the budget.
+    let res = app
+        .client
+        .get(app.url(&format!("/api/sessions/{}/events", s.id)))
+        .bearer_auth(&s.token)
+        .send()
+        .await
+        .unwrap();
+    // The updates kept for late listeners, then the snapshot.
+    let events = crate::sessions::read_events(res, changes + 1).await;
+    let snapshot = events
+        .iter()
+        .map(|(_, e)| e)
+        .find(|e| e["type"] == "snapshot")
+        .expect("a snapshot");
+    let plugin_tools = &snapshot["data"]["plugin"]["tools"];
+    assert_eq!(plugin_tools.as_array().unwrap().len(), next);
+    assert!(plugin_tools.to_string().len() < BUDGET);
+}
+
+#[tokio::test]
+async fn a_change_event_carries_only_the_change() {
+    let app = spawn_app().await;
+    let key = app.api_key().await;
+    let s = open(&app, &key, "idv").await;
+    let thirty: Vec<Value> = (0..30).map(|i| tool(&format!("tool{i}"))).collect();
+    register(&app, &s, registration(thirty)).await;
+    let watcher = crate::sessions::subscribe(&app, &s, None).await;
+    let (status, body) = patch(
+        &app,
+        &s,
+        json!({"add": [tool("createGraph")], "remove": ["tool3"],
+               "modify": [{"name": "tool7", "status": "disabled"},
+                          {"name": "tool8", "description": "Changed."}]}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let mut modified: Vec<&str> = body["modified"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    modified.sort();
+    assert_eq!(modified, ["tool7", "tool8"]);
+    let events = crate::sessions::read_events(watcher, 3).await;
+    let update = events
+        .iter()
+        .map(|(_, e)| e)
+        .find(|e| e["type"] == "tools-updated")
+        .expect("a tool-availability-update");
+    assert_eq!(update["added"].as_array().unwrap().len(), 1);
+    assert_eq!(update["added"][0]["name"], "createGraph");
+    assert_eq!(update["removed"], json!(["tool3"]));
+    assert_eq!(update["modified"].as_array().unwrap().len(), 1);
+    assert_eq!(update["modified"][0]["description"], "Changed.");
+    assert_eq!(
+        update["statusChanged"],
+        json!([{"name": "tool7", "status": "disabled"}])
+    );
+    assert_eq!(update["toolCount"], 30);
+    assert_eq!(update["reason"], "plugin-update");
+    assert!(update.get("tools").is_none(), "{update}");
+    let text = update.to_string();
+    for unchanged in ["\"tool0\"", "\"tool29\"", "tool12"] {
+        assert!(!text.contains(unchanged), "{unchanged} in {text}");
+    }
+}

@@ -17,6 +17,9 @@ use crate::domain::limits::{
     TOOL_ARGUMENTS_MAX_BYTES, TOOL_NAME_MAX_CHARS, TOOL_RESULT_MAX_BYTES,
 };
 use crate::domain::plugin::union;
+use crate::domain::session_access::{
+    permits, Act, Credential, PLUGIN_TOKEN_PREFIX, SESSION_TOKEN_PREFIX,
+};
 use crate::domain::vibe::{find_agent, AgentView, HANG_UP_TOOL};
 use crate::error::ApiError;
 use crate::server::agent::rules::Rules;
@@ -38,28 +41,89 @@ pub async fn get(state: &AppState, id: &str) -> Result<SessionRow, ServerError> 
         .ok_or_else(|| ApiError::NotFound(format!("Session {id}")).into())
 }
 
-/// Checks that `token` is this session's token: 401 without a token or for
-/// an unknown one, 403 for another session's token.
-pub async fn authorize(
+/// A request on a session, let in by [`admit`]: the session and which of
+/// its credentials came with it.
+#[derive(Debug, Clone)]
+pub struct Admitted {
+    /// The session.
+    pub row: SessionRow,
+    /// The session token or the plugin token.
+    pub credential: Credential,
+}
+
+impl Admitted {
+    /// Whether this request's credential may also do `act` (a check that
+    /// needs what the request is about, such as whether a call was relayed
+    /// to the plugin): 403 naming what is needed otherwise.
+    pub fn may(&self, act: Act) -> Result<(), ServerError> {
+        permits(self.credential, act).map_err(|needed| {
+            ApiError::Forbidden {
+                needed: needed.into(),
+            }
+            .into()
+        })
+    }
+}
+
+/// The door-keeper of every session route: finds the session `token`
+/// belongs to (a session token, or a plugin token by its `pt_` prefix) and
+/// lets the request do `act` only if that credential may
+/// (`domain::session_access`). 401 without a token or for an unknown one,
+/// 403 for another session's token or for a credential without the right.
+pub async fn admit(
     state: &AppState,
     id: &str,
     token: Option<&str>,
-) -> Result<SessionRow, ServerError> {
+    act: Act,
+) -> Result<Admitted, ServerError> {
     let token = token.ok_or(ApiError::Unauthenticated)?;
     let hash = token_hash(token);
-    let row = rows::find_by_token_hash(&state.db, &hash)
-        .await?
-        .ok_or(ApiError::Unauthenticated)?;
+    let (row, credential) = if token.starts_with(PLUGIN_TOKEN_PREFIX) {
+        let row = rows::find_by_plugin_token_hash(&state.db, &hash).await?;
+        (row, Credential::Plugin)
+    } else {
+        let row = rows::find_by_token_hash(&state.db, &hash).await?;
+        (row, Credential::Session)
+    };
+    let row = row.ok_or(ApiError::Unauthenticated)?;
     if row.id != id {
         return Err(ApiError::Forbidden {
             needed: "this session's token".into(),
         }
         .into());
     }
-    Ok(row)
+    let admitted = Admitted { row, credential };
+    admitted.may(act)?;
+    Ok(admitted)
 }
 
-/// Opens a session in `workflow`; returns its id and token. With
+/// Issues session `row` a new plugin token, replacing the one it had;
+/// 409 once the session has ended.
+pub async fn issue_plugin_token(state: &AppState, row: &SessionRow) -> Result<String, ServerError> {
+    if row.ended_at.is_some() {
+        return Err(ApiError::Conflict(format!("Session {} has ended.", row.id)).into());
+    }
+    let token = new_plugin_token();
+    rows::set_plugin_token(&state.db, &row.id, &token_hash(&token), state.clock.now()).await?;
+    Ok(token)
+}
+
+fn new_plugin_token() -> String {
+    format!("{PLUGIN_TOKEN_PREFIX}{}", random_token())
+}
+
+/// A session just opened: its id and both credentials.
+#[derive(Debug, Clone)]
+pub struct Opened {
+    /// The session's id.
+    pub id: String,
+    /// The session token (`st_…`), for the agent backend.
+    pub token: String,
+    /// The plugin token (`pt_…`), for a plugin of the session.
+    pub plugin_token: String,
+}
+
+/// Opens a session in `workflow`; returns its id and credentials. With
 /// `runs_builtins` off, Switchboard executes only the session tools and the
 /// backend executes (and reports the result of) every other allowed call.
 pub async fn open(
@@ -67,7 +131,7 @@ pub async fn open(
     workflow: &str,
     api_key: Option<i64>,
     runs_builtins: bool,
-) -> Result<(String, String), ServerError> {
+) -> Result<Opened, ServerError> {
     if !state.rules().has_workflow(workflow) {
         return Err(ApiError::invalid(
             "workflowId",
@@ -87,7 +151,7 @@ pub async fn open(
 }
 
 /// Stores a new session starting in `ws`, announces it to its (future)
-/// watchers and the session list, and returns its id and token.
+/// watchers and the session list, and returns its id and credentials.
 async fn start(
     state: &AppState,
     ws: WorkflowState,
@@ -95,15 +159,17 @@ async fn start(
     runs_builtins: bool,
     tools: &str,
     lesson: Option<LessonFields<'_>>,
-) -> Result<(String, String), ServerError> {
+) -> Result<Opened, ServerError> {
     let id = format!("s{}", &random_token()[..15]).to_lowercase();
-    let token = format!("st_{}", random_token());
+    let token = format!("{SESSION_TOKEN_PREFIX}{}", random_token());
+    let plugin_token = new_plugin_token();
     let t = state.clock.now();
     rows::insert(
         &state.db,
         &NewSession {
             id: &id,
             token_hash: &token_hash(&token),
+            plugin_token_hash: &token_hash(&plugin_token),
             api_key,
             state: &ws,
             runs_builtins,
@@ -119,7 +185,11 @@ async fn start(
     state
         .hub
         .publish_list(&json!({"type": "opened", "session": summary_of(&id, &ws, t, t, false, lesson.and_then(|l| l.student))}));
-    Ok((id, token))
+    Ok(Opened {
+        id,
+        token,
+        plugin_token,
+    })
 }
 
 /// The tools session `session` may call now: a tutor session's lesson
@@ -191,7 +261,7 @@ pub async fn open_vibe(
     vibe: &str,
     agent: Option<&str>,
     api_key: Option<i64>,
-) -> Result<(String, String), ServerError> {
+) -> Result<Opened, ServerError> {
     let rules = state.rules();
     let Some(v) = rules.vibe(vibe) else {
         let ids: Vec<&str> = rules.vibes().iter().map(|v| v.id.as_str()).collect();
@@ -267,7 +337,7 @@ pub async fn open_lesson(
     state: &AppState,
     run: LessonRun<'_>,
     api_key: Option<i64>,
-) -> Result<(String, String), ServerError> {
+) -> Result<Opened, ServerError> {
     let ws = WorkflowState::start(&format!("lesson-{}", run.lesson_id));
     let tools = run.tools.join(",");
     let lesson = LessonFields {

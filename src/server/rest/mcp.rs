@@ -1,10 +1,12 @@
 //! The two MCP endpoints, authenticated here before the MCP server sees a
 //! request. `/api/sessions/{id}/mcp`: the session's tools over MCP
 //! (Streamable HTTP); the session token is checked here — 401 without one or for an
-//! unknown one, 403 for another session's — before the request reaches
+//! unknown one, 403 for another session's or for the plugin token (MCP
+//! acts as the agent) — before the request reaches
 //! the MCP server, which then knows whose session it serves.
 
 use crate::domain::api_key::Scope;
+use crate::domain::session_access::Act;
 use crate::domain::user::Role;
 use crate::error::ApiError;
 use crate::server::agent::mcp::{McpCaller, McpService};
@@ -39,8 +41,8 @@ async fn entry(
     Path(id): Path<String>,
     mut req: Request,
 ) -> Response {
-    let row = match sessions::authorize(&state, &id, token(req.headers())).await {
-        Ok(row) => row,
+    let row = match sessions::admit(&state, &id, token(req.headers()), Act::CallTool).await {
+        Ok(admitted) => admitted.row,
         Err(e) => return e.into_response(),
     };
     req.extensions_mut().insert(McpCaller { session: row.id });

@@ -1,19 +1,20 @@
 //! The plugin API: an app embedding an agent registers its tools for one
 //! session, changes them, reads the session's metadata, listens for the
 //! agent's calls of its tools and answers them. Every route takes the
-//! session's token (the plugin and the agent backend share the session).
+//! session's plugin token (`pt_…`, plugin rights only) or its session
+//! token; `sessions::admit` decides what each may do.
 //!
 //! An unknown or ended session is 404 `{"error":"session_not_found",
 //! "message":…}`; other errors are the API's usual JSON.
 
 use crate::domain::limits::excerpt;
 use crate::domain::plugin::{Patch, Registration, REGISTRATION_MAX_BYTES};
+use crate::domain::session_access::Act;
 use crate::error::ApiError;
 use crate::server::agent::plugins::{self, Change, API_VERSION};
-use crate::server::agent::sessions;
+use crate::server::agent::sessions::{self, Admitted};
 use crate::server::rest::sessions::{event_stream, stream_token, token, SessionQuery};
 use crate::server::rest::{fast_json_body, json_body, path_id, FastJson};
-use crate::server::store::agent_sessions::SessionRow;
 use crate::server::{AppState, ServerError};
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
@@ -51,10 +52,15 @@ fn not_found(id: &str) -> Response {
         .into_response()
 }
 
-/// The session for a plugin request: 401 without a token (or an unknown
-/// one), 404 for an unknown or ended session, 403 for another session's
-/// token.
-async fn session(state: &AppState, id: &str, token: Option<&str>) -> Result<SessionRow, Response> {
+/// The session for a plugin request doing `act`: 401 without a token (or
+/// an unknown one), 404 for an unknown or ended session, 403 for another
+/// session's token or a credential that may not do `act`.
+async fn session(
+    state: &AppState,
+    id: &str,
+    token: Option<&str>,
+    act: Act,
+) -> Result<Admitted, Response> {
     let Some(token) = token else {
         return Err(ServerError::from(ApiError::Unauthenticated).into_response());
     };
@@ -64,7 +70,7 @@ async fn session(state: &AppState, id: &str, token: Option<&str>) -> Result<Sess
         Err(ServerError::Api(ApiError::NotFound(_))) => return Err(not_found(id)),
         Err(e) => return Err(e.into_response()),
     }
-    sessions::authorize(state, id, Some(token))
+    sessions::admit(state, id, Some(token), act)
         .await
         .map_err(IntoResponse::into_response)
 }
@@ -122,8 +128,8 @@ async fn apply<T>(
     status: StatusCode,
     change: fn(T) -> Change,
 ) -> Response {
-    let row = match session(state, id, token(headers)).await {
-        Ok(row) => row,
+    let row = match session(state, id, token(headers), Act::ChangePluginTools).await {
+        Ok(admitted) => admitted.row,
         Err(response) => return response,
     };
     let body = match fast_json_body(body, REGISTRATION_MAX_BYTES) {
@@ -140,8 +146,8 @@ async fn metadata(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    let row = match session(&state, &id, token(&headers)).await {
-        Ok(row) => row,
+    let row = match session(&state, &id, token(&headers), Act::ReadMetadata).await {
+        Ok(admitted) => admitted.row,
         Err(response) => return response,
     };
     let (body, modified_ms) = match plugins::metadata(&state, &row) {
@@ -185,8 +191,15 @@ async fn plugin_events(
     Query(query): Query<SessionQuery>,
     headers: HeaderMap,
 ) -> Response {
-    let row = match session(&state, &id, stream_token(&headers, &query)).await {
-        Ok(row) => row,
+    let row = match session(
+        &state,
+        &id,
+        stream_token(&headers, &query),
+        Act::ListenForCalls,
+    )
+    .await
+    {
+        Ok(admitted) => admitted.row,
         Err(response) => return response,
     };
     let permit = match state.streams.acquire(&[(
@@ -217,8 +230,15 @@ async fn tool_result(
     headers: HeaderMap,
     body: Result<Json<ToolResult>, JsonRejection>,
 ) -> Response {
-    let row = match session(&state, &id, token(&headers)).await {
-        Ok(row) => row,
+    let admitted = match session(
+        &state,
+        &id,
+        token(&headers),
+        Act::AnswerCall { relayed: true },
+    )
+    .await
+    {
+        Ok(admitted) => admitted,
         Err(response) => return response,
     };
     let call_id = match path_id(&call_id, "callId") {
@@ -258,7 +278,7 @@ async fn tool_result(
     answer(
         &id,
         StatusCode::OK,
-        plugins::answer(&state, &row, call_id, outcome)
+        plugins::answer(&state, &admitted, call_id, outcome)
             .await
             .map(|()| json!({"accepted": true, "callId": call_id.to_string()})),
     )

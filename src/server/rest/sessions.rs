@@ -3,13 +3,16 @@
 //!
 //! A session's own calls authenticate with its session token
 //! (`Authorization: Bearer st_…`, or `?token=` where a browser's
-//! `EventSource` cannot set headers); signed-in users may watch any session.
+//! `EventSource` cannot set headers), or for what a plugin may do with its
+//! plugin token (`pt_…`); every route asks `sessions::admit` which of them
+//! may do what. Signed-in users may watch any session.
 
 use crate::domain::agent_session::{SessionEvent, StatePatch};
 use crate::domain::api_key::Scope;
 use crate::domain::declaration::{export, export_with, DeclarationFormat};
 use crate::domain::lesson::nudge::{Speaker, TURN_TEXT_MAX_BYTES};
 use crate::domain::limits::{bytes_in_words, API_BODY_MAX_BYTES, CALLS_PAGE_MAX};
+use crate::domain::session_access::Act;
 use crate::error::ApiError;
 use crate::server::agent::hub::Frame;
 use crate::server::agent::sessions;
@@ -58,6 +61,7 @@ pub fn router() -> Router<AppState> {
         .route("/api/sessions/{id}/state", patch(patch_state))
         .route("/api/sessions/{id}/turns", post(report_turn))
         .route("/api/sessions/{id}/end", post(end))
+        .route("/api/sessions/{id}/plugin-token", post(plugin_token))
         .route("/api/sessions/{id}/events", get(events))
         .route("/api/sessions/{id}/calls", get(calls))
 }
@@ -132,7 +136,7 @@ async fn open(
     if body.student.is_some() && body.lesson_id.is_none() {
         return Err(ApiError::invalid("student", "is only for lesson sessions").into());
     }
-    let (id, token) = match (&body.workflow_id, body.lesson_id, &body.vibe_id) {
+    let opened = match (&body.workflow_id, body.lesson_id, &body.vibe_id) {
         (Some(workflow), None, None) => {
             sessions::open(&state, workflow, Some(key.id()), body.run_builtins).await?
         }
@@ -184,7 +188,27 @@ async fn open(
     };
     Ok((
         StatusCode::CREATED,
-        Json(json!({"sessionId": id, "sessionToken": token})),
+        Json(json!({
+            "sessionId": opened.id,
+            "sessionToken": opened.token,
+            "pluginToken": opened.plugin_token,
+        })),
+    )
+        .into_response())
+}
+
+/// `POST /api/sessions/{id}/plugin-token` (session token): a new plugin
+/// token for the session, replacing the one it had.
+async fn plugin_token(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ServerError> {
+    let admitted = sessions::admit(&state, &id, token(&headers), Act::IssuePluginToken).await?;
+    let token = sessions::issue_plugin_token(&state, &admitted.row).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({"sessionId": admitted.row.id, "pluginToken": token})),
     )
         .into_response())
 }
@@ -208,7 +232,9 @@ async fn tools(
     Query(query): Query<SessionQuery>,
     headers: HeaderMap,
 ) -> Result<Response, ServerError> {
-    let row = sessions::authorize(&state, &id, token(&headers)).await?;
+    let row = sessions::admit(&state, &id, token(&headers), Act::ReadTools)
+        .await?
+        .row;
     let format = DeclarationFormat::parse(query.format.as_deref().unwrap_or("gemini"))?;
     let ws = row.workflow_state()?;
     let available = sessions::tools_now(&state, &row.id, row.lesson_tools.as_deref(), &ws);
@@ -279,7 +305,9 @@ async fn call(
     headers: HeaderMap,
     body: Result<Json<CallRequest>, JsonRejection>,
 ) -> Result<Response, ServerError> {
-    let row = sessions::authorize(&state, &id, token(&headers)).await?;
+    let row = sessions::admit(&state, &id, token(&headers), Act::CallTool)
+        .await?
+        .row;
     let body = json_body(body, API_BODY_MAX_BYTES)?;
     if body.name.trim().is_empty() {
         return Err(ApiError::invalid("name", "is required").into());
@@ -308,7 +336,9 @@ async fn report_result(
     headers: HeaderMap,
     body: Result<Json<ResultReport>, JsonRejection>,
 ) -> Result<Response, ServerError> {
-    let row = sessions::authorize(&state, &id, token(&headers)).await?;
+    let row = sessions::admit(&state, &id, token(&headers), Act::ReportResult)
+        .await?
+        .row;
     let call_id = path_id(&call_id, "callId")?;
     let body = json_body(body, API_BODY_MAX_BYTES)?;
     let (reported, ws) = sessions::complete(&state, row, call_id, body.ok, body.result).await?;
@@ -327,7 +357,9 @@ async fn patch_state(
     headers: HeaderMap,
     body: Result<Json<StatePatch>, JsonRejection>,
 ) -> Result<Response, ServerError> {
-    let row = sessions::authorize(&state, &id, token(&headers)).await?;
+    let row = sessions::admit(&state, &id, token(&headers), Act::ChangeState)
+        .await?
+        .row;
     let body = json_body(body, API_BODY_MAX_BYTES)?;
     let ws = sessions::patch_state(&state, row, &body).await?;
     Ok(Json(json!({"state": ws})).into_response())
@@ -349,7 +381,9 @@ async fn report_turn(
     headers: HeaderMap,
     body: Result<Json<TurnReport>, JsonRejection>,
 ) -> Result<Response, ServerError> {
-    let row = sessions::authorize(&state, &id, token(&headers)).await?;
+    let row = sessions::admit(&state, &id, token(&headers), Act::ReportTurn)
+        .await?
+        .row;
     let body = json_body(body, API_BODY_MAX_BYTES)?;
     let speaker = Speaker::parse(&body.role)
         .ok_or_else(|| ApiError::invalid("role", "must be \"student\" or \"tutor\""))?;
@@ -373,13 +407,14 @@ async fn end(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<StatusCode, ServerError> {
-    sessions::authorize(&state, &id, token(&headers)).await?;
+    sessions::admit(&state, &id, token(&headers), Act::End).await?;
     sessions::end(&state, &id, "ended by agent").await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
 /// Who may watch a session (its events and calls): any signed-in user, or
-/// the holder of its own token. 404 for an unknown session either way.
+/// the holder of its session or plugin token. 404 for an unknown session
+/// either way.
 async fn may_watch(
     state: &AppState,
     id: &str,
@@ -389,7 +424,7 @@ async fn may_watch(
     if signed_in {
         sessions::get(state, id).await?;
     } else {
-        sessions::authorize(state, id, token).await?;
+        sessions::admit(state, id, token, Act::Watch).await?;
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! Agent sessions: one row per session an agent backend opened, holding its
 //! workflow state as JSON, the account whose identity it verified, and when
-//! it was last active or ended.
+//! it was last active or ended; and each session's plugin token (migration
+//! `0018_plugin_tokens.sql`), kept as a hash like the session token.
 //!
 //! The session engine (`server::agent::sessions`) decides; this module only
 //! reads and writes rows.
@@ -109,12 +110,50 @@ pub async fn find_by_token_hash(
     )
 }
 
+/// The session whose plugin token hashes to `token_hash`, if any.
+pub async fn find_by_plugin_token_hash(
+    db: &SqlitePool,
+    token_hash: &str,
+) -> Result<Option<SessionRow>, ServerError> {
+    Ok(sqlx::query_as::<_, SessionRow>(&format!(
+        "{SELECT} WHERE id = (SELECT session_id FROM session_plugin_tokens WHERE token_hash = ?)"
+    ))
+    .bind(token_hash)
+    .fetch_optional(db)
+    .await?)
+}
+
+/// Makes `token_hash` session `id`'s plugin token, replacing the one it
+/// had (which stops working).
+pub async fn set_plugin_token<'e, E>(
+    db: E,
+    id: &str,
+    token_hash: &str,
+    at: i64,
+) -> Result<(), ServerError>
+where
+    E: sqlx::SqliteExecutor<'e>,
+{
+    sqlx::query(
+        "INSERT INTO session_plugin_tokens (session_id, token_hash, created_at) VALUES (?, ?, ?)
+         ON CONFLICT (session_id) DO UPDATE SET token_hash = excluded.token_hash, created_at = excluded.created_at",
+    )
+    .bind(id)
+    .bind(token_hash)
+    .bind(at)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
 /// A session to store.
 pub struct NewSession<'a> {
     /// Id.
     pub id: &'a str,
     /// SHA-256 of its token.
     pub token_hash: &'a str,
+    /// SHA-256 of its first plugin token.
+    pub plugin_token_hash: &'a str,
     /// The API key that opened it.
     pub api_key: Option<i64>,
     /// Its first state.
@@ -142,8 +181,10 @@ pub struct LessonFields<'a> {
     pub planned_minutes: Option<u32>,
 }
 
-/// Stores a newly opened session, active as of its opening.
+/// Stores a newly opened session, active as of its opening, with its
+/// plugin token.
 pub async fn insert(db: &SqlitePool, session: &NewSession<'_>) -> Result<(), ServerError> {
+    let mut tx = db.begin().await?;
     sqlx::query(
         "INSERT INTO agent_sessions (id, token_hash, api_key_id, state, runs_builtins, tools_seen,
                                      lesson_id, lesson_tools, student, planned_minutes, created_at, last_activity)
@@ -161,8 +202,10 @@ pub async fn insert(db: &SqlitePool, session: &NewSession<'_>) -> Result<(), Ser
     .bind(session.lesson.and_then(|l| l.planned_minutes))
     .bind(session.at)
     .bind(session.at)
-    .execute(db)
+    .execute(&mut *tx)
     .await?;
+    set_plugin_token(&mut *tx, session.id, session.plugin_token_hash, session.at).await?;
+    tx.commit().await?;
     Ok(())
 }
 

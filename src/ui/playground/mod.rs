@@ -1,6 +1,6 @@
 //! `/playground`: a small CODAP-like plugin that runs in the browser, to
 //! drive the plugin loop by hand. It opens a session (or joins one by id
-//! and token), registers the tools its data allows (`domain::playground`),
+//! and plugin token), registers the tools its data allows (`domain::playground`),
 //! listens for the agent's relayed calls on `plugin-events`, runs them on
 //! its visible table and graph, answers on `tool-results`, and registers
 //! again when its tools change. The session page's console plays the
@@ -70,7 +70,9 @@ pub fn PlaygroundPage() -> impl IntoView {
     }
 }
 
-/// Joins a session an agent backend opened, by its id and token.
+/// Joins a session an agent backend opened, by its id and the plugin token
+/// the backend got for it (a session token works too, but a plugin needs
+/// no more than the plugin token's rights).
 #[component]
 fn JoinForm(session: RwSignal<Option<PlaygroundSession>>) -> impl IntoView {
     let id = RwSignal::new(String::new());
@@ -82,7 +84,7 @@ fn JoinForm(session: RwSignal<Option<PlaygroundSession>>) -> impl IntoView {
                 ev.prevent_default();
                 let (i, t) = (id.get_untracked().trim().to_owned(), token.get_untracked().trim().to_owned());
                 if !i.is_empty() && !t.is_empty() {
-                    session.set(Some(PlaygroundSession { session_id: i, session_token: t }));
+                    session.set(Some(PlaygroundSession { session_id: i, plugin_token: t }));
                 }
             }>
                 <label class="field">
@@ -90,7 +92,7 @@ fn JoinForm(session: RwSignal<Option<PlaygroundSession>>) -> impl IntoView {
                     <input type="text" prop:value=id on:input=move |ev| id.set(event_target_value(&ev)) data-testid="join-id" />
                 </label>
                 <label class="field">
-                    <span>"Session token"</span>
+                    <span>"Plugin token"</span>
                     <input type="password" prop:value=token on:input=move |ev| token.set(event_target_value(&ev)) data-testid="join-token" />
                 </label>
                 <button type="submit" class="button">"Join"</button>
@@ -107,7 +109,7 @@ fn Plugin(session: PlaygroundSession) -> impl IntoView {
     let log = RwSignal::new(Vec::<(u32, String)>::new());
     let link = RwSignal::new(crate::ui::components::events::Link::Connecting);
     let id = session.session_id.clone();
-    let token = StoredValue::new(session.session_token.clone());
+    let token = StoredValue::new(session.plugin_token.clone());
     let note = move |text: String| {
         log.update(|l| {
             let n = l.last().map_or(1, |(n, _)| n + 1);
@@ -204,7 +206,7 @@ fn Plugin(session: PlaygroundSession) -> impl IntoView {
     crate::ui::components::events::subscribe(
         format!(
             "/api/sessions/{id}/plugin-events?token={}",
-            session.session_token
+            session.plugin_token
         ),
         &["tool-call-request"],
         on_request,

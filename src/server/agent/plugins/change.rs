@@ -4,10 +4,10 @@
 
 use super::{compile_all, now_ms, Loaded};
 use crate::domain::agent_session::SessionEvent;
-use crate::domain::limits::excerpt;
+use crate::domain::limits::{bytes_in_words, excerpt, PLUGIN_SET_MAX_BYTES};
 use crate::domain::plugin::{
-    check_registration, plan_patch, plan_registration, update_kind, AvailabilityUpdate, FailedTool,
-    Limits, OverLimit, Patch, Plan, PluginSet, PluginTool, Registration, Schema, ToolDefinition,
+    check_registration, plan_patch, plan_registration, AvailabilityUpdate, FailedTool, Limits,
+    OverLimit, Patch, Plan, PluginSet, PluginTool, Registration, Schema, ToolDefinition,
     AVAILABILITY_EVENT,
 };
 use crate::error::ApiError;
@@ -151,6 +151,7 @@ pub async fn change(
         .unwrap_or_default();
     let limits = Limits {
         max_tools: state.config.plugin_tools_max,
+        max_bytes: PLUGIN_SET_MAX_BYTES,
     };
     let at = now_ms();
     if let Some(loaded) = &previous {
@@ -194,12 +195,7 @@ pub async fn change(
             )
         }
     };
-    let plan: Plan = plan.map_err(|OverLimit { would_hold, max }| {
-        ApiError::invalid(
-            if registration.is_some() { "availableTools" } else { "add" },
-            format!("a session may hold at most {max} plugin tools (this would make {would_hold}); nothing was registered"),
-        )
-    })?;
+    let plan: Plan = plan.map_err(|over| refusal(over, registration.is_some()))?;
     // A registration describes the plugin anew; a patch keeps what the
     // registration said (a patch without one was refused above).
     let described = match registration {
@@ -231,20 +227,8 @@ pub async fn change(
         .plugins
         .put(&row.id, Arc::new(Loaded::new(set.clone(), validators)));
     if registration.is_some() || !plan.diff.is_empty() {
-        let update = AvailabilityUpdate {
-            kind: update_kind(&plan.diff, registration.is_some()).to_owned(),
-            added: plan.diff.added.clone(),
-            removed: plan.diff.removed.clone(),
-            modified: plan.diff.modified.clone(),
-            timestamp: at,
-            reason: if registration.is_some() {
-                "plugin-registration"
-            } else {
-                "plugin-update"
-            }
-            .to_owned(),
-            tools: set.tools.iter().map(PluginTool::summary).collect(),
-        };
+        let update =
+            AvailabilityUpdate::of(&plan.diff, registration.is_some(), at, set.tools.len());
         state.hub.publish_named(
             &row.id,
             AVAILABILITY_EVENT,
@@ -258,15 +242,35 @@ pub async fn change(
             .publish(&row.id, &SessionEvent::ToolsChanged { tools: after });
     }
     let names = |list: &[ToolDefinition]| list.iter().map(|d| d.name.clone()).collect::<Vec<_>>();
+    let modified = plan.diff.changed_names();
     Ok(ChangeAnswer {
         success: true,
         registered_tools: plan.registered,
         failed_tools: plan.failed,
         added: names(&plan.diff.added),
         removed: plan.diff.removed,
-        modified: names(&plan.diff.modified),
+        modified,
         session_configuration: configuration(&set),
     })
+}
+
+/// The 422 for a change that would take the set over a limit (nothing
+/// was registered): the tool count names the list sent, the byte budget
+/// names `tools`, the session's set.
+fn refusal(over: OverLimit, registration: bool) -> ApiError {
+    match over {
+        OverLimit::Tools { would_hold, max } => ApiError::invalid(
+            if registration { "availableTools" } else { "add" },
+            format!("a session may hold at most {max} plugin tools (this would make {would_hold}); nothing was registered"),
+        ),
+        OverLimit::Bytes { would_take, max } => ApiError::invalid(
+            "tools",
+            format!(
+                "a session's plugin tools may take at most {} ({max} bytes) of names, descriptions and schemas as JSON (PLUGIN_SET_MAX_BYTES); this would make {would_take} bytes; nothing was registered",
+                bytes_in_words(max)
+            ),
+        ),
+    }
 }
 
 /// The 404 for an unknown or ended session, in the plugin API's shape.

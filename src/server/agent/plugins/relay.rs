@@ -5,8 +5,9 @@
 
 use crate::domain::agent_session::{CallResponse, CallStatus};
 use crate::domain::limits::excerpt;
+use crate::domain::session_access::Act;
 use crate::error::ApiError;
-use crate::server::agent::sessions;
+use crate::server::agent::sessions::{self, Admitted};
 use crate::server::store::agent_sessions::SessionRow;
 use crate::server::store::plugins as store;
 use crate::server::{AppState, ServerError};
@@ -105,22 +106,31 @@ async fn wait_and_record(
 }
 
 /// `POST /api/sessions/{id}/tool-results/{callId}`: the plugin's answer to
-/// a relayed call. 404 for a call of another session or none; 409 once
-/// answered (or given up on).
+/// a relayed call. 404 for a call of another session or none; for a call
+/// that is not a plugin tool's (never relayed), 403 to a plugin token; 409
+/// once answered (or given up on).
 pub async fn answer(
     state: &AppState,
-    row: &SessionRow,
+    admitted: &Admitted,
     call_id: i64,
     answer: Result<Value, String>,
 ) -> Result<(), ServerError> {
+    let row = &admitted.row;
     if state.plugins.answer(&row.id, call_id, answer) {
         return Ok(());
     }
     match crate::server::store::tool_calls::find(&state.db, &row.id, call_id).await? {
         None => Err(ApiError::NotFound(format!("Call {call_id} of session {}", row.id)).into()),
-        Some(_) => Err(ApiError::Conflict(format!(
+        Some(call) => {
+            let relayed = state
+                .plugins
+                .get(&row.id)
+                .is_some_and(|l| l.set.tool(&call.tool).is_some());
+            admitted.may(Act::AnswerCall { relayed })?;
+            Err(ApiError::Conflict(format!(
             "Call {call_id} is not waiting for a plugin's answer (answered, timed out, or not a plugin tool's call)."
         ))
-        .into()),
+        .into())
+        }
     }
 }
