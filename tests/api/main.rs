@@ -7,6 +7,7 @@ mod auth;
 mod backends;
 mod bindings;
 mod bindings_file;
+mod catalogue;
 mod connections;
 mod end_session;
 mod event_streams;
