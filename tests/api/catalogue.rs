@@ -456,3 +456,43 @@ async fn a_workflows_key_may_only_put_tools_the_bindings_allow_on_a_step() {
     .unwrap();
     assert_eq!(res.status(), 200);
 }
+
+#[tokio::test]
+async fn a_catalogue_from_before_versions_gets_its_first_version_and_history_is_append_only() {
+    use switchboard::server::store::catalogue as versions;
+    let dir = tempfile::tempdir().unwrap();
+    let db = switchboard::server::db::connect(&format!("sqlite://{}/old.db", dir.path().display()))
+        .await
+        .unwrap();
+    sqlx::query(
+        "INSERT INTO catalogue_tools (id, name, description, category, parameters, position, updated_at)
+         VALUES ('old_tool', 'Old tool', 'Made before versions.', 'legacy', '{\"type\":\"object\"}', 1, 0)",
+    )
+    .execute(&db)
+    .await
+    .unwrap();
+    switchboard::server::bindings::seed_catalogue(&db)
+        .await
+        .unwrap();
+    switchboard::server::bindings::seed_catalogue(&db)
+        .await
+        .unwrap();
+    let history = versions::history(&db, None, 10).await.unwrap();
+    assert_eq!(history.len(), 1, "once");
+    assert_eq!(
+        history[0].summary,
+        "The catalogue as it stood when versions began"
+    );
+    assert_eq!(history[0].author, "system");
+    let first = versions::version(&db, 1).await.unwrap();
+    let ids: Vec<&str> = first.tools.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["old_tool"], "no demo tools on a database in use");
+
+    for sql in [
+        "UPDATE catalogue_versions SET summary = 'rewritten'",
+        "DELETE FROM catalogue_versions",
+    ] {
+        let refused = sqlx::query(sql).execute(&db).await.unwrap_err();
+        assert!(refused.to_string().contains("append-only"), "{refused}");
+    }
+}
