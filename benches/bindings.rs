@@ -74,9 +74,9 @@ fn benches(c: &mut Criterion) {
         )))
         .unwrap();
     runtime.block_on(async {
-        let store = switchboard::server::store::bindings::put_tool;
-        for id in &tools {
-            let tool = CatalogueTool {
+        let catalogue = tools
+            .iter()
+            .map(|id| CatalogueTool {
                 id: ToolId::parse(id).unwrap(),
                 name: id.clone(),
                 description: "Benchmark tool.".into(),
@@ -85,9 +85,12 @@ fn benches(c: &mut Criterion) {
                 requires: Vec::new(),
                 effects: Vec::new(),
                 ultravox_builtin: false,
-            };
-            store(&db, &tool, true).await.unwrap();
-        }
+            })
+            .collect();
+        let system = switchboard::domain::actor::Actor::system("bench");
+        switchboard::server::catalogue::seed_missing(&db, &system, catalogue)
+            .await
+            .unwrap();
         for id in &workflows {
             let workflow = Workflow {
                 id: WorkflowId::parse(id).unwrap(),

@@ -1,9 +1,10 @@
 //! The admin's tool-binding matrix, its history, the start-up file's
-//! comparison and import, and catalogue management.
+//! comparison and import, and catalogue management with its history.
 
 use crate::domain::bindings::{BindingsVersion, SaveOutcome, ToolBindings, VersionMeta};
 use crate::domain::bindings_file::BindingsFileStatus;
 use crate::domain::catalogue::{CatalogueTool, Workflow};
+use crate::domain::catalogue_history::{CatalogueDiff, CatalogueVersion};
 use crate::error::ApiError;
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
@@ -19,6 +20,8 @@ pub struct MatrixData {
     pub tools: Vec<CatalogueTool>,
     /// Rows (after Global).
     pub workflows: Vec<Workflow>,
+    /// The catalogue's version, which a tool edit builds on.
+    pub catalogue_version: i64,
 }
 
 /// The current bindings with the catalogue and workflows (admins only).
@@ -32,10 +35,14 @@ pub async fn bindings_matrix() -> Result<MatrixData, ApiError> {
         let current = store::bindings::current(&state.db)
             .await?
             .ok_or_else(|| ApiError::NotFound("Tool bindings".into()))?;
+        let catalogue_version = store::catalogue::latest(&state.db)
+            .await?
+            .map_or(0, |m| m.version);
         Ok(MatrixData {
             current,
             tools: store::bindings::tools(&state.db).await?,
             workflows: store::bindings::workflows(&state.db).await?,
+            catalogue_version,
         })
     })
     .await
@@ -139,18 +146,77 @@ pub async fn import_bindings_file(current: i64) -> Result<SaveOutcome, ApiError>
     .await
 }
 
-/// Adds (`create`) or edits a catalogue tool; its parameters must be a valid
-/// JSON Schema.
+/// Adds (`create`) or edits a catalogue tool (admins: the browser's
+/// `catalogue:write`), on top of catalogue version `version` if given (412
+/// when the catalogue changed since); its parameters must be a valid JSON
+/// Schema. Saved as a new catalogue version attributed to the admin.
 #[server(prefix = "/rpc", endpoint = "save_tool", input = Json)]
-pub async fn save_tool(tool: CatalogueTool, create: bool) -> Result<(), ApiError> {
+pub async fn save_tool(
+    tool: CatalogueTool,
+    create: bool,
+    version: Option<i64>,
+) -> Result<(), ApiError> {
+    use crate::server::{catalogue, ctx};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        let admin = ctx::user()
+            .ok_or(ApiError::Unauthenticated)?
+            .admin_actor()?;
+        catalogue::put_tool(&state, &admin, &tool, create, version).await?;
+        Ok(())
+    })
+    .await
+}
+
+/// The catalogue's versions, newest first (admins), at most
+/// [`CATALOGUE_HISTORY_PAGE_MAX`](crate::domain::limits::CATALOGUE_HISTORY_PAGE_MAX)
+/// older than `before` if given.
+#[server(prefix = "/rpc", endpoint = "catalogue_history")]
+pub async fn catalogue_history(before: Option<i64>) -> Result<Vec<VersionMeta>, ApiError> {
+    use crate::domain::limits::CATALOGUE_HISTORY_PAGE_MAX;
     use crate::domain::user::Role;
-    use crate::server::{bindings, ctx, store};
+    use crate::server::{ctx, store};
     ctx::finish(async {
         let state = ctx::state()?;
         ctx::require(Role::Admin)?;
-        bindings::check_tool(&state.db, &tool).await?;
-        store::bindings::put_tool(&state.db, &tool, create).await?;
-        state.rules_changed().await
+        store::catalogue::history(&state.db, before, CATALOGUE_HISTORY_PAGE_MAX).await
+    })
+    .await
+}
+
+/// One catalogue version and what differs from it to the current one (what
+/// restoring it would change), for admins.
+#[server(prefix = "/rpc", endpoint = "get_catalogue_version")]
+pub async fn get_catalogue_version(
+    version: i64,
+) -> Result<(CatalogueVersion, CatalogueDiff), ApiError> {
+    use crate::domain::user::Role;
+    use crate::server::{ctx, store};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        ctx::require(Role::Admin)?;
+        let old = store::catalogue::version(&state.db, version).await?;
+        let now = store::bindings::tools(&state.db).await?;
+        let diff = CatalogueDiff::between(&now, &old.tools);
+        Ok((old, diff))
+    })
+    .await
+}
+
+/// Restores catalogue version `restore` as a new version (history is never
+/// rewritten; tools added since are kept), if the catalogue is still at
+/// `current` (admins). The catalogue's version after it.
+#[server(prefix = "/rpc", endpoint = "restore_catalogue")]
+pub async fn restore_catalogue(restore: i64, current: i64) -> Result<i64, ApiError> {
+    use crate::server::{catalogue, ctx};
+    ctx::finish(async {
+        let state = ctx::state()?;
+        let admin = ctx::user()
+            .ok_or(ApiError::Unauthenticated)?
+            .admin_actor()?;
+        Ok(catalogue::restore(&state, &admin, restore, current)
+            .await?
+            .version)
     })
     .await
 }

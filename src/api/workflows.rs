@@ -129,8 +129,8 @@ pub async fn edit_workflow(id: String, version: i64, edit: Edit) -> Result<i64, 
     ctx::finish(async {
         let state = ctx::state()?;
         let admin = ctx::require(Role::Admin)?;
-        let saved =
-            workflows::edit(&state, &id, &edit, Some(version), &admin.0.display_name).await?;
+        let by = crate::domain::actor::Actor::admin(admin.0.id, &admin.0.display_name);
+        let saved = workflows::edit(&state, &id, &edit, Some(version), &by).await?;
         Ok(saved.version)
     })
     .await

@@ -28,11 +28,17 @@ pub enum Scope {
     /// Read and edit workflow definitions (`/api/workflows/…`, the
     /// workflow-editing MCP server).
     WorkflowsWrite,
+    /// Add catalogue tools or change them (schema, requirements, effects,
+    /// category, description) by any door: `PUT /api/catalogue/tools/…`,
+    /// a manifest import that carries a changed tool, a restore. Separate
+    /// from `vibes:write` because a tool's requirements are policy: without
+    /// it, emptying `check_balance`'s `requires` would be an agent edit.
+    CatalogueWrite,
 }
 
 impl Scope {
     /// Every scope, in the order the panel lists them.
-    pub const ALL: [Scope; 7] = [
+    pub const ALL: [Scope; 8] = [
         Scope::Sessions,
         Scope::LessonsRead,
         Scope::BindingsRead,
@@ -40,6 +46,7 @@ impl Scope {
         Scope::VibesRead,
         Scope::VibesWrite,
         Scope::WorkflowsWrite,
+        Scope::CatalogueWrite,
     ];
 
     /// What keys made before scopes existed were allowed: everything but
@@ -56,6 +63,7 @@ impl Scope {
             Scope::VibesRead => "vibes:read",
             Scope::VibesWrite => "vibes:write",
             Scope::WorkflowsWrite => "workflows:write",
+            Scope::CatalogueWrite => "catalogue:write",
         }
     }
 
@@ -69,6 +77,7 @@ impl Scope {
             Scope::VibesRead => "read agents and vibes",
             Scope::VibesWrite => "change agents and vibes",
             Scope::WorkflowsWrite => "read and edit workflow definitions",
+            Scope::CatalogueWrite => "add and change catalogue tools, restore catalogue versions",
         }
     }
 

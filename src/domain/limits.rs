@@ -46,6 +46,11 @@ pub const SNAPSHOT_CALLS: usize = 50;
 /// Most calls one page of `GET /api/sessions/{id}/calls` returns.
 pub const CALLS_PAGE_MAX: usize = 100;
 
+/// Most versions one page of `GET /api/catalogue/history` lists (older ones
+/// are paged with `?before=`): each entry is one line, but the history only
+/// grows, so an answer must not grow with it.
+pub const CATALOGUE_HISTORY_PAGE_MAX: i64 = 100;
+
 /// Largest `arguments` or `result` a snapshot's call carries; a larger one
 /// is cut to an excerpt and the call is flagged `truncated`.
 pub const SNAPSHOT_VALUE_MAX_BYTES: usize = 2 * 1024;

@@ -5,12 +5,14 @@
 //! a hydrated component and a server function agree on a value's shape and
 //! validity without a second, drifting copy.
 
+pub mod actor;
 pub mod agent_session;
 pub mod api_key;
 pub mod assets;
 pub mod bindings;
 pub mod bindings_file;
 pub mod catalogue;
+pub mod catalogue_history;
 pub mod console_form;
 pub mod declaration;
 pub mod effect;

@@ -351,6 +351,24 @@ impl Definition {
             .find(|s| s.uuid == uuid)
             .map_or(&[], |s| s.tools.as_slice())
     }
+
+    /// Step `uuid`'s position and the tools it has that `allowed` (the
+    /// tools the bindings allow in the workflow) leaves out; `None` when it
+    /// has none such (or there is no such step).
+    pub fn tools_outside(&self, uuid: &str, allowed: &[String]) -> Option<(usize, Vec<String>)> {
+        let (i, step) = self
+            .steps
+            .iter()
+            .enumerate()
+            .find(|(_, s)| s.uuid == uuid)?;
+        let outside: Vec<String> = step
+            .tools
+            .iter()
+            .filter(|t| !allowed.iter().any(|a| a == t.as_str()))
+            .map(ToString::to_string)
+            .collect();
+        (!outside.is_empty()).then_some((i, outside))
+    }
 }
 
 /// Applies `edit` to `def`: the new definition, or why not (nothing
@@ -603,6 +621,32 @@ mod tests {
         )
         .unwrap();
         assert_eq!(def.steps.len(), 1);
+    }
+
+    #[test]
+    fn a_steps_tools_outside_the_bindings_are_named_with_its_position() {
+        let def = add(
+            &add(&Definition::default(), "custom_llm", "Greet"),
+            "custom_agent",
+            "Balance",
+        );
+        let def = run(
+            &def,
+            Edit::UpdateStepTools {
+                step_uuid: "s2".into(),
+                enabled_tools: vec!["perform_idv_check".into(), "check_balance".into()],
+            },
+        )
+        .unwrap();
+        let allowed = vec!["get_server_time".to_owned(), "perform_idv_check".to_owned()];
+        assert_eq!(
+            def.tools_outside("s2", &allowed),
+            Some((1, vec!["check_balance".to_owned()]))
+        );
+        assert_eq!(def.tools_outside("s1", &allowed), None, "no tools");
+        assert_eq!(def.tools_outside("nope", &allowed), None);
+        let all = vec!["perform_idv_check".to_owned(), "check_balance".to_owned()];
+        assert_eq!(def.tools_outside("s2", &all), None);
     }
 
     #[test]

@@ -44,6 +44,18 @@ impl AuthUser {
             })
         }
     }
+
+    /// The admin as the actor of a catalogue change (attributed by e-mail,
+    /// as the catalogue history names its authors); refuses (403) anyone
+    /// who is not an admin: the admin role is the browser's
+    /// `catalogue:write`.
+    pub fn admin_actor(&self) -> Result<crate::domain::actor::Actor, ApiError> {
+        self.require(Role::Admin)?;
+        Ok(crate::domain::actor::Actor::admin(
+            self.0.id,
+            self.0.email.as_str(),
+        ))
+    }
 }
 
 /// Hashes a password with Argon2id and a random salt (off the async threads:

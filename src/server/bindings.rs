@@ -1,5 +1,5 @@
-//! Saving tool bindings and catalogue entries: validation against what is
-//! stored, normalisation, the version summary, and JSON Schema checks; and
+//! Saving tool bindings: validation against what is stored, normalisation,
+//! the version summary; seeding the demo catalogue's workflows; and
 //! the start-up bindings file: seeding from it, comparing it with the
 //! bindings in force, importing it as a new version.
 //!
@@ -10,10 +10,8 @@ use crate::domain::bindings::{
     BindingProblem, BindingsDiff, BindingsVersion, SaveOutcome, ToolBindings,
 };
 use crate::domain::bindings_file::{BindingsFileStatus, FileComparison};
-use crate::domain::catalogue::{known_checks, CatalogueTool};
-use crate::domain::limits::{bytes_in_words, TOOL_SCHEMA_MAX_BYTES};
+use crate::domain::catalogue::known_checks;
 use crate::error::ApiError;
-use crate::server::agent::rules::compile_schema;
 use crate::server::store::bindings as store;
 use crate::server::{AppState, ServerError};
 use sqlx::SqlitePool;
@@ -92,41 +90,13 @@ pub async fn save_in_force(
     Ok(saved)
 }
 
-/// Checks a catalogue tool's fields, its requirements and effects against
-/// the rest of the catalogue, that its parameters are at most
-/// [`TOOL_SCHEMA_MAX_BYTES`] and a valid JSON Schema (compiled on a blocking
-/// thread, as the rules will compile it).
-pub async fn check_tool(db: &SqlitePool, tool: &CatalogueTool) -> Result<(), ServerError> {
-    let catalogue = store::tools(db).await?;
-    if let Some(problem) = tool.problems_in(&catalogue).into_iter().next() {
-        return Err(ApiError::Invalid(problem).into());
-    }
-    let size = tool.parameters.to_string().len();
-    if size > TOOL_SCHEMA_MAX_BYTES {
-        return Err(ApiError::invalid(
-            "parameters",
-            format!(
-                "must be at most {} of JSON Schema (this one is {})",
-                bytes_in_words(TOOL_SCHEMA_MAX_BYTES),
-                bytes_in_words(size)
-            ),
-        )
-        .into());
-    }
-    let schema = tool.parameters.clone();
-    tokio::task::spawn_blocking(move || compile_schema(&schema))
-        .await?
-        .map_err(|e| ApiError::invalid("parameters", format!("is not a valid JSON Schema: {e}")))?;
-    Ok(())
-}
-
-/// Fills an empty catalogue with the demo tools and workflows.
+/// Fills an empty catalogue with the demo tools (its first version) and
+/// workflows; gives a catalogue from before versions its first version.
 pub async fn seed_catalogue(db: &SqlitePool) -> Result<(), ServerError> {
-    if store::tool_count(db).await? > 0 {
+    let fresh = store::tool_count(db).await? == 0;
+    crate::server::catalogue::seed(db).await?;
+    if !fresh {
         return Ok(());
-    }
-    for tool in crate::domain::catalogue::demo_catalogue() {
-        store::put_tool(db, &tool, true).await?;
     }
     for workflow in crate::domain::catalogue::demo_workflows() {
         store::put_workflow(db, &workflow, true).await?;

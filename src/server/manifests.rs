@@ -4,15 +4,16 @@
 //! each file, each tool, then the set's rules — before anything is
 //! written, and a problem names the file and the field.
 
+use crate::domain::actor::Actor;
+use crate::domain::catalogue::CatalogueTool;
 use crate::domain::error::FieldError;
 use crate::domain::vibe::manifest::{
     from_files, locate, to_files, tool_path, Manifests, MAX_FILES, MAX_FILE_BYTES,
 };
 use crate::domain::vibe::rules::problems;
 use crate::error::ApiError;
-use crate::server::bindings::check_tool;
-use crate::server::store::bindings as catalogue;
-use crate::server::vibes;
+use crate::server::store::bindings as stored;
+use crate::server::{catalogue, vibes};
 use crate::server::{AppState, ServerError};
 use std::collections::HashSet;
 use std::io::{Cursor, Read, Write};
@@ -72,7 +73,7 @@ pub async fn current(state: &AppState) -> Result<Manifests, ServerError> {
         )
         .map(|t| t.as_str())
         .collect();
-    let tools = catalogue::tools(&state.db)
+    let tools = stored::tools(&state.db)
         .await?
         .into_iter()
         .filter(|t| used.contains(t.id.as_str()))
@@ -222,46 +223,34 @@ pub fn read_dir(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, ServerError> {
     Ok(files)
 }
 
-/// Imports `files`: parses the layout, checks each tool (new or changed)
-/// as the catalogue editor would, checks the set's rules against the
-/// catalogue with those tools, and only then writes the tools and replaces
-/// every agent and vibe. Returns how many of each were imported.
+/// Imports `files` by `actor`: parses the layout, plans the catalogue
+/// change its tools make (through `server::catalogue`: a key without
+/// `catalogue:write` whose files would add or change a tool is refused
+/// whole, 403; each new or changed tool is checked as the catalogue editor
+/// would, on top of version `expected` if given), checks the set's rules
+/// against the catalogue with those tools, and only then writes the tools
+/// (a new catalogue version, if any changed) and replaces every agent and
+/// vibe. Returns how many of each were imported.
 pub async fn import(
     state: &AppState,
     files: &[(String, Vec<u8>)],
-    by: &str,
+    actor: &Actor,
+    expected: Option<i64>,
 ) -> Result<(usize, usize, usize), ServerError> {
     let set = from_files(files).map_err(|mut p| ApiError::Invalid(p.remove(0)))?;
-    let existing = catalogue::tools(&state.db).await?;
-    let mut changed = Vec::new();
-    for tool in &set.tools {
-        match existing.iter().find(|t| t.id == tool.id) {
-            Some(same) if same == tool => {}
-            found => {
-                check_tool(&state.db, tool).await.map_err(|e| match e {
-                    ServerError::Api(ApiError::Invalid(p)) => ApiError::Invalid(FieldError::new(
-                        format!("{}: {}", tool_path(tool), p.field),
-                        p.rule,
-                    ))
-                    .into(),
-                    other => other,
-                })?;
-                changed.push((tool, found.is_none()));
-            }
-        }
-    }
-    let ids: HashSet<String> = existing
-        .iter()
-        .map(|t| t.id.to_string())
-        .chain(set.tools.iter().map(|t| t.id.to_string()))
-        .collect();
+    let place = |tool: &CatalogueTool, field: &str| format!("{}: {field}", tool_path(tool));
+    let planned = catalogue::plan(&state.db, actor, &set.tools, expected, &place).await?;
+    let ids: HashSet<String> = planned.tools().iter().map(|t| t.id.to_string()).collect();
     if let Some(problem) = problems(&set.agents, &set.vibes, &ids).into_iter().next() {
         return Err(ApiError::Invalid(locate(&problem)).into());
     }
-    for (tool, create) in &changed {
-        catalogue::put_tool(&state.db, tool, *create).await?;
+    catalogue::commit(&state.db, &planned, actor, Some("Manifest import")).await?;
+    let replaced = vibes::replace_all(state, &set.agents, &set.vibes, &actor.name).await;
+    if replaced.is_err() && !planned.is_empty() {
+        // The tools are in; put them in force even though the set was not.
+        state.rules_changed().await?;
     }
-    vibes::replace_all(state, &set.agents, &set.vibes, by).await?;
+    replaced?;
     Ok((set.tools.len(), set.agents.len(), set.vibes.len()))
 }
 
@@ -284,15 +273,17 @@ pub async fn seed_from_dir(state: &AppState) -> Result<bool, ServerError> {
             "SWITCHBOARD_MANIFESTS_DIR {dir} has no VIBES/, AGENTS/ or TOOLS/ files"
         )));
     }
-    let (tools, agents, vibes) = import(state, &files, "SWITCHBOARD_MANIFESTS_DIR")
-        .await
-        .map_err(|e| match e {
-            ServerError::Api(ApiError::Invalid(p)) => ServerError::Config(format!(
-                "SWITCHBOARD_MANIFESTS_DIR {dir}: {}: {}",
-                p.field, p.rule
-            )),
-            other => other,
-        })?;
+    let system = Actor::system("SWITCHBOARD_MANIFESTS_DIR");
+    let (tools, agents, vibes) =
+        import(state, &files, &system, None)
+            .await
+            .map_err(|e| match e {
+                ServerError::Api(ApiError::Invalid(p)) => ServerError::Config(format!(
+                    "SWITCHBOARD_MANIFESTS_DIR {dir}: {}: {}",
+                    p.field, p.rule
+                )),
+                other => other,
+            })?;
     tracing::info!(
         dir,
         tools,

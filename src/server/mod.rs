@@ -8,6 +8,7 @@ pub mod agent;
 pub mod assets;
 pub mod auth;
 pub mod bindings;
+pub mod catalogue;
 pub mod clock;
 pub mod config;
 pub mod ctx;

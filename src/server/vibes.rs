@@ -124,15 +124,15 @@ pub async fn seed_demo(state: &AppState) -> Result<(), ServerError> {
     if store::vibe_count(&state.db).await? > 0 {
         return Ok(());
     }
-    let known = catalogue_ids(state).await?;
-    for tool in demo::core_tools()
-        .into_iter()
-        .chain(crate::domain::todos::todo_tools())
-    {
-        if !known.contains(tool.id.as_str()) {
-            catalogue::put_tool(&state.db, &tool, true).await?;
-        }
-    }
+    crate::server::catalogue::seed_missing(
+        &state.db,
+        &crate::domain::actor::Actor::system("Demo vibe"),
+        demo::core_tools()
+            .into_iter()
+            .chain(crate::domain::todos::todo_tools())
+            .collect(),
+    )
+    .await?;
     let (agents, vibes) = (demo::agents(), demo::vibes());
     check(state, &agents, &vibes).await?;
     let mut tx = state.db.begin().await?;

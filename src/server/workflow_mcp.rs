@@ -6,6 +6,7 @@
 //! API key with `workflows:write`, or the signed-in admin), never from an
 //! argument; a refused edit is a tool error the model can read.
 
+use crate::domain::actor::Actor;
 use crate::domain::limits::excerpt;
 use crate::domain::workflow_def::{trigger_types, Edit, StepType};
 use crate::error::ApiError;
@@ -28,8 +29,9 @@ use tokio_util::sync::CancellationToken;
 /// or the admin's sign-in was checked.
 #[derive(Debug, Clone)]
 pub struct Editor {
-    /// How the change is attributed (`Ada Admin`, `API key “ide”`).
-    pub name: String,
+    /// Who acts: attributed by name (`Ada Admin`, `API key “ide”`), and
+    /// held to the bindings for step tools if a key.
+    pub actor: Actor,
 }
 
 /// The service mounted at `/mcp`.
@@ -67,11 +69,11 @@ pub struct WorkflowMcp {
 impl WorkflowMcp {
     /// Who edits: the one the HTTP request was authenticated as, or the
     /// in-process client's admin.
-    fn editor(&self, ext: &Extensions) -> Result<String, McpError> {
+    fn editor(&self, ext: &Extensions) -> Result<Actor, McpError> {
         ext.get::<axum::http::request::Parts>()
             .and_then(|p| p.extensions.get::<Editor>())
             .or(self.acting.as_ref())
-            .map(|e| e.name.clone())
+            .map(|e| e.actor.clone())
             .ok_or_else(|| McpError::invalid_request("unauthenticated request", None))
     }
 }
@@ -128,7 +130,7 @@ pub fn tools() -> Vec<Tool> {
         Tool::new("remove_step", "Removes a step (its uuid from get_workflow_details). Returns the workflow.", schema(json!({"workflow_uuid": wf, "step_uuid": step}), &["workflow_uuid", "step_uuid"])),
         Tool::new("reorder_steps", "Puts the steps in a new order. Pass every current step's uuid exactly once, in the order wanted (get_workflow_details lists them). Returns the workflow.", schema(json!({"workflow_uuid": wf, "ordered_step_uuids": {"type": "array", "items": {"type": "string"}}}), &["workflow_uuid", "ordered_step_uuids"])),
         Tool::new("update_system_prompt_for_step", "Replaces a step's system prompt (custom_llm and custom_agent steps). Returns the workflow.", schema(json!({"workflow_uuid": wf, "step_uuid": step, "system_prompt": {"type": "string"}}), &["workflow_uuid", "step_uuid", "system_prompt"])),
-        Tool::new("list_available_mcp_tools", "Lists the tools a custom_agent step may be given (the catalogue: id, category, description). Call before update_step_mcp_tools.", schema(json!({}), &[])),
+        Tool::new("list_available_mcp_tools", "Lists the tools a custom_agent step may be given (the catalogue: id, category, description). Call before update_step_mcp_tools. Through an API key, a step may only get tools the workflow's bindings allow (get_workflow_details' bound_tools).", schema(json!({}), &[])),
         Tool::new("update_step_mcp_tools", "Sets the tools of a custom_agent step: the full list of tool ids (from list_available_mcp_tools) it may call; tools left out are removed. Returns the workflow.", schema(json!({"workflow_uuid": wf, "step_uuid": step, "enabled_tools": {"type": "array", "items": {"type": "string"}}}), &["workflow_uuid", "step_uuid", "enabled_tools"])),
     ]
 }
@@ -194,7 +196,7 @@ pub async fn run(
     state: &AppState,
     name: &str,
     args: &Map<String, Value>,
-    by: &str,
+    by: &Actor,
 ) -> Result<Value, String> {
     let readable = |e: ServerError| ApiError::from(e).to_string();
     let edit = |id: String, change: Edit| async move {

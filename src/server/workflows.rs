@@ -6,9 +6,10 @@
 //! whose tools changed are told, and open settings pages get
 //! `workflow_changed`.
 
+use crate::domain::actor::Actor;
 use crate::domain::workflow_def::{apply, Definition, Edit, EditContext};
 use crate::error::ApiError;
-use crate::server::agent::rules::{check_with, compile_schema};
+use crate::server::agent::rules::{check_with, compile_schema, Rules};
 use crate::server::store::workflow_defs::{self as store, Versioned};
 use crate::server::{AppState, ServerError};
 use serde_json::{json, Value};
@@ -37,16 +38,56 @@ fn check_filter(schema: &Value, rules: &Value) -> Result<(), String> {
     check_with(&validator, rules)
 }
 
+/// Refuses (422 naming `steps[i].tools` and the tools) the tools an edit
+/// by `by` gives step `i` of workflow `id` that the bindings do not allow
+/// there (global and `id`'s own), when `by` is held to the bindings (an
+/// API key: see [`Actor::step_tools_within_bindings`]). Only the step the
+/// edit sets is checked: other edits never fail for tools an admin gave a
+/// step.
+fn check_step_tools(
+    rules: &Rules,
+    id: &str,
+    next: &Definition,
+    edit: &Edit,
+    by: &Actor,
+) -> Result<(), ApiError> {
+    let Edit::UpdateStepTools { step_uuid, .. } = edit else {
+        return Ok(());
+    };
+    if !by.step_tools_within_bindings() {
+        return Ok(());
+    }
+    let allowed = rules.available(id);
+    let Some((i, outside)) = next.tools_outside(step_uuid, &allowed) else {
+        return Ok(());
+    };
+    let names = outside
+        .iter()
+        .map(|t| format!("`{t}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Err(ApiError::invalid(
+        format!("steps[{i}].tools"),
+        format!(
+            "{names} {} not allowed in workflow `{id}` by the tool bindings (allowed there: {}); \
+             an API key may only give a step tools the bindings allow — an admin binds them first",
+            if outside.len() == 1 { "is" } else { "are" },
+            allowed.join(", ")
+        ),
+    ))
+}
+
 /// Applies `edit` to workflow `id` by `by`, on top of `expected` (the
 /// version the editor read; `None`: whatever is current, for a tool call
 /// that read it just before). The new definition and version; 422 naming
-/// the argument for a refused edit, 412 for a stale version.
+/// the argument for a refused edit (for a key, `steps[i].tools` naming
+/// step tools the bindings do not allow), 412 for a stale version.
 pub async fn edit(
     state: &AppState,
     id: &str,
     edit: &Edit,
     expected: Option<i64>,
-    by: &str,
+    by: &Actor,
 ) -> Result<Versioned, ServerError> {
     let _guard = state.workflows_lock.lock().await;
     let current = get(state, id).await?;
@@ -60,9 +101,12 @@ pub async fn edit(
             check_filter: &check_filter,
             new_uuid: &mut new_uuid,
         };
-        apply(&current.definition, edit, &mut ctx)
-            .map_err(|e| ApiError::invalid(e.field, e.message))?
+        let next = apply(&current.definition, edit, &mut ctx)
+            .map_err(|e| ApiError::invalid(e.field, e.message))?;
+        check_step_tools(&rules, id, &next, edit, by)?;
+        next
     };
+    let by = by.name.as_str();
     let mut tx = state.db.begin().await?;
     let version = store::put(&mut tx, id, &next, edit, expected, by).await?;
     tx.commit().await?;

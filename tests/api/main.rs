@@ -8,6 +8,7 @@ mod backends;
 mod bindings;
 mod bindings_file;
 mod budgets;
+mod catalogue;
 mod connections;
 mod end_session;
 mod event_streams;

@@ -92,9 +92,7 @@ async fn editor_of(
             .ok_or(ApiError::Unauthenticated)?;
         let key = crate::server::rest::ApiKey(key);
         key.require(Scope::WorkflowsWrite)?;
-        return Ok(Editor {
-            name: format!("API key “{}”", key.name()),
-        });
+        return Ok(Editor { actor: key.actor() });
     }
     let user = user.ok_or(ApiError::Unauthenticated)?;
     user.require(Role::Admin)?;
@@ -102,6 +100,6 @@ async fn editor_of(
         crate::server::auth::require_same_origin(state, headers)?;
     }
     Ok(Editor {
-        name: user.0.display_name.clone(),
+        actor: crate::domain::actor::Actor::admin(user.0.id, &user.0.display_name),
     })
 }

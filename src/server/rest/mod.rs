@@ -3,6 +3,7 @@
 //! body limit and the JSON 404 every area shares.
 
 pub mod bindings;
+pub mod catalogue;
 pub mod event_streams;
 #[cfg(test)]
 mod fuzz;
@@ -50,6 +51,7 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .merge(lessons::router())
         .merge(bindings::router())
+        .merge(catalogue::router())
         .merge(sessions::router())
         .merge(plugins::router())
         .merge(vibes::router())
@@ -182,6 +184,23 @@ impl ApiKey {
     /// The key's name, recorded as the author of what it changes.
     pub fn name(&self) -> &str {
         &self.0.name
+    }
+
+    /// The key as the actor of a change, with its scopes (attributed as
+    /// `API key “name”`).
+    pub fn actor(&self) -> crate::domain::actor::Actor {
+        crate::domain::actor::Actor::key(&self.0.name, &self.0.scopes)
+    }
+
+    /// Refuses (403 naming the first) unless the key was given one of
+    /// `scopes`.
+    pub fn require_any(&self, scopes: &[Scope]) -> Result<(), ApiError> {
+        match scopes.iter().find(|s| self.0.scopes.contains(s)) {
+            Some(_) => Ok(()),
+            None => Err(ApiError::MissingScope {
+                scope: scopes.first().map(Scope::to_string).unwrap_or_default(),
+            }),
+        }
     }
 
     /// Refuses (403 naming the scope) unless the key was given `scope`.

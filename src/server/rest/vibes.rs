@@ -2,6 +2,7 @@
 //! object with ETag / If-Match (as for the bindings), list the vibes, and
 //! the body an Ultravox backend creates a call with.
 
+use crate::domain::actor::Actor;
 use crate::domain::api_key::Scope;
 use crate::domain::limits::{bytes_in_words, excerpt};
 use crate::domain::vibe::{Agent, AgentId, Vibe, VibeId};
@@ -105,7 +106,7 @@ async fn read_agent(
 
 /// The version a PUT starts from: `If-Match` for a change, `If-None-Match:
 /// *` to create; neither is 428 (no blind overwrites).
-fn expected(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
+pub(crate) fn expected(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
     let creating = headers
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
@@ -116,7 +117,7 @@ fn expected(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
     if_match(headers).map(Some)
 }
 
-fn same_id(path: &str, body: &str) -> Result<(), ApiError> {
+pub(crate) fn same_id(path: &str, body: &str) -> Result<(), ApiError> {
     if path == body {
         Ok(())
     } else {
@@ -271,27 +272,43 @@ fn archive_body(
     })
 }
 
-/// Imports `body` (a `.zip` or `.tar`) by `by`: what it counted.
+/// Imports `body` (a `.zip` or `.tar`) by `actor`, on top of catalogue
+/// version `expected` if the request named one: what it counted.
 async fn import_archive(
     state: &AppState,
     body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
-    by: &str,
+    actor: &Actor,
+    expected: Option<i64>,
 ) -> Result<Response, ServerError> {
     let files = manifests::unpack(&archive_body(body)?)?;
-    let (tools, agents, vibes) = manifests::import(state, &files, by).await?;
+    let (tools, agents, vibes) = manifests::import(state, &files, actor, expected).await?;
     Ok(Json(json!({"tools": tools, "agents": agents, "vibes": vibes})).into_response())
+}
+
+/// The catalogue version an import builds on: its `If-Match`, if sent
+/// (stale → 412); without one, whatever is current.
+fn catalogue_precondition(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
+    if headers.contains_key(header::IF_MATCH) {
+        if_match(headers).map(Some)
+    } else {
+        Ok(None)
+    }
 }
 
 /// `POST /api/manifests` with a `.zip` or `.tar` body: replaces every agent
 /// and vibe (adding or updating the tools it carries) if the whole set is
-/// valid; otherwise 422 naming the file and field, and nothing changes.
+/// valid; otherwise 422 naming the file and field, and nothing changes. A
+/// tool added or changed needs `catalogue:write` too (403 otherwise, for
+/// the whole import).
 async fn import_api(
     key: ApiKey,
     State(state): State<AppState>,
+    headers: HeaderMap,
     body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Result<Response, ServerError> {
     key.require(Scope::VibesWrite)?;
-    import_archive(&state, body, &format!("API key “{}”", key.name())).await
+    let expected = catalogue_precondition(&headers)?;
+    import_archive(&state, body, &key.actor(), expected).await
 }
 
 /// `POST /agents/manifests`: the same import from the `/agents` page, for a
@@ -304,9 +321,10 @@ async fn import_page(
     body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Result<Response, ServerError> {
     let user = user.ok_or(ApiError::Unauthenticated)?;
-    user.0.require(crate::domain::user::Role::Admin)?;
+    let admin = user.0.admin_actor()?;
     crate::server::auth::require_same_origin(&state, &headers)?;
-    import_archive(&state, body, &user.0 .0.display_name).await
+    let expected = catalogue_precondition(&headers)?;
+    import_archive(&state, body, &admin, expected).await
 }
 
 /// `GET /api/vibes/{id}/call-config?format=ultravox`: the body to create an

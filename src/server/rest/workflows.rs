@@ -7,6 +7,7 @@
 //! `workflow_changed` event stream (an API key with the scope may listen
 //! too) and the workflow chat's one-action step.
 
+use crate::domain::actor::Actor;
 use crate::domain::api_key::Scope;
 use crate::domain::user::Role;
 use crate::domain::workflow_chat::{ChatRequest, CHAT_BODY_MAX_BYTES};
@@ -79,8 +80,7 @@ async fn edit(
     key.require(Scope::WorkflowsWrite)?;
     let expected = if_match(&headers)?;
     let change = json_body(body, crate::domain::limits::API_BODY_MAX_BYTES)?;
-    let by = format!("API key “{}”", key.name());
-    let saved = workflows::edit(&state, &id, &change, Some(expected), &by).await?;
+    let saved = workflows::edit(&state, &id, &change, Some(expected), &key.actor()).await?;
     Ok(answer(&id, saved))
 }
 
@@ -146,7 +146,10 @@ async fn chat_step(
     require_same_origin(&state, &headers)?;
     let request = json_body(body, CHAT_BODY_MAX_BYTES)?;
     let editor = Editor {
-        name: format!("{} (workflow agent)", user.0 .0.display_name),
+        actor: Actor::admin(
+            user.0 .0.id,
+            &format!("{} (workflow agent)", user.0 .0.display_name),
+        ),
     };
     let answer = workflow_chat::step(&state, &id, editor, request).await?;
     Ok(Json(answer).into_response())

@@ -1,4 +1,5 @@
-//! The catalogue, the workflows and the versioned bindings.
+//! The catalogue's tools and workflows as they stand, and the versioned
+//! bindings. (Tool writes go with their version: `store::catalogue`.)
 
 use crate::domain::bindings::ToolBindings;
 use crate::domain::bindings::{BindingsVersion, VersionMeta};
@@ -22,8 +23,11 @@ pub async fn tool_count(db: &SqlitePool) -> Result<i64, ServerError> {
         .await?)
 }
 
-/// Every catalogue tool, in catalogue order.
-pub async fn tools(db: &SqlitePool) -> Result<Vec<CatalogueTool>, ServerError> {
+/// Every catalogue tool, in catalogue order (from the pool, or inside a
+/// transaction).
+pub async fn tools<'e>(
+    db: impl sqlx::SqliteExecutor<'e>,
+) -> Result<Vec<CatalogueTool>, ServerError> {
     #[derive(sqlx::FromRow)]
     struct Row {
         id: String,
@@ -86,59 +90,6 @@ pub async fn known_ids(db: &SqlitePool) -> Result<(HashSet<String>, HashSet<Stri
         .fetch_all(db)
         .await?;
     Ok((tools.into_iter().collect(), workflows.into_iter().collect()))
-}
-
-/// Adds a tool (`create`) or replaces an existing one's details.
-pub async fn put_tool(
-    db: &SqlitePool,
-    tool: &CatalogueTool,
-    create: bool,
-) -> Result<(), ServerError> {
-    let parameters = tool.parameters.to_string();
-    let requires = serde_json::to_string(&tool.requires).unwrap_or_else(|_| "[]".into());
-    let effects = serde_json::to_string(&tool.effects).unwrap_or_else(|_| "[]".into());
-    let result = if create {
-        sqlx::query(
-            "INSERT INTO catalogue_tools (id, name, description, category, parameters, requires, effects, ultravox_builtin, position, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM catalogue_tools), ?)",
-        )
-        .bind(tool.id.as_str())
-        .bind(tool.name.trim())
-        .bind(tool.description.trim())
-        .bind(tool.category.trim())
-        .bind(&parameters)
-        .bind(&requires)
-        .bind(&effects)
-        .bind(tool.ultravox_builtin)
-        .bind(now())
-        .execute(db)
-        .await
-    } else {
-        sqlx::query(
-            "UPDATE catalogue_tools SET name = ?, description = ?, category = ?, parameters = ?,
-             requires = ?, effects = ?, ultravox_builtin = ?, updated_at = ? WHERE id = ?",
-        )
-        .bind(tool.name.trim())
-        .bind(tool.description.trim())
-        .bind(tool.category.trim())
-        .bind(&parameters)
-        .bind(&requires)
-        .bind(&effects)
-        .bind(tool.ultravox_builtin)
-        .bind(now())
-        .bind(tool.id.as_str())
-        .execute(db)
-        .await
-    };
-    match result {
-        Ok(done) if done.rows_affected() == 1 => Ok(()),
-        Ok(_) => Err(ApiError::NotFound(format!("Tool \"{}\"", tool.id)).into()),
-        Err(e) if is_unique_violation(&e, "catalogue_tools.id") => Err(ApiError::Conflict(
-            format!("A tool with the id \"{}\" already exists.", tool.id),
-        )
-        .into()),
-        Err(e) => Err(e.into()),
-    }
 }
 
 /// Adds a workflow (`create`) or replaces an existing one's details.

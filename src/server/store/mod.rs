@@ -10,6 +10,7 @@ pub mod api_keys;
 pub mod auth_sessions;
 pub mod bank_accounts;
 pub mod bindings;
+pub mod catalogue;
 pub mod lesson_outcomes;
 pub mod lessons;
 pub mod plugins;

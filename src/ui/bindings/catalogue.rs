@@ -131,10 +131,13 @@ impl Form {
 }
 
 /// Add or edit catalogue tools and workflows, with errors next to fields.
+/// A tool is saved on top of `catalogue_version`, the catalogue version the
+/// page loaded: a change saved elsewhere since is reported, not overwritten.
 #[component]
 pub fn CatalogueEditor(
     tools: Vec<CatalogueTool>,
     workflows: Vec<Workflow>,
+    catalogue_version: i64,
     reload: RwSignal<u32>,
 ) -> impl IntoView {
     let save_tool = ServerAction::<SaveTool>::new();
@@ -154,6 +157,7 @@ pub fn CatalogueEditor(
             save_tool.dispatch(SaveTool {
                 tool: t,
                 create: tool.create.get_untracked(),
+                version: Some(catalogue_version),
             });
         }
         Err(problems) => tool.problems.set(problems),

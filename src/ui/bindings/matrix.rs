@@ -43,6 +43,7 @@ pub fn Matrix(data: MatrixData, fetched: Fetches) -> impl IntoView {
     let rows = StoredValue::new(matrix_rows(&data.workflows));
     let tools = StoredValue::new(data.tools.clone());
     let workflows = StoredValue::new(data.workflows.clone());
+    let catalogue_version = data.catalogue_version;
 
     let save = ServerAction::<SaveBindings>::new();
     let (save_result, saving) = (save.value(), save.pending());
@@ -180,7 +181,7 @@ pub fn Matrix(data: MatrixData, fetched: Fetches) -> impl IntoView {
             <History history version saved edited reload />
             <FileExchange edited />
         </div>
-        <CatalogueEditor tools=tools.get_value() workflows=workflows.get_value() reload />
+        <CatalogueEditor tools=tools.get_value() workflows=workflows.get_value() catalogue_version reload />
     }
     .into_any()
 }
