@@ -17,6 +17,7 @@ pub mod effect;
 pub mod error;
 pub mod lesson;
 pub mod limits;
+pub mod net;
 pub mod playground;
 pub mod plugin;
 pub mod session_filter;

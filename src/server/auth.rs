@@ -76,9 +76,11 @@ fn decoy_hash() -> &'static str {
 /// server is busy (503).
 pub const HASH_QUEUE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// Signs in from `address`: refused with `TooManyAttempts` (before any
-/// hashing) while the account or the address is throttled; a wrong password
-/// counts against both, a right one forgives both.
+/// Signs in from `address`. The attempt is counted before any hashing
+/// (see [`throttle`]): refused with `TooManyAttempts` while the account
+/// from this address, the account or the address is at its limit. A right
+/// password forgives the account's attempts; one the server could not
+/// decide (busy, a database error) does not count.
 pub async fn sign_in(
     state: &AppState,
     email: &Email,
@@ -86,24 +88,27 @@ pub async fn sign_in(
     address: Option<std::net::IpAddr>,
 ) -> Result<UserView, ServerError> {
     let keys = throttle::keys(email.as_str(), address);
-    let now = std::time::Instant::now();
-    if let Some(wait) = state.login_throttle.retry_after(&keys, now) {
+    let started = state.clock.now();
+    if let Err(wait) = state.login_throttle.begin(&keys, started) {
+        tracing::info!(email = %email.as_str(), ?address, "sign-in throttled");
         return Err(ApiError::TooManyAttempts {
-            retry_after_secs: wait.as_secs().max(1),
+            retry_after_secs: wait,
         }
         .into());
     }
     match authenticate(state, email, password).await {
         Ok(user) => {
-            state.login_throttle.succeeded(&keys);
+            state.login_throttle.succeeded(&keys, started);
             Ok(user)
         }
         Err(ServerError::Api(ApiError::InvalidCredentials)) => {
-            state.login_throttle.failed(&keys, now);
             tracing::info!(email = %email.as_str(), ?address, "wrong password");
             Err(ApiError::InvalidCredentials.into())
         }
-        Err(other) => Err(other),
+        Err(other) => {
+            state.login_throttle.undecided(&keys, started);
+            Err(other)
+        }
     }
 }
 

@@ -75,6 +75,11 @@ pub struct Config {
     /// Steps one turn of the workflow chat may take before it is stopped
     /// (`WORKFLOW_CHAT_STEP_LIMIT`, default 12, at most 100).
     pub chat_step_limit: usize,
+    /// The reverse proxies in front of the server (`TRUSTED_PROXIES`,
+    /// comma- or space-separated addresses or CIDR blocks; none by
+    /// default): only a request from one of them has its client address
+    /// read from `X-Forwarded-For` (sign-in throttling goes by it).
+    pub trusted_proxies: crate::domain::net::TrustedProxies,
     /// Whether a new database gets the demo teacher's lessons
     /// (`SWITCHBOARD_DEMO_LESSONS`, default on; `0`/`false` skips them).
     pub demo_lessons: bool,
@@ -196,6 +201,14 @@ impl Config {
                 crate::server::llm::MAX_TIMEOUT_SECONDS,
             )?,
         )?;
+        let trusted_proxies = crate::domain::net::TrustedProxies::parse(
+            &get("TRUSTED_PROXIES").unwrap_or_default(),
+        )
+        .map_err(|bad| {
+            ServerError::Config(format!(
+                "TRUSTED_PROXIES must list IP addresses or CIDR blocks (10.0.0.0/8), got {bad:?}"
+            ))
+        })?;
         let demo_lessons = match get("SWITCHBOARD_DEMO_LESSONS").as_deref() {
             None | Some("" | "1" | "true" | "yes" | "on") => true,
             Some("0" | "false" | "no" | "off") => false,
@@ -218,6 +231,7 @@ impl Config {
             bindings_file: get("SWITCHBOARD_BINDINGS_FILE").filter(|f| !f.is_empty()),
             manifests_dir: get("SWITCHBOARD_MANIFESTS_DIR").filter(|f| !f.is_empty()),
             demo_lessons,
+            trusted_proxies,
             embed_origins,
             max_streams_per_session,
             max_streams_per_user,
@@ -279,6 +293,7 @@ mod tests {
         assert!(!c.secure_cookies());
         assert_eq!(c.bindings_file, None);
         assert!(c.demo_lessons);
+        assert!(c.trusted_proxies.is_empty());
     }
 
     #[test]
@@ -305,6 +320,7 @@ mod tests {
             ("SHUTDOWN_GRACE_SECONDS", "soon"),
             ("HEADER_READ_TIMEOUT_SECONDS", "0"),
             ("EMBED_ORIGINS", "https://ok.example javascript:alert(1)"),
+            ("TRUSTED_PROXIES", "127.0.0.1 proxy.internal"),
         ] {
             let err = config(&[(key, value)]).unwrap_err().to_string();
             assert!(err.contains(key), "{err}");
