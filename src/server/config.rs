@@ -201,14 +201,13 @@ impl Config {
                 crate::server::llm::MAX_TIMEOUT_SECONDS,
             )?,
         )?;
-        let trusted_proxies = crate::domain::net::TrustedProxies::parse(
-            &get("TRUSTED_PROXIES").unwrap_or_default(),
-        )
-        .map_err(|bad| {
-            ServerError::Config(format!(
-                "TRUSTED_PROXIES must list IP addresses or CIDR blocks (10.0.0.0/8), got {bad:?}"
-            ))
-        })?;
+        let proxies = get("TRUSTED_PROXIES").unwrap_or_default();
+        let trusted_proxies =
+            crate::domain::net::TrustedProxies::parse(&proxies).map_err(|bad| {
+                ServerError::Config(format!(
+                    "TRUSTED_PROXIES must list IP addresses or CIDR blocks, got {bad:?}"
+                ))
+            })?;
         let demo_lessons = match get("SWITCHBOARD_DEMO_LESSONS").as_deref() {
             None | Some("" | "1" | "true" | "yes" | "on") => true,
             Some("0" | "false" | "no" | "off") => false,
