@@ -18,6 +18,7 @@ pub mod error;
 pub mod lesson;
 pub mod limits;
 pub mod net;
+pub mod pages;
 pub mod playground;
 pub mod plugin;
 pub mod session_filter;

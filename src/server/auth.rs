@@ -265,32 +265,35 @@ pub async fn resolve_user(State(state): State<AppState>, mut req: Request, next:
     next.run(req).await
 }
 
-/// Whether `path` is one of the app's pages (as opposed to static files, the
-/// API, server functions or the login page itself).
-fn is_app_page(path: &str) -> bool {
-    const AREAS: [&str; 3] = ["/lessons", "/bindings", "/sessions"];
-    path == "/"
-        || AREAS
-            .iter()
-            .any(|area| path == *area || path.starts_with(&format!("{area}/")))
-}
-
-/// Middleware: sends anonymous visitors of app pages to the login page (with
-/// where they were going), and signed-in visitors of the login page home.
+/// Middleware: guards every page of the page table
+/// (`domain::pages::PAGES`) by the role it gives. A signed-out visitor of a
+/// page that needs a sign-in is sent to the login page (303, with where
+/// they were going); a signed-in account without the page's role gets it
+/// as 403 (the page renders the notice, from the same table); a signed-in
+/// visitor of the login page is sent home.
 pub async fn guard_pages(req: Request, next: Next) -> Response {
-    if req.method() == Method::GET || req.method() == Method::HEAD {
-        let signed_in = req.extensions().get::<AuthUser>().is_some();
-        let path = req.uri().path();
-        if !signed_in && is_app_page(path) {
-            let target = req.uri().path_and_query().map_or(path, |pq| pq.as_str());
-            let next_param: String = url_encode(target);
-            return Redirect::to(&format!("/login?next={next_param}")).into_response();
-        }
-        if signed_in && path == "/login" {
-            return Redirect::to("/").into_response();
-        }
+    if req.method() != Method::GET && req.method() != Method::HEAD {
+        return next.run(req).await;
     }
-    next.run(req).await
+    let Some(page) = crate::domain::pages::page_at(req.uri().path()) else {
+        return next.run(req).await;
+    };
+    let role = req.extensions().get::<AuthUser>().map(|u| u.0.role);
+    if role.is_none() && !page.allows(None) {
+        let path = req.uri().path();
+        let target = req.uri().path_and_query().map_or(path, |pq| pq.as_str());
+        let next_param: String = url_encode(target);
+        return Redirect::to(&format!("/login?next={next_param}")).into_response();
+    }
+    if role.is_some() && page.id == crate::domain::pages::PageId::Login {
+        return Redirect::to("/").into_response();
+    }
+    let forbidden = !page.allows(role);
+    let mut response = next.run(req).await;
+    if forbidden && response.status().is_success() {
+        *response.status_mut() = StatusCode::FORBIDDEN;
+    }
+    response
 }
 
 /// Percent-encodes everything but unreserved characters, for a query value.
@@ -406,22 +409,6 @@ mod tests {
             claimed_origin(&headers).as_deref(),
             Some("http://evil.example")
         );
-    }
-
-    #[test]
-    fn app_pages_are_the_areas_and_home() {
-        for page in ["/", "/lessons", "/lessons/4", "/bindings", "/sessions/abc"] {
-            assert!(is_app_page(page), "{page}");
-        }
-        for other in [
-            "/login",
-            "/healthz",
-            "/pkg/switchboard.js",
-            "/lessonsx",
-            "/rpc/login",
-        ] {
-            assert!(!is_app_page(other), "{other}");
-        }
     }
 
     #[test]
