@@ -177,6 +177,17 @@ impl Page {
         }
     }
 
+    /// Whether `path` starts with this page's route, segment by segment.
+    fn begins(&self, path: &str) -> bool {
+        let mut given = path.split('/').filter(|s| !s.is_empty());
+        self.segments()
+            .all(|expected| match (given.next(), expected) {
+                (Some(g), Segment::Static(s)) => g == s,
+                (Some(_), Segment::Param(_)) => true,
+                (None, _) => false,
+            })
+    }
+
     /// An address of this page, with `value` for each parameter (for tests
     /// and examples: `/lessons/1`).
     pub fn address_with(&self, value: &str) -> String {
@@ -206,6 +217,19 @@ pub fn page_at(path: &str) -> Option<&'static Page> {
     PAGES.iter().find(|page| page.matches(path))
 }
 
+/// The page whose area `path` is in: the page at `path`, or else the
+/// page with the longest route that `path` continues (a file a page links,
+/// such as `/lessons/4/sessions.csv` under `/lessons/:id`). The start page
+/// (`/`) is no area: it would take in every path.
+pub fn area_at(path: &str) -> Option<&'static Page> {
+    page_at(path).or_else(|| {
+        PAGES
+            .iter()
+            .filter(|page| page.segments().count() > 0 && page.begins(path))
+            .max_by_key(|page| page.segments().count())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,6 +252,21 @@ mod tests {
             ("/pkg/start.js", None),
         ] {
             assert_eq!(page_at(path).map(|p| p.id), id, "{path}");
+        }
+    }
+
+    #[test]
+    fn files_a_page_links_are_in_its_area_and_other_paths_in_none() {
+        for (path, id) in [
+            ("/lessons/4/sessions.csv", Some(PageId::LessonEditor)),
+            ("/bindings/tool-bindings.json", Some(PageId::Bindings)),
+            ("/lessons", Some(PageId::Lessons)),
+            ("/", Some(PageId::Home)),
+            ("/healthz", None),
+            ("/api/sessions/events", None),
+            ("/no-such-page", None),
+        ] {
+            assert_eq!(area_at(path).map(|p| p.id), id, "{path}");
         }
     }
 

@@ -267,7 +267,8 @@ pub async fn resolve_user(State(state): State<AppState>, mut req: Request, next:
 
 /// Middleware: guards every page of the page table
 /// (`domain::pages::PAGES`) by the role it gives. A signed-out visitor of a
-/// page that needs a sign-in is sent to the login page (303, with where
+/// page that needs a sign-in, or of a file such a page links (its area,
+/// `domain::pages::area_at`), is sent to the login page (303, with where
 /// they were going); a signed-in account without the page's role gets it
 /// as 403 (the page renders the notice, from the same table); a signed-in
 /// visitor of the login page is sent home.
@@ -275,20 +276,22 @@ pub async fn guard_pages(req: Request, next: Next) -> Response {
     if req.method() != Method::GET && req.method() != Method::HEAD {
         return next.run(req).await;
     }
-    let Some(page) = crate::domain::pages::page_at(req.uri().path()) else {
+    let Some(area) = crate::domain::pages::area_at(req.uri().path()) else {
         return next.run(req).await;
     };
     let role = req.extensions().get::<AuthUser>().map(|u| u.0.role);
-    if role.is_none() && !page.allows(None) {
+    if role.is_none() && !area.allows(None) {
         let path = req.uri().path();
         let target = req.uri().path_and_query().map_or(path, |pq| pq.as_str());
         let next_param: String = url_encode(target);
         return Redirect::to(&format!("/login?next={next_param}")).into_response();
     }
-    if role.is_some() && page.id == crate::domain::pages::PageId::Login {
+    if role.is_some() && area.id == crate::domain::pages::PageId::Login {
         return Redirect::to("/").into_response();
     }
-    let forbidden = !page.allows(role);
+    // A file in a page's area answers for itself; a page is refused here.
+    let is_page = area.matches(req.uri().path());
+    let forbidden = is_page && !area.allows(role);
     let mut response = next.run(req).await;
     if forbidden && response.status().is_success() {
         *response.status_mut() = StatusCode::FORBIDDEN;
