@@ -221,6 +221,6 @@ async fn sweep(state: AppState) {
         if let Err(e) = store::auth_sessions::purge_expired(&state.db).await {
             tracing::error!(error = %e, "purging expired sign-ins failed");
         }
-        state.login_throttle.prune(std::time::Instant::now());
+        state.login_throttle.prune(state.clock.now());
     }
 }

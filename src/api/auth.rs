@@ -4,8 +4,9 @@ use crate::domain::user::{AccountSummary, UserView};
 use crate::error::ApiError;
 use leptos::prelude::*;
 
-/// Checks the e-mail and password (throttled per account and address: 429
-/// with `Retry-After` after 5 failures in 15 minutes), starts a
+/// Checks the e-mail and password (throttled per account and address pair,
+/// per account and per address, counted as attempts start: 429 with
+/// `Retry-After`; see `domain::limits`), starts a
 /// database-backed session and sets its cookie, then sends the browser to
 /// `next` (a local path) or `/`.
 #[server(prefix = "/rpc", endpoint = "login")]
@@ -15,7 +16,7 @@ pub async fn login(email: String, password: String, next: Option<String>) -> Res
     ctx::finish(async {
         let state = ctx::state()?;
         let email = Email::parse(&email)?;
-        let user = auth::sign_in(&state, &email, &password, ctx::client_address()).await?;
+        let user = auth::sign_in(&state, &email, &password, ctx::client_address(&state)).await?;
         let token = auth::start_session(&state, user.id).await?;
         ctx::set_session_cookie(&state, &token, Some(state.config.session_ttl));
         leptos_axum::redirect(&safe_next_path(next.as_deref()));

@@ -128,6 +128,54 @@ pub fn bytes_in_words(n: usize) -> String {
     }
 }
 
+/// Sign-in attempts one account may have from one client address within
+/// [`LOGIN_PAIR_WINDOW_SECS`]. An attempt counts when it starts, before the
+/// password is hashed, so a burst of concurrent guesses gets this many
+/// checks and no more; a right password forgives the pair.
+pub const LOGIN_PAIR_ATTEMPTS: usize = 5;
+
+/// The window of [`LOGIN_PAIR_ATTEMPTS`]: 15 minutes.
+pub const LOGIN_PAIR_WINDOW_SECS: i64 = 15 * 60;
+
+/// Sign-in attempts one account may have from all addresses together
+/// within [`LOGIN_ACCOUNT_WINDOW_SECS`]: slows a guesser that spreads over
+/// many addresses. More than one address can make in that window under
+/// [`LOGIN_PAIR_ATTEMPTS`] (20 an hour), so a stranger at one address
+/// cannot keep the account locked for its owner at another.
+pub const LOGIN_ACCOUNT_ATTEMPTS: usize = 30;
+
+/// The window of [`LOGIN_ACCOUNT_ATTEMPTS`]: an hour.
+pub const LOGIN_ACCOUNT_WINDOW_SECS: i64 = 60 * 60;
+
+/// Sign-in attempts one client address may make, whatever the accounts,
+/// within [`LOGIN_ADDRESS_WINDOW_SECS`]: one address guessing across many
+/// accounts is slowed too, with room for a school behind one address.
+pub const LOGIN_ADDRESS_ATTEMPTS: usize = 30;
+
+/// The window of [`LOGIN_ADDRESS_ATTEMPTS`]: 15 minutes.
+pub const LOGIN_ADDRESS_WINDOW_SECS: i64 = 15 * 60;
+
+// One address at the pair limit must stay under the account limit.
+const _: () = assert!(
+    LOGIN_PAIR_ATTEMPTS * ((LOGIN_ACCOUNT_WINDOW_SECS / LOGIN_PAIR_WINDOW_SECS) as usize)
+        < LOGIN_ACCOUNT_ATTEMPTS
+);
+
+/// Open MCP sessions one credential (a session token, an API key, a
+/// signed-in admin) may hold on an MCP endpoint: each is a task, buffers
+/// and a tool-change listener, so `initialize` in a loop must not pile
+/// them up. Past it, 429 with `Retry-After`.
+pub const MCP_SESSIONS_PER_CREDENTIAL: usize = 20;
+
+/// How long an MCP session may be idle (no request, no notification)
+/// before it is closed and its slot freed; a client re-initialises.
+pub const MCP_SESSION_IDLE_SECS: u64 = 5 * 60;
+
+/// Bytes a client may send on an event-stream connection after its request
+/// head (an `EventSource` sends none): past it the connection is closed,
+/// so a client that keeps writing cannot keep the server reading.
+pub const STREAM_CLIENT_BYTES_MAX: usize = 4 * 1024;
+
 #[cfg(test)]
 mod tests {
     use super::*;

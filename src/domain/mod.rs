@@ -19,6 +19,8 @@ pub mod effect;
 pub mod error;
 pub mod lesson;
 pub mod limits;
+pub mod net;
+pub mod pages;
 pub mod playground;
 pub mod plugin;
 pub mod session_access;

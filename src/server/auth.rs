@@ -88,9 +88,11 @@ fn decoy_hash() -> &'static str {
 /// server is busy (503).
 pub const HASH_QUEUE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// Signs in from `address`: refused with `TooManyAttempts` (before any
-/// hashing) while the account or the address is throttled; a wrong password
-/// counts against both, a right one forgives both.
+/// Signs in from `address`. The attempt is counted before any hashing
+/// (see [`throttle`]): refused with `TooManyAttempts` while the account
+/// from this address, the account or the address is at its limit. A right
+/// password forgives the account's attempts; one the server could not
+/// decide (busy, a database error) does not count.
 pub async fn sign_in(
     state: &AppState,
     email: &Email,
@@ -98,24 +100,27 @@ pub async fn sign_in(
     address: Option<std::net::IpAddr>,
 ) -> Result<UserView, ServerError> {
     let keys = throttle::keys(email.as_str(), address);
-    let now = std::time::Instant::now();
-    if let Some(wait) = state.login_throttle.retry_after(&keys, now) {
+    let started = state.clock.now();
+    if let Err(wait) = state.login_throttle.begin(&keys, started) {
+        tracing::info!(email = %email.as_str(), ?address, "sign-in throttled");
         return Err(ApiError::TooManyAttempts {
-            retry_after_secs: wait.as_secs().max(1),
+            retry_after_secs: wait,
         }
         .into());
     }
     match authenticate(state, email, password).await {
         Ok(user) => {
-            state.login_throttle.succeeded(&keys);
+            state.login_throttle.succeeded(&keys, started);
             Ok(user)
         }
         Err(ServerError::Api(ApiError::InvalidCredentials)) => {
-            state.login_throttle.failed(&keys, now);
             tracing::info!(email = %email.as_str(), ?address, "wrong password");
             Err(ApiError::InvalidCredentials.into())
         }
-        Err(other) => Err(other),
+        Err(other) => {
+            state.login_throttle.undecided(&keys, started);
+            Err(other)
+        }
     }
 }
 
@@ -272,32 +277,38 @@ pub async fn resolve_user(State(state): State<AppState>, mut req: Request, next:
     next.run(req).await
 }
 
-/// Whether `path` is one of the app's pages (as opposed to static files, the
-/// API, server functions or the login page itself).
-fn is_app_page(path: &str) -> bool {
-    const AREAS: [&str; 3] = ["/lessons", "/bindings", "/sessions"];
-    path == "/"
-        || AREAS
-            .iter()
-            .any(|area| path == *area || path.starts_with(&format!("{area}/")))
-}
-
-/// Middleware: sends anonymous visitors of app pages to the login page (with
-/// where they were going), and signed-in visitors of the login page home.
+/// Middleware: guards every page of the page table
+/// (`domain::pages::PAGES`) by the role it gives. A signed-out visitor of a
+/// page that needs a sign-in, or of a file such a page links (its area,
+/// `domain::pages::area_at`), is sent to the login page (303, with where
+/// they were going); a signed-in account without the page's role gets it
+/// as 403 (the page renders the notice, from the same table); a signed-in
+/// visitor of the login page is sent home.
 pub async fn guard_pages(req: Request, next: Next) -> Response {
-    if req.method() == Method::GET || req.method() == Method::HEAD {
-        let signed_in = req.extensions().get::<AuthUser>().is_some();
-        let path = req.uri().path();
-        if !signed_in && is_app_page(path) {
-            let target = req.uri().path_and_query().map_or(path, |pq| pq.as_str());
-            let next_param: String = url_encode(target);
-            return Redirect::to(&format!("/login?next={next_param}")).into_response();
-        }
-        if signed_in && path == "/login" {
-            return Redirect::to("/").into_response();
-        }
+    if req.method() != Method::GET && req.method() != Method::HEAD {
+        return next.run(req).await;
     }
-    next.run(req).await
+    let Some(area) = crate::domain::pages::area_at(req.uri().path()) else {
+        return next.run(req).await;
+    };
+    let role = req.extensions().get::<AuthUser>().map(|u| u.0.role);
+    if role.is_none() && !area.allows(None) {
+        let path = req.uri().path();
+        let target = req.uri().path_and_query().map_or(path, |pq| pq.as_str());
+        let next_param: String = url_encode(target);
+        return Redirect::to(&format!("/login?next={next_param}")).into_response();
+    }
+    if role.is_some() && area.id == crate::domain::pages::PageId::Login {
+        return Redirect::to("/").into_response();
+    }
+    // A file in a page's area answers for itself; a page is refused here.
+    let is_page = area.matches(req.uri().path());
+    let forbidden = is_page && !area.allows(role);
+    let mut response = next.run(req).await;
+    if forbidden && response.status().is_success() {
+        *response.status_mut() = StatusCode::FORBIDDEN;
+    }
+    response
 }
 
 /// Percent-encodes everything but unreserved characters, for a query value.
@@ -413,22 +424,6 @@ mod tests {
             claimed_origin(&headers).as_deref(),
             Some("http://evil.example")
         );
-    }
-
-    #[test]
-    fn app_pages_are_the_areas_and_home() {
-        for page in ["/", "/lessons", "/lessons/4", "/bindings", "/sessions/abc"] {
-            assert!(is_app_page(page), "{page}");
-        }
-        for other in [
-            "/login",
-            "/healthz",
-            "/pkg/switchboard.js",
-            "/lessonsx",
-            "/rpc/login",
-        ] {
-            assert!(!is_app_page(other), "{other}");
-        }
     }
 
     #[test]

@@ -79,6 +79,11 @@ pub struct Config {
     /// What one agent session may store (`SESSION_WRITES_PER_MINUTE`,
     /// `SESSION_CALLS_MAX`, `SESSION_STORED_MAX_BYTES`).
     pub session_budget: SessionBudget,
+    /// The reverse proxies in front of the server (`TRUSTED_PROXIES`,
+    /// comma- or space-separated addresses or CIDR blocks; none by
+    /// default): only a request from one of them has its client address
+    /// read from `X-Forwarded-For` (sign-in throttling goes by it).
+    pub trusted_proxies: crate::domain::net::TrustedProxies,
     /// Whether a new database gets the demo teacher's lessons
     /// (`SWITCHBOARD_DEMO_LESSONS`, default on; `0`/`false` skips them).
     pub demo_lessons: bool,
@@ -226,6 +231,13 @@ impl Config {
                 crate::server::llm::MAX_TIMEOUT_SECONDS,
             )?,
         )?;
+        let proxies = get("TRUSTED_PROXIES").unwrap_or_default();
+        let trusted_proxies =
+            crate::domain::net::TrustedProxies::parse(&proxies).map_err(|bad| {
+                ServerError::Config(format!(
+                    "TRUSTED_PROXIES must list IP addresses or CIDR blocks, got {bad:?}"
+                ))
+            })?;
         let demo_lessons = match get("SWITCHBOARD_DEMO_LESSONS").as_deref() {
             None | Some("" | "1" | "true" | "yes" | "on") => true,
             Some("0" | "false" | "no" | "off") => false,
@@ -248,6 +260,7 @@ impl Config {
             bindings_file: get("SWITCHBOARD_BINDINGS_FILE").filter(|f| !f.is_empty()),
             manifests_dir: get("SWITCHBOARD_MANIFESTS_DIR").filter(|f| !f.is_empty()),
             demo_lessons,
+            trusted_proxies,
             embed_origins,
             max_streams_per_session,
             max_streams_per_user,
@@ -310,6 +323,7 @@ mod tests {
         assert!(!c.secure_cookies());
         assert_eq!(c.bindings_file, None);
         assert!(c.demo_lessons);
+        assert!(c.trusted_proxies.is_empty());
     }
 
     #[test]
@@ -336,6 +350,7 @@ mod tests {
             ("SHUTDOWN_GRACE_SECONDS", "soon"),
             ("HEADER_READ_TIMEOUT_SECONDS", "0"),
             ("EMBED_ORIGINS", "https://ok.example javascript:alert(1)"),
+            ("TRUSTED_PROXIES", "127.0.0.1 proxy.internal"),
         ] {
             let err = config(&[(key, value)]).unwrap_err().to_string();
             assert!(err.contains(key), "{err}");

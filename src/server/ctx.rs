@@ -33,14 +33,22 @@ pub fn require(needed: Role) -> Result<AuthUser, ServerError> {
     Ok(user)
 }
 
-/// The address the current request came from (the TCP peer; a proxy in
-/// front makes this the proxy's address).
-pub fn client_address() -> Option<std::net::IpAddr> {
+/// The address the current request came from: the TCP peer, or, when the
+/// peer is one of `TRUSTED_PROXIES`, the client its `X-Forwarded-For` names
+/// (see [`TrustedProxies::client`](crate::domain::net::TrustedProxies::client)).
+pub fn client_address(state: &AppState) -> Option<std::net::IpAddr> {
     use_context::<Parts>().and_then(|parts| {
-        parts
+        let peer = parts
             .extensions
-            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-            .map(|info| info.0.ip())
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()?
+            .0
+            .ip();
+        let forwarded = parts
+            .headers
+            .get_all("x-forwarded-for")
+            .iter()
+            .filter_map(|v| v.to_str().ok());
+        Some(state.config.trusted_proxies.client(peer, forwarded))
     })
 }
 

@@ -17,6 +17,7 @@ pub mod error;
 pub mod lesson_runs;
 pub mod llm;
 pub mod manifests;
+pub mod mcp_sessions;
 pub mod memory;
 pub mod rest;
 pub mod router;

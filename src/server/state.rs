@@ -30,7 +30,8 @@ pub struct AppState {
     pub hub: Arc<Hub>,
     /// Open event streams per session and per user, for the caps.
     pub streams: Arc<StreamCounter>,
-    /// Recent failed sign-ins per account and address.
+    /// Recent sign-in attempts per account and address, per account and
+    /// per address (counted as they start).
     pub login_throttle: Arc<LoginThrottle>,
     /// Permits for password hashing, one per core: a flood of sign-ins
     /// queues here instead of running hundreds of hashes (each tens of MB)
@@ -49,6 +50,12 @@ pub struct AppState {
     /// Sessions' write windows and the counts across sessions (playground
     /// sessions per user, failed identity checks per account).
     pub budgets: Arc<crate::server::agent::budget::Budgets>,
+    /// The MCP sessions of `/api/sessions/{id}/mcp`, each owned by the
+    /// agent session whose token opened it (capped, closed when it ends).
+    pub session_mcp: Arc<crate::server::mcp_sessions::McpSessions>,
+    /// The MCP sessions of `/mcp`, each owned by the API key or admin
+    /// that opened it (capped).
+    pub workflow_mcp: Arc<crate::server::mcp_sessions::McpSessions>,
     rules: Arc<RwLock<Arc<Rules>>>,
     session_locks: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
@@ -82,6 +89,8 @@ impl AppState {
             shutdown: tokio_util::sync::CancellationToken::new(),
             plugins: Arc::default(),
             budgets: Arc::default(),
+            session_mcp: Arc::default(),
+            workflow_mcp: Arc::default(),
             rules: Arc::new(RwLock::new(Arc::new(Rules::empty()))),
             session_locks: Arc::new(Mutex::new(HashMap::new())),
         }

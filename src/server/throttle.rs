@@ -1,111 +1,177 @@
-//! Sign-in throttling: after [`MAX_FAILURES`] wrong passwords within
-//! [`WINDOW`] for one account, or from one client address, further attempts
-//! are refused with 429 and `Retry-After` until the oldest failure leaves the
-//! window — without running the (deliberately slow) password hash.
+//! Sign-in throttling, counted when an attempt starts: before the
+//! (deliberately slow) password hash runs, the attempt takes a slot under
+//! each of its keys — the account from this address, the account, the
+//! address — or is refused with 429 and `Retry-After` if any of them is
+//! full. The check and the taking are one step under one lock, so a burst
+//! of concurrent guesses gets as many password checks as the tightest
+//! limit allows and no more.
 //!
-//! A sliding window, not a token bucket: "5 in 15 minutes" means exactly
-//! that, whatever the spacing. Kept in memory (a restart forgives), bounded
-//! by [`MAX_TRACKED`] keys and pruned on every sweep.
+//! The tight limit is per account *and* address, so a stranger guessing
+//! `admin@example.com` from one address locks out only that address; the
+//! account's own limit is slower and higher than one address can reach
+//! (`domain::limits`). Sliding windows, not token buckets: "5 in 15
+//! minutes" means exactly that, whatever the spacing. Times are the
+//! injected clock's seconds, so tests move time instead of sleeping. Kept
+//! in memory (a restart forgives), bounded by [`MAX_TRACKED`] keys and
+//! pruned on every sweep.
 
+use crate::domain::limits::{
+    LOGIN_ACCOUNT_ATTEMPTS, LOGIN_ACCOUNT_WINDOW_SECS, LOGIN_ADDRESS_ATTEMPTS,
+    LOGIN_ADDRESS_WINDOW_SECS, LOGIN_PAIR_ATTEMPTS, LOGIN_PAIR_WINDOW_SECS,
+};
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
-/// Failed sign-ins allowed per account and per address within [`WINDOW`].
-pub const MAX_FAILURES: usize = 5;
-/// How far back failures count.
-pub const WINDOW: Duration = Duration::from_secs(15 * 60);
-/// Most keys remembered; past it, keys whose failures have all left the
+/// Most keys remembered; past it, keys whose attempts have all left their
 /// window are dropped first, then the stalest.
 pub const MAX_TRACKED: usize = 100_000;
 
-/// Recent failures per key (`account:…`, `address:…`).
-#[derive(Default)]
-pub struct LoginThrottle {
-    failures: Mutex<HashMap<String, VecDeque<Instant>>>,
+/// Attempts allowed under one key within a sliding window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limit {
+    /// Attempts allowed in the window.
+    pub attempts: usize,
+    /// The window, seconds.
+    pub window_secs: i64,
 }
 
-/// The keys a sign-in attempt counts against.
-pub fn keys(email: &str, address: Option<IpAddr>) -> Vec<String> {
-    let mut keys = vec![format!("account:{email}")];
+/// One thing an attempt counts against, with its limit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Key {
+    name: String,
+    limit: Limit,
+}
+
+/// The keys a sign-in attempt counts against: the account from this
+/// address, the account, and the address (when known).
+pub fn keys(email: &str, address: Option<IpAddr>) -> Vec<Key> {
+    let key = |name: String, attempts, window_secs| Key {
+        name,
+        limit: Limit {
+            attempts,
+            window_secs,
+        },
+    };
+    let mut keys = Vec::with_capacity(3);
     if let Some(ip) = address {
-        keys.push(format!("address:{ip}"));
+        keys.push(key(
+            format!("pair:{email} {ip}"),
+            LOGIN_PAIR_ATTEMPTS,
+            LOGIN_PAIR_WINDOW_SECS,
+        ));
+    }
+    keys.push(key(
+        format!("account:{email}"),
+        LOGIN_ACCOUNT_ATTEMPTS,
+        LOGIN_ACCOUNT_WINDOW_SECS,
+    ));
+    if let Some(ip) = address {
+        keys.push(key(
+            format!("address:{ip}"),
+            LOGIN_ADDRESS_ATTEMPTS,
+            LOGIN_ADDRESS_WINDOW_SECS,
+        ));
     }
     keys
 }
 
+/// Recent attempts per key: when each started (clock seconds) and the
+/// longest window it counts in.
+#[derive(Default)]
+pub struct LoginThrottle {
+    attempts: Mutex<HashMap<String, Entry>>,
+}
+
+#[derive(Default)]
+struct Entry {
+    window_secs: i64,
+    started: VecDeque<i64>,
+}
+
+impl Entry {
+    /// Drops attempts that have left the window.
+    fn expire(&mut self, now: i64) {
+        while self
+            .started
+            .front()
+            .is_some_and(|t| now - *t >= self.window_secs)
+        {
+            self.started.pop_front();
+        }
+    }
+
+    /// How long until an attempt fits under `limit`, if it does not now.
+    fn wait(&self, limit: Limit, now: i64) -> Option<i64> {
+        let recent = self.started.len();
+        (recent >= limit.attempts).then(|| {
+            let oldest_that_must_leave = self.started[recent - limit.attempts];
+            (limit.window_secs - (now - oldest_that_must_leave)).max(1)
+        })
+    }
+}
+
 impl LoginThrottle {
-    fn locked(&self) -> std::sync::MutexGuard<'_, HashMap<String, VecDeque<Instant>>> {
-        self.failures.lock().unwrap_or_else(|p| p.into_inner())
+    fn locked(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+        self.attempts.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// How long to wait if any of `keys` already has [`MAX_FAILURES`]
-    /// failures in the window; `None` if the attempt may go ahead.
-    pub fn retry_after(&self, keys: &[String], now: Instant) -> Option<Duration> {
-        let failures = self.locked();
-        keys.iter()
-            .filter_map(|k| failures.get(k))
-            .filter_map(|times| {
-                let recent: Vec<&Instant> = times
-                    .iter()
-                    .filter(|t| now.duration_since(**t) < WINDOW)
-                    .collect();
-                (recent.len() >= MAX_FAILURES)
-                    .then(|| WINDOW.saturating_sub(now.duration_since(*recent[0])))
+    /// Starts an attempt at `now`: counts it under every key and returns
+    /// `Ok`, or, if any key is full, counts nothing and returns the
+    /// seconds until the fullest frees a slot.
+    pub fn begin(&self, keys: &[Key], now: i64) -> Result<(), u64> {
+        let mut attempts = self.locked();
+        let wait = keys
+            .iter()
+            .filter_map(|key| {
+                let entry = attempts.get_mut(&key.name)?;
+                entry.expire(now);
+                entry.wait(key.limit, now)
             })
-            .max()
-    }
-
-    /// Counts a wrong password against every key.
-    pub fn failed(&self, keys: &[String], now: Instant) {
-        let mut failures = self.locked();
-        if failures.len() >= MAX_TRACKED {
-            failures.retain(|_, times| {
-                times
-                    .back()
-                    .is_some_and(|t| now.duration_since(*t) < WINDOW)
-            });
-            while failures.len() >= MAX_TRACKED {
-                let Some(stalest) = failures
-                    .iter()
-                    .min_by_key(|(_, times)| times.back().copied())
-                    .map(|(k, _)| k.clone())
-                else {
-                    break;
-                };
-                failures.remove(&stalest);
-            }
+            .max();
+        if let Some(wait) = wait {
+            return Err(wait.unsigned_abs());
         }
+        make_room(&mut attempts, keys.len(), now);
         for key in keys {
-            let times = failures.entry(key.clone()).or_default();
-            while times
-                .front()
-                .is_some_and(|t| now.duration_since(*t) >= WINDOW)
-            {
-                times.pop_front();
-            }
-            times.push_back(now);
-            if times.len() > MAX_FAILURES {
-                times.pop_front();
+            let entry = attempts.entry(key.name.clone()).or_default();
+            entry.window_secs = key.limit.window_secs;
+            entry.started.push_back(now);
+            // Never more than the limit is needed to answer `wait`.
+            while entry.started.len() > key.limit.attempts {
+                entry.started.pop_front();
             }
         }
+        Ok(())
     }
 
-    /// A right password forgives the account's and the address's failures.
-    pub fn succeeded(&self, keys: &[String]) {
-        let mut failures = self.locked();
+    /// A right password: the account's attempts (from here and overall)
+    /// are forgiven; the address keeps its count, less this attempt.
+    pub fn succeeded(&self, keys: &[Key], started: i64) {
+        let mut attempts = self.locked();
         for key in keys {
-            failures.remove(key);
+            if key.name.starts_with("address:") {
+                forget_one(&mut attempts, &key.name, started);
+            } else {
+                attempts.remove(&key.name);
+            }
         }
     }
 
-    /// Forgets keys whose failures have all left the window.
-    pub fn prune(&self, now: Instant) {
-        self.locked().retain(|_, times| {
-            times
-                .back()
-                .is_some_and(|t| now.duration_since(*t) < WINDOW)
+    /// An attempt the server could not decide (busy, a database error):
+    /// it does not count against the caller.
+    pub fn undecided(&self, keys: &[Key], started: i64) {
+        let mut attempts = self.locked();
+        for key in keys {
+            forget_one(&mut attempts, &key.name, started);
+        }
+    }
+
+    /// Forgets keys whose attempts have all left their window.
+    pub fn prune(&self, now: i64) {
+        self.locked().retain(|_, entry| {
+            entry.expire(now);
+            !entry.started.is_empty()
         });
     }
 
@@ -115,56 +181,133 @@ impl LoginThrottle {
     }
 }
 
+/// Removes one attempt started at `started` from `name`'s.
+fn forget_one(attempts: &mut HashMap<String, Entry>, name: &str, started: i64) {
+    if let Some(entry) = attempts.get_mut(name) {
+        if let Some(at) = entry.started.iter().rposition(|t| *t == started) {
+            entry.started.remove(at);
+        }
+        if entry.started.is_empty() {
+            attempts.remove(name);
+        }
+    }
+}
+
+/// Keeps the map under [`MAX_TRACKED`] with room for `adding` keys:
+/// expired keys go first, then the stalest.
+fn make_room(attempts: &mut HashMap<String, Entry>, adding: usize, now: i64) {
+    if attempts.len() + adding <= MAX_TRACKED {
+        return;
+    }
+    attempts.retain(|_, entry| {
+        entry.expire(now);
+        !entry.started.is_empty()
+    });
+    while attempts.len() + adding > MAX_TRACKED {
+        let Some(stalest) = attempts
+            .iter()
+            .min_by_key(|(_, entry)| entry.started.back().copied())
+            .map(|(k, _)| k.clone())
+        else {
+            break;
+        };
+        attempts.remove(&stalest);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn k() -> Vec<String> {
-        keys("admin@example.com", Some("10.0.0.1".parse().unwrap()))
+    fn from(email: &str, ip: &str) -> Vec<Key> {
+        keys(email, Some(ip.parse().unwrap()))
     }
 
     #[test]
-    fn the_sixth_attempt_in_the_window_waits_for_the_oldest_failure_to_expire() {
+    fn the_sixth_attempt_from_one_address_waits_for_the_oldest_to_expire() {
         let throttle = LoginThrottle::default();
-        let start = Instant::now();
-        for n in 0..MAX_FAILURES {
-            assert_eq!(throttle.retry_after(&k(), start), None);
-            throttle.failed(&k(), start + Duration::from_secs(n as u64 * 60));
+        let k = from("admin@example.com", "10.0.0.1");
+        for n in 0..LOGIN_PAIR_ATTEMPTS as i64 {
+            assert_eq!(throttle.begin(&k, n * 60), Ok(()));
         }
-        let now = start + Duration::from_secs(5 * 60);
+        assert_eq!(throttle.begin(&k, 5 * 60), Err(10 * 60));
+        assert_eq!(throttle.begin(&k, LOGIN_PAIR_WINDOW_SECS), Ok(()));
+    }
+
+    #[test]
+    fn attempts_count_when_they_start_so_a_burst_gets_only_the_limit() {
+        let throttle = LoginThrottle::default();
+        let k = from("admin@example.com", "10.0.0.1");
+        let started = (0..40).filter(|_| throttle.begin(&k, 0).is_ok()).count();
+        assert_eq!(started, LOGIN_PAIR_ATTEMPTS);
+    }
+
+    #[test]
+    fn a_locked_pair_does_not_lock_the_account_from_elsewhere() {
+        let throttle = LoginThrottle::default();
+        let stranger = from("admin@example.com", "10.0.0.1");
+        // The stranger keeps at it for an hour, at the most the pair allows.
+        for quarter in 0..4 {
+            for _ in 0..LOGIN_PAIR_ATTEMPTS {
+                assert!(throttle
+                    .begin(&stranger, quarter * LOGIN_PAIR_WINDOW_SECS)
+                    .is_ok());
+            }
+            assert!(throttle
+                .begin(&stranger, quarter * LOGIN_PAIR_WINDOW_SECS)
+                .is_err());
+        }
+        let owner = from("admin@example.com", "192.0.2.8");
         assert_eq!(
-            throttle.retry_after(&k(), now),
-            Some(Duration::from_secs(10 * 60))
+            throttle.begin(&owner, 4 * LOGIN_PAIR_WINDOW_SECS - 1),
+            Ok(())
         );
-        assert_eq!(throttle.retry_after(&k(), start + WINDOW), None);
     }
 
     #[test]
-    fn a_success_forgives_and_other_accounts_elsewhere_are_unaffected() {
+    fn many_addresses_together_hit_the_slower_account_limit() {
         let throttle = LoginThrottle::default();
-        let now = Instant::now();
-        for _ in 0..MAX_FAILURES {
-            throttle.failed(&k(), now);
+        for n in 0..LOGIN_ACCOUNT_ATTEMPTS {
+            let k = from("admin@example.com", &format!("10.0.1.{n}"));
+            assert!(throttle.begin(&k, 0).is_ok());
         }
-        let elsewhere = keys("teacher@example.com", Some("10.0.0.2".parse().unwrap()));
-        assert_eq!(throttle.retry_after(&elsewhere, now), None);
-        // Same address, other account: the address is throttled too.
-        let same_address = keys("teacher@example.com", Some("10.0.0.1".parse().unwrap()));
-        assert!(throttle.retry_after(&same_address, now).is_some());
-        throttle.succeeded(&k());
-        assert_eq!(throttle.retry_after(&k(), now), None);
+        let k = from("admin@example.com", "10.0.2.1");
+        assert_eq!(
+            throttle.begin(&k, 60),
+            Err(LOGIN_ACCOUNT_WINDOW_SECS as u64 - 60)
+        );
+    }
+
+    #[test]
+    fn a_success_forgives_the_account_and_undecided_attempts_do_not_count() {
+        let throttle = LoginThrottle::default();
+        let k = from("admin@example.com", "10.0.0.1");
+        for _ in 0..LOGIN_PAIR_ATTEMPTS - 1 {
+            throttle.begin(&k, 0).unwrap();
+        }
+        throttle.begin(&k, 1).unwrap();
+        throttle.succeeded(&k, 1);
+        for _ in 0..LOGIN_PAIR_ATTEMPTS {
+            throttle.begin(&k, 2).unwrap();
+        }
+        throttle.undecided(&k, 2);
+        assert_eq!(throttle.begin(&k, 3), Ok(()));
+        assert!(throttle.begin(&k, 3).is_err());
     }
 
     #[test]
     fn memory_stays_bounded_and_old_keys_are_pruned() {
         let throttle = LoginThrottle::default();
-        let now = Instant::now();
-        throttle.failed(&keys("a@x.io", None), now);
-        throttle.prune(now + WINDOW);
+        throttle.begin(&keys("a@x.io", None), 0).unwrap();
+        throttle.prune(LOGIN_ACCOUNT_WINDOW_SECS);
         assert_eq!(throttle.tracked(), 0);
-        for _ in 0..20 {
-            throttle.failed(&k(), now);
+        let k = from("admin@example.com", "10.0.0.1");
+        for n in 0..100 {
+            let _ = throttle.begin(&k, n * LOGIN_PAIR_WINDOW_SECS);
         }
-        assert!(throttle.locked().values().all(|t| t.len() <= MAX_FAILURES));
+        assert!(throttle
+            .locked()
+            .values()
+            .all(|e| e.started.len() <= LOGIN_ACCOUNT_ATTEMPTS));
     }
 }

@@ -10,6 +10,7 @@ use crate::domain::actor::Actor;
 use crate::domain::limits::excerpt;
 use crate::domain::workflow_def::{trigger_types, Edit, StepType};
 use crate::error::ApiError;
+use crate::server::mcp_sessions::McpSessions;
 use crate::server::{workflows, AppState, ServerError};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Extensions,
@@ -17,7 +18,6 @@ use rmcp::model::{
     Tool,
 };
 use rmcp::service::RequestContext;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{json, Map, Value};
@@ -35,13 +35,13 @@ pub struct Editor {
 }
 
 /// The service mounted at `/mcp`.
-pub type WorkflowMcpService = StreamableHttpService<WorkflowMcp, LocalSessionManager>;
+pub type WorkflowMcpService = StreamableHttpService<WorkflowMcp, McpSessions>;
 
 /// Builds the service (authentication happens before it; see `service` in
-/// `agent::mcp` for why the Host check is off).
+/// `agent::mcp` for why the Host check is off); its sessions are the
+/// state's `workflow_mcp`, capped per API key or admin.
 pub fn service(state: AppState, shutdown: CancellationToken) -> WorkflowMcpService {
-    let mut sessions = LocalSessionManager::default();
-    sessions.session_config.keep_alive = Some(crate::server::agent::mcp::MCP_SESSION_IDLE);
+    let sessions = state.workflow_mcp.clone();
     let config = StreamableHttpServerConfig::default()
         .disable_allowed_hosts()
         .with_sse_keep_alive(Some(Duration::from_secs(15)))
@@ -53,7 +53,7 @@ pub fn service(state: AppState, shutdown: CancellationToken) -> WorkflowMcpServi
                 acting: None,
             })
         },
-        Arc::new(sessions),
+        sessions,
         config,
     )
 }

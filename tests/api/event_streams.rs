@@ -376,3 +376,56 @@ async fn the_session_list_stream_is_served_on_the_socket_too_and_stays_live() {
     );
     assert!(refused.complete && tcp.closed);
 }
+
+/// Writes to `conn` in 256-byte pieces until the server closes the
+/// connection or `within` passes; the bytes written, if it closed.
+async fn written_until_closed(conn: &mut Conn, within: Duration) -> Option<usize> {
+    let deadline = tokio::time::Instant::now() + within;
+    let mut written = 0;
+    let mut buf = [0u8; 4096];
+    while tokio::time::Instant::now() < deadline {
+        if conn.tcp.write_all(&[b'x'; 256]).await.is_err() {
+            return Some(written);
+        }
+        written += 256;
+        match tokio::time::timeout(Duration::from_millis(20), conn.tcp.read(&mut buf)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => return Some(written),
+            Ok(Ok(_)) | Err(_) => {}
+        }
+    }
+    None
+}
+
+#[tokio::test]
+async fn a_stream_client_that_keeps_sending_is_dropped() {
+    use switchboard::domain::limits::STREAM_CLIENT_BYTES_MAX;
+    let app = spawn_app().await;
+    let key = app.api_key().await;
+    let s = open(&app, &key, "idv").await;
+    // A session's stream (written from its feed) and a plugin's (a body).
+    for path in [
+        events_path(&s),
+        format!("/api/sessions/{}/plugin-events?token={}", s.id, s.token),
+    ] {
+        let mut tcp = send(&app, &stream_request(&path)).await;
+        let opened = tcp.read_until("").await;
+        assert!(
+            opened.head.starts_with("HTTP/1.1 200 OK\r\n"),
+            "{}",
+            opened.head
+        );
+        let written = written_until_closed(&mut tcp, Duration::from_secs(5))
+            .await
+            .unwrap_or_else(|| panic!("{path}: still open after 5 s of writing"));
+        assert!(
+            written >= STREAM_CLIENT_BYTES_MAX,
+            "{path}: closed after {written} bytes, before the limit"
+        );
+    }
+    // Its slots are free again: the session has no watcher left.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+    while app.state.streams.open(&format!("session:{}", s.id)) > 0 {
+        assert!(tokio::time::Instant::now() < deadline, "slots not freed");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}

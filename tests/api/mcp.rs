@@ -260,6 +260,19 @@ async fn initialize(
     bearer: Option<&str>,
     origin: Option<&str>,
 ) -> u16 {
+    initialize_response(client, url, bearer, origin)
+        .await
+        .status()
+        .as_u16()
+}
+
+/// The whole answer to a raw MCP `initialize`.
+async fn initialize_response(
+    client: &reqwest::Client,
+    url: &str,
+    bearer: Option<&str>,
+    origin: Option<&str>,
+) -> reqwest::Response {
     let mut req = client
         .post(url)
         .header("accept", "application/json, text/event-stream")
@@ -271,5 +284,94 @@ async fn initialize(
     if let Some(origin) = origin {
         req = req.header("Origin", origin);
     }
-    req.send().await.unwrap().status().as_u16()
+    req.send().await.unwrap()
+}
+
+/// A raw `tools/list` in MCP session `mcp_session` of `url`: the status.
+async fn list_in(app: &crate::helpers::TestApp, url: &str, bearer: &str, mcp_session: &str) -> u16 {
+    app.client
+        .post(url)
+        .bearer_auth(bearer)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", mcp_session)
+        .header("mcp-protocol-version", "2025-06-18")
+        .json(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}))
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+#[tokio::test]
+async fn a_credential_opens_at_most_its_cap_of_mcp_sessions() {
+    use switchboard::domain::api_key::Scope;
+    use switchboard::domain::limits::MCP_SESSIONS_PER_CREDENTIAL;
+    let app = spawn_app().await;
+    let key = app.api_key_with(&[Scope::WorkflowsWrite]).await;
+    let backend = app.api_key().await;
+    let s = open(&app, &backend, "idv").await;
+    let session_url = app.url(&format!("/api/sessions/{}/mcp", s.id));
+    let workflow_url = app.url("/mcp");
+    for (url, credential) in [(&workflow_url, &key), (&session_url, &s.token)] {
+        let mut first = None;
+        for n in 0..MCP_SESSIONS_PER_CREDENTIAL {
+            let res = initialize_response(&app.client, url, Some(credential), None).await;
+            assert_eq!(res.status(), 200, "{url}: initialize {n}");
+            first.get_or_insert(res.headers()["mcp-session-id"].to_str().unwrap().to_owned());
+        }
+        let res = initialize_response(&app.client, url, Some(credential), None).await;
+        assert_eq!(res.status(), 429, "{url}: one past the cap");
+        assert!(res.headers().contains_key("retry-after"));
+        let body = res.text().await.unwrap();
+        assert!(
+            body.contains(&format!(
+                "{MCP_SESSIONS_PER_CREDENTIAL} open MCP sessions per credential"
+            )),
+            "{body}"
+        );
+        // The sessions opened still work; ending one frees its slot.
+        let first = first.unwrap();
+        assert_eq!(list_in(&app, url, credential, &first).await, 200);
+        let res = app
+            .client
+            .delete(url.as_str())
+            .bearer_auth(credential)
+            .header("mcp-session-id", &first)
+            .send()
+            .await
+            .unwrap();
+        assert!(res.status().is_success(), "DELETE: {}", res.status());
+        assert_eq!(
+            initialize(&app.client, url, Some(credential), None).await,
+            200
+        );
+    }
+    // Another credential has its own slots, and no use of the first's.
+    let other = app.api_key_with(&[Scope::WorkflowsWrite]).await;
+    let res = initialize_response(&app.client, &workflow_url, Some(&other), None).await;
+    assert_eq!(res.status(), 200);
+    let theirs = res.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    assert_eq!(list_in(&app, &workflow_url, &key, &theirs).await, 404);
+}
+
+#[tokio::test]
+async fn an_ended_sessions_mcp_endpoint_refuses_and_its_mcp_sessions_close() {
+    let app = spawn_app().await;
+    let key = app.api_key().await;
+    let s = open(&app, &key, "idv").await;
+    let url = app.url(&format!("/api/sessions/{}/mcp", s.id));
+    let res = initialize_response(&app.client, &url, Some(&s.token), None).await;
+    assert_eq!(res.status(), 200);
+    let mcp_session = res.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let owner = switchboard::server::mcp_sessions::session_owner(&s.id);
+    assert_eq!(app.state.session_mcp.open_for(&owner), 1);
+
+    crate::freed::end(&app, &s).await;
+    assert_eq!(app.state.session_mcp.open_for(&owner), 0, "closed with it");
+    let res = initialize_response(&app.client, &url, Some(&s.token), None).await;
+    assert_eq!(res.status(), 409);
+    let body = res.text().await.unwrap();
+    assert!(body.contains("has ended"), "{body}");
+    assert_eq!(list_in(&app, &url, &s.token, &mcp_session).await, 409);
 }

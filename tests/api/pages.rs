@@ -1,4 +1,6 @@
 use crate::helpers::{spawn_app, ADMIN, TEACHER};
+use switchboard::domain::pages::PAGES;
+use switchboard::domain::user::Role;
 
 #[tokio::test]
 async fn anonymous_visitors_are_sent_to_login_with_where_they_were_going() {
@@ -85,4 +87,55 @@ async fn unknown_pages_are_404() {
         .await
         .unwrap();
     assert_eq!(res.status(), 404);
+}
+
+/// Walks the page table itself, so a page added to it is covered here
+/// without a change: signed out, every page that needs a sign-in answers
+/// 303 to `/login?next=<its address>`; signed in as a teacher, every admin
+/// page answers 403 with the notice and every other page does not refuse.
+#[tokio::test]
+async fn every_page_of_the_table_is_guarded_by_its_role() {
+    let app = spawn_app().await;
+    let teacher = app.signed_in(TEACHER).await;
+    let admin = app.signed_in(ADMIN).await;
+    let mut guarded = 0;
+    for page in &PAGES {
+        let address = page.address_with("1");
+        let res = app.client.get(app.url(&address)).send().await.unwrap();
+        let Some(role) = page.role else {
+            assert_eq!(res.status(), 200, "{address} is open to visitors");
+            continue;
+        };
+        guarded += 1;
+        assert_eq!(res.status(), 303, "{address} signed out");
+        assert_eq!(
+            res.headers()["location"],
+            format!("/login?next={address}"),
+            "{address}"
+        );
+        let as_teacher = teacher.get(app.url(&address)).send().await.unwrap();
+        let as_admin = admin.get(app.url(&address)).send().await.unwrap();
+        assert!(
+            ![303, 401, 403].contains(&as_admin.status().as_u16()),
+            "{address} as admin: {}",
+            as_admin.status()
+        );
+        let html = as_admin.text().await.unwrap();
+        assert!(
+            html.contains(&format!("<title>{} · Switchboard</title>", page.title)),
+            "{address}: the table's title"
+        );
+        if role == Role::Admin {
+            assert_eq!(as_teacher.status(), 403, "{address} as a teacher");
+            let html = as_teacher.text().await.unwrap();
+            assert!(html.contains("Not available to your account"), "{address}");
+        } else {
+            assert!(
+                ![303, 401, 403].contains(&as_teacher.status().as_u16()),
+                "{address} as a teacher: {}",
+                as_teacher.status()
+            );
+        }
+    }
+    assert!(guarded >= 11, "the table lists the app's pages");
 }

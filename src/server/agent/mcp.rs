@@ -13,6 +13,7 @@
 
 use crate::domain::agent_session::{CallResponse, CallStatus};
 use crate::server::agent::sessions;
+use crate::server::mcp_sessions::McpSessions;
 use crate::server::AppState;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Extensions,
@@ -20,7 +21,6 @@ use rmcp::model::{
     PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{json, Value};
@@ -28,9 +28,6 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-/// How long an idle MCP session is kept (a request or notification keeps
-/// it alive; the client re-initialises after it expires).
-pub const MCP_SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
 /// The `event:` names on a session's stream after which its tool list may
 /// differ: the list itself, or a plugin tool's definition.
 const TOOL_EVENTS: [&str; 2] = ["tools_changed", crate::domain::plugin::AVAILABILITY_EVENT];
@@ -44,24 +41,21 @@ pub struct McpCaller {
 }
 
 /// The MCP service mounted at `/api/sessions/{id}/mcp`.
-pub type McpService = StreamableHttpService<SessionMcp, LocalSessionManager>;
+pub type McpService = StreamableHttpService<SessionMcp, McpSessions>;
 
 /// Builds the service. Every request carries a session token, which a
 /// page on another site cannot attach, so the Host check (DNS rebinding
 /// defence for unauthenticated local servers) is off and the server works
-/// behind any public name; `shutdown` ends open streams on shutdown.
+/// behind any public name; `shutdown` ends open streams on shutdown. The
+/// sessions are the state's `session_mcp` (capped per agent session,
+/// closed after `MCP_SESSION_IDLE_SECS` idle and when the session ends).
 pub fn service(state: AppState, shutdown: CancellationToken) -> McpService {
-    let mut sessions = LocalSessionManager::default();
-    sessions.session_config.keep_alive = Some(MCP_SESSION_IDLE);
+    let sessions = state.session_mcp.clone();
     let config = StreamableHttpServerConfig::default()
         .disable_allowed_hosts()
         .with_sse_keep_alive(Some(Duration::from_secs(15)))
         .with_cancellation_token(shutdown);
-    StreamableHttpService::new(
-        move || Ok(SessionMcp::new(state.clone())),
-        Arc::new(sessions),
-        config,
-    )
+    StreamableHttpService::new(move || Ok(SessionMcp::new(state.clone())), sessions, config)
 }
 
 /// One MCP session's handler.

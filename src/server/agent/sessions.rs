@@ -444,8 +444,8 @@ pub async fn snapshot_of(
 }
 
 /// Ends a session (idempotent): records it, tells watchers (`ended`), then
-/// closes its stream and frees its broadcast ring and call lock; only the
-/// database record stays. Waits for a call in progress to finish first.
+/// closes its stream and its MCP sessions and frees its broadcast ring and
+/// call lock; only the database record stays. Waits for a call in progress to finish first.
 pub async fn end(state: &AppState, id: &str, reason: &str) -> Result<(), ServerError> {
     let lock = state.session_lock(id);
     let _guard = lock.lock().await;
@@ -466,6 +466,9 @@ async fn end_locked(state: &AppState, id: &str, reason: &str) -> Result<(), Serv
     state.hub.close(id);
     state.plugins.forget(id);
     state.budgets.forget_session(id);
+    state
+        .session_mcp
+        .close_owner(&crate::server::mcp_sessions::session_owner(id));
     state.forget_session_lock(id);
     Ok(())
 }

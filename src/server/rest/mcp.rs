@@ -2,8 +2,14 @@
 //! request. `/api/sessions/{id}/mcp`: the session's tools over MCP
 //! (Streamable HTTP); the session token is checked here — 401 without one or for an
 //! unknown one, 403 for another session's or for the plugin token (MCP
-//! acts as the agent) — before the request reaches
-//! the MCP server, which then knows whose session it serves.
+//! acts as the agent), 409 once the session has ended — before the request
+//! reaches the MCP server, which then knows whose session it serves.
+//!
+//! Both endpoints count what a credential holds ([`serve`]): MCP sessions
+//! against `MCP_SESSIONS_PER_CREDENTIAL` (a slot is reserved before rmcp
+//! runs `initialize`), and their event streams against the stream caps
+//! like any other stream; a session id is usable only by the credential
+//! that opened it.
 
 use crate::domain::api_key::Scope;
 use crate::domain::session_access::Act;
@@ -12,15 +18,19 @@ use crate::error::ApiError;
 use crate::server::agent::mcp::{McpCaller, McpService};
 use crate::server::agent::sessions;
 use crate::server::auth::AuthUser;
+use crate::server::mcp_sessions::{session_owner, McpSessions};
 use crate::server::rest::sessions::token;
+use crate::server::streams::StreamPermit;
 use crate::server::workflow_mcp::{Editor, WorkflowMcpService};
 use crate::server::{AppState, ServerError};
 use axum::body::Body;
 use axum::extract::{Path, Request, State};
-use axum::http::Method;
+use axum::http::{header, Method};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use axum::{Extension, Router};
+use futures_util::StreamExt;
+use rmcp::transport::streamable_http_server::StreamableHttpService;
 use std::sync::Arc;
 
 /// The session MCP route, served by `mcp`.
@@ -45,8 +55,95 @@ async fn entry(
         Ok(admitted) => admitted.row,
         Err(e) => return e.into_response(),
     };
+    if row.ended_at.is_some() {
+        return ServerError::from(ApiError::Conflict(format!(
+            "Session {} has ended: its MCP endpoint is closed.",
+            row.id
+        )))
+        .into_response();
+    }
+    let credential = Credential {
+        owner: session_owner(&row.id),
+        streams: (
+            format!("session:{}", row.id),
+            state.config.max_streams_per_session,
+        ),
+    };
     req.extensions_mut().insert(McpCaller { session: row.id });
-    mcp.handle(req).await.map(Body::new)
+    serve(&mcp, &state.session_mcp, &state, credential, req).await
+}
+
+/// Who an MCP request counts against: the owner of the sessions it opens,
+/// and the stream cap (key, cap) its streams take a slot under.
+struct Credential {
+    owner: String,
+    streams: (String, usize),
+}
+
+/// Hands an authenticated request to rmcp, counting it against
+/// `credential`: a request naming an MCP session of another credential
+/// (or none) is 404, as for an expired one, so the client initialises
+/// anew; one without a session id reserves a session slot first (429 when
+/// the credential's are taken), which the session rmcp opens then holds;
+/// a `GET` or `POST` takes a stream slot (429 over the cap), held for as
+/// long as its event stream is open.
+async fn serve<S>(
+    mcp: &StreamableHttpService<S, McpSessions>,
+    sessions: &Arc<McpSessions>,
+    state: &AppState,
+    credential: Credential,
+    req: Request,
+) -> Response
+where
+    S: rmcp::ServerHandler + Send + 'static,
+{
+    let session_id = req
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok());
+    let reservation = match (session_id, req.method()) {
+        (Some(id), _) if !sessions.owns(&credential.owner, id) => {
+            return ServerError::from(ApiError::NotFound("This MCP session".into()))
+                .into_response();
+        }
+        (None, &Method::POST) => match sessions.reserve(&credential.owner) {
+            Ok(slot) => Some(slot),
+            Err(e) => return ServerError::from(e).into_response(),
+        },
+        _ => None,
+    };
+    let permit = if matches!(*req.method(), Method::GET | Method::POST) {
+        match state.streams.acquire(&[credential.streams]) {
+            Ok(permit) => Some(permit),
+            Err(e) => return ServerError::from(e).into_response(),
+        }
+    } else {
+        None
+    };
+    let response = match reservation {
+        Some(slot) => McpSessions::opening(slot, mcp.handle(req)).await,
+        None => mcp.handle(req).await,
+    };
+    holding(response.map(Body::new), permit)
+}
+
+/// `response`, holding `permit` for as long as its body is sent if it is
+/// an event stream; any other answer frees the slot at once.
+fn holding(response: Response, permit: Option<StreamPermit>) -> Response {
+    let is_stream = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"));
+    match permit {
+        Some(permit) if is_stream => response.map(|body| {
+            Body::from_stream(body.into_data_stream().map(move |chunk| {
+                let _held = &permit;
+                chunk
+            }))
+        }),
+        _ => response,
+    }
 }
 
 /// `/mcp`: the workflow-editing MCP server, for an API key with
@@ -70,36 +167,43 @@ async fn workflow_entry(
     mut req: Request,
 ) -> Response {
     let (method, headers) = (req.method().clone(), req.headers().clone());
-    let editor = match editor_of(&state, user.as_deref(), &method, &headers).await {
-        Ok(editor) => editor,
+    let (editor, owner) = match editor_of(&state, user.as_deref(), &method, &headers).await {
+        Ok(who) => who,
         Err(e) => return e.into_response(),
     };
     req.extensions_mut().insert(editor);
-    mcp.handle(req).await.map(Body::new)
+    let credential = Credential {
+        streams: (owner.clone(), state.config.max_streams_per_user),
+        owner,
+    };
+    serve(&mcp, &state.workflow_mcp, &state, credential, req).await
 }
 
 /// Who edits: the API key in `Authorization` (with `workflows:write`), or
-/// else the signed-in admin.
+/// else the signed-in admin; with the credential's name for the caps
+/// (`key:{id}`, `user:{id}`, as the other streams count them).
 async fn editor_of(
     state: &AppState,
     user: Option<&AuthUser>,
     method: &Method,
     headers: &axum::http::HeaderMap,
-) -> Result<Editor, ServerError> {
+) -> Result<(Editor, String), ServerError> {
     if let Some(secret) = token(headers) {
         let key = crate::server::store::api_keys::verify(&state.db, secret)
             .await?
             .ok_or(ApiError::Unauthenticated)?;
         let key = crate::server::rest::ApiKey(key);
         key.require(Scope::WorkflowsWrite)?;
-        return Ok(Editor { actor: key.actor() });
+        let editor = Editor { actor: key.actor() };
+        return Ok((editor, format!("key:{}", key.id())));
     }
     let user = user.ok_or(ApiError::Unauthenticated)?;
     user.require(Role::Admin)?;
     if method != Method::GET {
         crate::server::auth::require_same_origin(state, headers)?;
     }
-    Ok(Editor {
+    let editor = Editor {
         actor: crate::domain::actor::Actor::admin(user.0.id, &user.0.display_name),
-    })
+    };
+    Ok((editor, format!("user:{}", user.0.id)))
 }

@@ -11,9 +11,11 @@
 //! The response is HTTP/1.1 with `Connection: close`: chunked when its
 //! length is not known (event streams), with `Content-Length` otherwise
 //! (an error, or whatever a route answers to a client that asked for a
-//! stream where there is none). The connection ends with the response, or
-//! as soon as the client closes its side.
+//! stream where there is none). The connection ends with the response, as
+//! soon as the client closes its side, or once the client has sent more
+//! than [`STREAM_CLIENT_BYTES_MAX`] after its request.
 
+use crate::domain::limits::STREAM_CLIENT_BYTES_MAX;
 use crate::server::agent::hub::sink::{Feed, Next};
 use crate::server::rest::event_streams::KEEP_ALIVE;
 use axum::body::{Body, HttpBody};
@@ -127,12 +129,13 @@ pub async fn respond(mut socket: TcpStream, response: Response<Body>) {
         Framing::Chunked => u64::MAX,
     };
     let mut body = body.into_data_stream();
+    let mut received = 0;
     while left > 0 {
         // Writes happen outside the `select!`: while the body has nothing
         // to send, the socket is only read, to notice the client leave.
         let next = tokio::select! {
             next = body.next() => next,
-            gone = client_left(&socket) => if gone { return } else { continue },
+            gone = client_left(&socket, &mut received) => if gone { return } else { continue },
         };
         let data = match next {
             None => break,
@@ -195,6 +198,7 @@ pub async fn respond_feed(tcp: TcpStream, response: Response<Body>, feed: Feed) 
     drop(first);
     sink.attach(socket.clone());
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
+    let mut received = 0;
     loop {
         let sent = match sink.next() {
             Next::Frame(frame, offset) => {
@@ -212,7 +216,7 @@ pub async fn respond_feed(tcp: TcpStream, response: Response<Body>, feed: Feed) 
                 } else {
                     Ok(())
                 },
-                gone = client_left(&socket) => if gone { return } else { Ok(()) },
+                gone = client_left(&socket, &mut received) => if gone { return } else { Ok(()) },
             },
         };
         if sent.is_err() {
@@ -228,17 +232,29 @@ const KEEP_ALIVE_CHUNK: &[u8] = b"3\r\n:\n\n\r\n";
 const LAST_CHUNK: &[u8] = b"0\r\n\r\n";
 
 /// Waits until the client sends something or closes its side; `true` if
-/// it closed it (or the connection failed). Whatever a client sends after
-/// its request is read and ignored; only its end of the connection ends
-/// the response.
-async fn client_left(socket: &TcpStream) -> bool {
-    let mut scratch = [0u8; 16];
+/// it closed it, the connection failed, or the client has now sent more
+/// than [`STREAM_CLIENT_BYTES_MAX`] after its request (`received` counts
+/// them): an `EventSource` sends nothing, and a client that keeps writing
+/// would otherwise keep this task reading. What it sends is discarded.
+async fn client_left(socket: &TcpStream, received: &mut usize) -> bool {
+    let mut scratch = [0u8; 256];
     match socket
         .readable()
         .await
         .and_then(|()| socket.try_read(&mut scratch))
     {
-        Ok(n) => n == 0,
+        Ok(0) => true,
+        Ok(n) => {
+            *received += n;
+            let over = *received > STREAM_CLIENT_BYTES_MAX;
+            if over {
+                tracing::info!(
+                    bytes = *received,
+                    "event-stream client kept sending; connection closed"
+                );
+            }
+            over
+        }
         Err(e) => e.kind() != std::io::ErrorKind::WouldBlock,
     }
 }

@@ -1,0 +1,330 @@
+//! MCP sessions, counted per credential. rmcp's in-memory session manager
+//! keeps every session an `initialize` opens (a task, its channels, a
+//! tool-change listener) until it idles out, whoever opened it; this one
+//! wraps it so each session belongs to the credential that opened it (an
+//! agent session's token, an API key, a signed-in admin):
+//!
+//! - a credential holds at most [`MCP_SESSIONS_PER_CREDENTIAL`]; the HTTP
+//!   entry reserves a slot before rmcp runs `initialize` ([`reserve`]) and
+//!   answers 429 when there is none, so a burst cannot overshoot;
+//! - a session is used only by the credential that opened it ([`owns`]);
+//! - a session idle for [`MCP_SESSION_IDLE_SECS`] closes and frees its slot;
+//! - all of a credential's sessions can be closed at once ([`close_owner`]):
+//!   an agent session that ends closes its MCP sessions.
+//!
+//! [`reserve`]: McpSessions::reserve
+//! [`owns`]: McpSessions::owns
+//! [`close_owner`]: McpSessions::close_owner
+
+use crate::domain::limits::{MCP_SESSIONS_PER_CREDENTIAL, MCP_SESSION_IDLE_SECS};
+use crate::error::ApiError;
+use futures_util::Stream;
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::transport::streamable_http_server::session::local::{
+    LocalSessionManager, LocalSessionManagerError,
+};
+use rmcp::transport::streamable_http_server::session::{ServerSseMessage, SessionId};
+use rmcp::transport::streamable_http_server::SessionManager;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+tokio::task_local! {
+    /// The slot reserved for the `initialize` being handled on this task:
+    /// `create_session` binds it to the session rmcp makes.
+    static OPENING: Mutex<Option<Reservation>>;
+}
+
+/// The owner name of the MCP sessions an agent session's token opens.
+pub fn session_owner(session_id: &str) -> String {
+    format!("session:{session_id}")
+}
+
+/// The session manager of one MCP endpoint, with owners.
+pub struct McpSessions {
+    inner: LocalSessionManager,
+    owners: Mutex<Owners>,
+    cap: usize,
+}
+
+#[derive(Default)]
+struct Owners {
+    of: HashMap<SessionId, String>,
+    by: HashMap<String, Slots>,
+}
+
+#[derive(Default)]
+struct Slots {
+    open: HashSet<SessionId>,
+    reserved: usize,
+}
+
+/// A slot taken for a session about to be opened; given back when dropped
+/// unless a session was opened in it.
+pub struct Reservation {
+    sessions: Arc<McpSessions>,
+    owner: String,
+    bound: bool,
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        if self.bound {
+            return;
+        }
+        let mut owners = self.sessions.locked();
+        if let Some(slots) = owners.by.get_mut(&self.owner) {
+            slots.reserved = slots.reserved.saturating_sub(1);
+            if slots.reserved == 0 && slots.open.is_empty() {
+                owners.by.remove(&self.owner);
+            }
+        }
+    }
+}
+
+/// Why no session was made.
+#[derive(Debug, thiserror::Error)]
+pub enum McpSessionError {
+    /// rmcp's own manager failed.
+    #[error(transparent)]
+    Local(#[from] LocalSessionManagerError),
+    /// `initialize` reached the manager without a reserved slot.
+    #[error("no MCP session slot was reserved for this request")]
+    NoSlot,
+}
+
+impl Default for McpSessions {
+    fn default() -> Self {
+        Self::new(
+            MCP_SESSIONS_PER_CREDENTIAL,
+            Duration::from_secs(MCP_SESSION_IDLE_SECS),
+        )
+    }
+}
+
+impl McpSessions {
+    /// A manager allowing `cap` sessions per credential, each closed after
+    /// `idle` without traffic.
+    pub fn new(cap: usize, idle: Duration) -> Self {
+        let mut inner = LocalSessionManager::default();
+        inner.session_config.keep_alive = Some(idle);
+        Self {
+            inner,
+            owners: Mutex::default(),
+            cap,
+        }
+    }
+
+    fn locked(&self) -> std::sync::MutexGuard<'_, Owners> {
+        self.owners.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Takes a slot for a new session of `owner`, or 429 naming the cap.
+    pub fn reserve(self: &Arc<Self>, owner: &str) -> Result<Reservation, ApiError> {
+        let mut owners = self.locked();
+        let slots = owners.by.entry(owner.to_owned()).or_default();
+        if slots.open.len() + slots.reserved >= self.cap {
+            return Err(ApiError::RateLimited {
+                limit: format!(
+                    "{} open MCP sessions per credential (end one with DELETE and its Mcp-Session-Id, or let it idle out after {} minutes)",
+                    self.cap,
+                    MCP_SESSION_IDLE_SECS / 60
+                ),
+                retry_after_secs: 60,
+            });
+        }
+        slots.reserved += 1;
+        Ok(Reservation {
+            sessions: self.clone(),
+            owner: owner.to_owned(),
+            bound: false,
+        })
+    }
+
+    /// Runs `handle` (rmcp answering an `initialize`) with `reservation`
+    /// available to the session it opens.
+    pub async fn opening<F: std::future::Future>(reservation: Reservation, handle: F) -> F::Output {
+        OPENING.scope(Mutex::new(Some(reservation)), handle).await
+    }
+
+    /// Whether `id` is an open session of `owner`.
+    pub fn owns(&self, owner: &str, id: &str) -> bool {
+        self.locked()
+            .of
+            .get(id)
+            .is_some_and(|opened_by| opened_by == owner)
+    }
+
+    /// Open sessions of `owner`.
+    pub fn open_for(&self, owner: &str) -> usize {
+        self.locked().by.get(owner).map_or(0, |s| s.open.len())
+    }
+
+    /// Closes every session of `owner` (its slots are free at once; the
+    /// sessions' tasks end in the background).
+    pub fn close_owner(self: &Arc<Self>, owner: &str) {
+        let ids: Vec<SessionId> = {
+            let mut owners = self.locked();
+            let Some(slots) = owners.by.remove(owner) else {
+                return;
+            };
+            for id in &slots.open {
+                owners.of.remove(id);
+            }
+            slots.open.into_iter().collect()
+        };
+        let sessions = self.clone();
+        tokio::spawn(async move {
+            for id in ids {
+                if let Err(e) = sessions.inner.close_session(&id).await {
+                    tracing::debug!(error = %e, "closing an MCP session failed");
+                }
+            }
+        });
+    }
+
+    /// Forgets `id`'s owner (the session closed).
+    fn release(&self, id: &SessionId) {
+        let mut owners = self.locked();
+        let Some(owner) = owners.of.remove(id) else {
+            return;
+        };
+        if let Some(slots) = owners.by.get_mut(&owner) {
+            slots.open.remove(id);
+            if slots.open.is_empty() && slots.reserved == 0 {
+                owners.by.remove(&owner);
+            }
+        }
+    }
+
+    /// Binds the reservation of the `initialize` on this task to `id`.
+    fn bind(&self, id: &SessionId) -> Result<(), McpSessionError> {
+        let reservation = OPENING
+            .try_with(|slot| slot.lock().unwrap_or_else(|p| p.into_inner()).take())
+            .ok()
+            .flatten()
+            .ok_or(McpSessionError::NoSlot)?;
+        let mut reservation = reservation;
+        let mut owners = self.locked();
+        let slots = owners.by.entry(reservation.owner.clone()).or_default();
+        slots.reserved = slots.reserved.saturating_sub(1);
+        slots.open.insert(id.clone());
+        owners.of.insert(id.clone(), reservation.owner.clone());
+        reservation.bound = true;
+        Ok(())
+    }
+}
+
+impl SessionManager for McpSessions {
+    type Error = McpSessionError;
+    type Transport = <LocalSessionManager as SessionManager>::Transport;
+
+    async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
+        // Refused before a session exists when no slot was reserved.
+        let has_slot = OPENING
+            .try_with(|slot| slot.lock().map(|s| s.is_some()).unwrap_or(false))
+            .unwrap_or(false);
+        if !has_slot {
+            return Err(McpSessionError::NoSlot);
+        }
+        let (id, transport) = self.inner.create_session().await?;
+        self.bind(&id)?;
+        Ok((id, transport))
+    }
+
+    async fn initialize_session(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<ServerJsonRpcMessage, Self::Error> {
+        Ok(self.inner.initialize_session(id, message).await?)
+    }
+
+    async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
+        Ok(self.inner.has_session(id).await?)
+    }
+
+    async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
+        self.release(id);
+        Ok(self.inner.close_session(id).await?)
+    }
+
+    async fn create_stream(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        Ok(self.inner.create_stream(id, message).await?)
+    }
+
+    async fn accept_message(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<(), Self::Error> {
+        Ok(self.inner.accept_message(id, message).await?)
+    }
+
+    async fn create_standalone_stream(
+        &self,
+        id: &SessionId,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        Ok(self.inner.create_standalone_stream(id).await?)
+    }
+
+    async fn resume(
+        &self,
+        id: &SessionId,
+        last_event_id: String,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        Ok(self.inner.resume(id, last_event_id).await?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_credential_gets_its_cap_of_slots_and_a_dropped_reservation_frees_one() {
+        let sessions = Arc::new(McpSessions::new(2, Duration::from_secs(60)));
+        let a = sessions.reserve("key:1").unwrap();
+        let _b = sessions.reserve("key:1").unwrap();
+        let err = sessions.reserve("key:1").err().unwrap();
+        assert_eq!(err.status(), 429);
+        assert!(
+            err.to_string()
+                .contains("2 open MCP sessions per credential"),
+            "{err}"
+        );
+        assert!(sessions.reserve("key:2").is_ok(), "another credential");
+        drop(a);
+        assert!(sessions.reserve("key:1").is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_session_opened_in_a_slot_belongs_to_its_owner_until_closed() {
+        let sessions = Arc::new(McpSessions::new(1, Duration::from_secs(60)));
+        let reservation = sessions.reserve("session:s").unwrap();
+        let (id, _transport) =
+            McpSessions::opening(reservation, async { sessions.create_session().await })
+                .await
+                .unwrap();
+        assert!(sessions.owns("session:s", &id));
+        assert!(!sessions.owns("session:t", &id));
+        assert_eq!(sessions.open_for("session:s"), 1);
+        assert!(sessions.reserve("session:s").is_err(), "the slot is used");
+        sessions.close_session(&id).await.unwrap();
+        assert_eq!(sessions.open_for("session:s"), 0);
+        assert!(sessions.reserve("session:s").is_ok());
+    }
+
+    #[tokio::test]
+    async fn no_session_is_made_without_a_reserved_slot() {
+        let sessions = McpSessions::default();
+        assert!(matches!(
+            sessions.create_session().await,
+            Err(McpSessionError::NoSlot)
+        ));
+    }
+}
