@@ -15,7 +15,9 @@
 //! - `import`: the catalogue change through a `vibes:write` key's manifest
 //!   import (always 403);
 //! - `stream`: an event stream whose client keeps sending bytes (the server
-//!   closes it).
+//!   closes it);
+//! - `plugin-token`: a plugin token changing the session's state (always
+//!   403).
 
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -55,9 +57,11 @@ pub struct Targets {
     calls: (String, String),
     plugin: (String, String),
     stream: (String, String),
+    /// A session's id and its plugin token.
+    plugin_token: (String, String),
 }
 
-const ATTACKS: [(&str, Attack); 7] = [
+const ATTACKS: [(&str, Attack); 8] = [
     ("checks", |h, t| Box::pin(checks(h, t))),
     ("calls", |h, t| Box::pin(calls(h, t))),
     ("plugin", |h, t| Box::pin(plugin(h, t))),
@@ -65,6 +69,7 @@ const ATTACKS: [(&str, Attack); 7] = [
     ("mcp", |h, _| Box::pin(mcp(h))),
     ("import", |h, _| Box::pin(import(h))),
     ("stream", |h, t| Box::pin(stream(h, t))),
+    ("plugin-token", |h, t| Box::pin(plugin_token(h, t))),
 ];
 
 impl Hostile {
@@ -122,7 +127,27 @@ impl Hostile {
             calls: open().await,
             plugin: open().await,
             stream: open().await,
+            plugin_token: self.plugin_session().await,
         }
+    }
+
+    /// Opens a session and keeps its id and plugin token.
+    async fn plugin_session(&self) -> (String, String) {
+        let body: Value = self
+            .client
+            .post(self.url("/api/sessions"))
+            .bearer_auth(&self.key)
+            .json(&json!({"workflowId": "idv"}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        (
+            body["sessionId"].as_str().unwrap().to_owned(),
+            body["pluginToken"].as_str().unwrap().to_owned(),
+        )
     }
 
     /// The report's lines: answers per attack.
@@ -361,4 +386,17 @@ async fn stream(h: Arc<Hostile>, t: Arc<Targets>) {
         &[200],
         "the server kept the stream open while its client kept sending",
     );
+}
+
+/// A plugin token trying what only the backend's session token may do.
+async fn plugin_token(h: Arc<Hostile>, t: Arc<Targets>) {
+    let (id, token) = &t.plugin_token;
+    let req = h
+        .client
+        .patch(h.url(&format!("/api/sessions/{id}/state")))
+        .bearer_auth(token)
+        .json(&json!({"checks": {"identity_verified": true}}));
+    if let Some((status, body)) = send(&h, "plugin-token", req).await {
+        h.saw("plugin-token", status, &[403], &body);
+    }
 }
