@@ -41,13 +41,7 @@ impl Windows {
     /// leaves the window, and nothing is counted.
     pub fn admit(&self, key: &str, now: i64, span: i64, max: usize) -> Result<(), u64> {
         let mut times = self.locked();
-        if !times.contains_key(key) && times.len() >= MAX_KEYS {
-            prune(&mut times, now, span);
-        }
-        let window = times.entry(key.to_owned()).or_default();
-        while window.front().is_some_and(|t| now - *t >= span) {
-            window.pop_front();
-        }
+        let window = current(&mut times, key, now, span);
         if window.len() >= max {
             let oldest = window.front().copied().unwrap_or(now);
             return Err((span - (now - oldest)).max(1) as u64);
@@ -65,15 +59,7 @@ impl Windows {
 
     /// Counts one event for `key` at `now`, whatever the count.
     pub fn note(&self, key: &str, now: i64, span: i64) {
-        let mut times = self.locked();
-        if !times.contains_key(key) && times.len() >= MAX_KEYS {
-            prune(&mut times, now, span);
-        }
-        let window = times.entry(key.to_owned()).or_default();
-        while window.front().is_some_and(|t| now - *t >= span) {
-            window.pop_front();
-        }
-        window.push_back(now);
+        current(&mut self.locked(), key, now, span).push_back(now);
     }
 
     /// Forgets `key` (its session ended).
@@ -90,6 +76,24 @@ impl Windows {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// `key`'s window with the times older than `span` dropped, made room
+/// for (by [`prune`]) when it is new and the map is full.
+fn current<'a>(
+    times: &'a mut HashMap<String, VecDeque<i64>>,
+    key: &str,
+    now: i64,
+    span: i64,
+) -> &'a mut VecDeque<i64> {
+    if !times.contains_key(key) && times.len() >= MAX_KEYS {
+        prune(times, now, span);
+    }
+    let window = times.entry(key.to_owned()).or_default();
+    while window.front().is_some_and(|t| now - *t >= span) {
+        window.pop_front();
+    }
+    window
 }
 
 /// Drops keys with nothing left in the window, then the stalest, until
