@@ -8,8 +8,9 @@
 //! Attacks, round-robin at `SOAK_HOSTILE_RATE` (10) per second:
 //! - `checks`: `PATCH …/state` adding 32 new check names (200, then 422);
 //! - `calls`: a burst of 40 tool calls on one session (200, then 429);
-//! - `plugin`: a registration of 60 tools × 16 KB, about 1 MB (201, then
-//!   422 past the plugin set's budget, or 429 past its updates a minute);
+//! - `plugin`: a registration of 70 tools × 15 KB, about 1.05 MB: 422
+//!   past the plugin set's budget (1 MiB), or 429 past its updates a
+//!   minute;
 //! - `login`: 5 concurrent wrong passwords for the admin (401, then 429);
 //! - `mcp`: an MCP `initialize` with the soak's key (200, then 429);
 //! - `import`: the catalogue change through a `vibes:write` key's manifest
@@ -244,7 +245,7 @@ async fn calls(h: Arc<Hostile>, t: Arc<Targets>) {
 async fn plugin(h: Arc<Hostile>, t: Arc<Targets>) {
     let (id, token) = &t.plugin;
     let pad = "d".repeat(1_000);
-    let tools: Vec<Value> = (0..60)
+    let tools: Vec<Value> = (0..70)
         .map(|i| {
             let properties: serde_json::Map<String, Value> = (0..14)
                 .map(|p| {
@@ -264,7 +265,7 @@ async fn plugin(h: Arc<Hostile>, t: Arc<Targets>) {
         .bearer_auth(token)
         .json(&json!({"pluginType": "custom", "pluginVersion": "1.0.0", "availableTools": tools}));
     if let Some((status, body)) = send(&h, "plugin", req).await {
-        h.saw("plugin", status, &[201, 413, 422, 429], &body);
+        h.saw("plugin", status, &[422, 429], &body);
     }
 }
 
@@ -306,8 +307,8 @@ async fn mcp(h: Arc<Hostile>) {
     }
 }
 
-/// Exports the manifests with the `vibes:write` key, empties
-/// `check_balance`'s `requires` and imports them back: always 403.
+/// Exports the manifests with the `vibes:write` key, adds `check_balance`
+/// with its `requires` emptied and imports them back: always 403.
 async fn import(h: Arc<Hostile>) {
     let req = h
         .client
@@ -322,14 +323,17 @@ async fn import(h: Arc<Hostile>) {
     let Ok(files) = switchboard::server::manifests::unpack(&bytes) else {
         return h.unexpected("import: unreadable export".into());
     };
+    let loosened = json!({"id": "check_balance", "name": "Check balance",
+        "description": "Gives the balance of the verified account.", "category": "banking",
+        "parameters": {"type": "object", "properties": {"accountNumber": {"type": "string"}},
+                       "required": ["accountNumber"]},
+        "requires": []});
+    let loosened = (
+        "TOOLS/banking/check_balance/config.json".to_owned(),
+        serde_json::to_vec(&loosened).unwrap(),
+    );
     let mut archive = tar::Builder::new(Vec::new());
-    for (path, mut content) in files {
-        if path.ends_with("check_balance/config.json") {
-            if let Ok(mut config) = serde_json::from_slice::<Value>(&content) {
-                config["requires"] = json!([]);
-                content = serde_json::to_vec(&config).unwrap();
-            }
-        }
+    for (path, content) in files.into_iter().chain([loosened]) {
         let mut header = tar::Header::new_gnu();
         header.set_size(content.len() as u64);
         header.set_mode(0o644);
@@ -350,8 +354,10 @@ async fn import(h: Arc<Hostile>) {
     }
 }
 
-/// Opens an event stream on its own connection, then keeps sending bytes:
-/// the server must close the connection, not read for ever.
+/// Opens an event stream on its own connection and, once it is answered,
+/// keeps sending bytes: the server must close the connection, not read
+/// for ever. (A client that pipelines bytes behind its request is served
+/// by hyper, which stops reading until the response ends.)
 async fn stream(h: Arc<Hostile>, t: Arc<Targets>) {
     let (id, token) = &t.stream;
     let Ok(mut socket) = TcpStream::connect(&h.address).await else {
@@ -363,6 +369,11 @@ async fn stream(h: Arc<Hostile>, t: Arc<Targets>) {
     );
     if socket.write_all(head.as_bytes()).await.is_err() {
         return h.unexpected("stream: request not sent".into());
+    }
+    let mut head = vec![0; 1_024];
+    match tokio::time::timeout(Duration::from_secs(10), socket.read(&mut head)).await {
+        Ok(Ok(n)) if head[..n].starts_with(b"HTTP/1.1 200") => {}
+        _ => return h.unexpected("stream: not answered 200".into()),
     }
     let junk = vec![b'x'; 4_096];
     let (mut reader, mut writer) = socket.into_split();
