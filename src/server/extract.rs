@@ -11,8 +11,9 @@
 //!   API, with its own 404), [`BearerToken`] and [`StreamToken`] for routes
 //!   that decide themselves;
 //! - bodies: [`JsonBody<T, LIMIT>`] (and [`FastJsonBody`] for the large
-//!   plugin bodies), whose refusals are the API's JSON errors: 413 naming
-//!   the limit, 400 for what is not JSON, 422 naming the field;
+//!   plugin bodies, [`BytesBody`] for archives), whose refusals are the
+//!   API's JSON errors: 413 naming the limit, 400 for what is not JSON,
+//!   422 naming the field;
 //! - headers and path: [`IfMatch`], [`Expected`], [`IdPath<T>`],
 //!   [`CallId`].
 //!
@@ -76,6 +77,29 @@ where
     async fn from_request(req: Request, state: &S) -> Result<Self, ServerError> {
         let body = FastJson::<T>::from_request(req, state).await;
         json_body(body.map(|FastJson(v)| Json(v)), LIMIT).map(FastJsonBody)
+    }
+}
+
+/// A raw request body (an archive), refused as a JSON body is: 413 naming
+/// `LIMIT` over it, 400 for a body that cannot be read.
+pub struct BytesBody<const LIMIT: usize>(pub axum::body::Bytes);
+
+impl<S, const LIMIT: usize> FromRequest<S> for BytesBody<LIMIT>
+where
+    S: Send + Sync,
+{
+    type Rejection = ServerError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ServerError> {
+        match axum::body::Bytes::from_request(req, state).await {
+            Ok(bytes) => Ok(BytesBody(bytes)),
+            Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => Err(ApiError::TooLarge {
+                field: "body".into(),
+                limit: bytes_in_words(LIMIT),
+            }
+            .into()),
+            Err(e) => Err(ApiError::BadRequest(excerpt(&e.body_text())).into()),
+        }
     }
 }
 
@@ -793,7 +817,11 @@ mod tests {
 
     /// What a route taking `JsonBody<Named, 100>` (or `FastJsonBody`) under
     /// a 100-byte body limit answers `body` sent as `content_type`.
-    async fn answer(fast: bool, content_type: Option<&str>, body: &str) -> (u16, serde_json::Value) {
+    async fn answer(
+        fast: bool,
+        content_type: Option<&str>,
+        body: &str,
+    ) -> (u16, serde_json::Value) {
         use axum::extract::DefaultBodyLimit;
         use axum::routing::post;
         use tower::ServiceExt;
@@ -815,9 +843,8 @@ mod tests {
         let bytes = axum::body::to_bytes(response.into_body(), 1 << 16)
             .await
             .expect("body");
-        let value = serde_json::from_slice(&bytes).unwrap_or(serde_json::json!(
-            String::from_utf8_lossy(&bytes)
-        ));
+        let value = serde_json::from_slice(&bytes)
+            .unwrap_or(serde_json::json!(String::from_utf8_lossy(&bytes)));
         (status, value)
     }
 
@@ -867,6 +894,41 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn an_archive_over_its_limit_is_413_naming_the_limit() {
+        use axum::extract::DefaultBodyLimit;
+        use axum::routing::post;
+        use tower::ServiceExt;
+        let app = axum::Router::new()
+            .route(
+                "/",
+                post(|BytesBody(b): BytesBody<100>| async move { b.len().to_string() }),
+            )
+            .layer(DefaultBodyLimit::max(100));
+        let send = |len: usize| {
+            let req = HttpRequest::builder()
+                .method("POST")
+                .uri("/")
+                .body(Body::from(vec![0u8; len]))
+                .expect("request");
+            app.clone().oneshot(req)
+        };
+        assert_eq!(send(100).await.expect("answered").status(), 200);
+        let refused = send(101).await.expect("answered");
+        assert_eq!(refused.status(), 413);
+        let bytes = axum::body::to_bytes(refused.into_body(), 1 << 16)
+            .await
+            .expect("body");
+        let err: ApiError = serde_json::from_slice(&bytes).expect("an ApiError");
+        assert_eq!(
+            err,
+            ApiError::TooLarge {
+                field: "body".into(),
+                limit: bytes_in_words(100)
+            }
+        );
+    }
+
+    #[tokio::test]
     async fn a_good_body_is_taken_by_both_readers() {
         for fast in [false, true] {
             let ct = Some("application/json; charset=utf-8");
@@ -905,7 +967,10 @@ mod tests {
             }
             b.body(()).unwrap().into_parts().0
         };
-        assert_eq!(stream_token(&parts("/s?token=q", None)).as_deref(), Some("q"));
+        assert_eq!(
+            stream_token(&parts("/s?token=q", None)).as_deref(),
+            Some("q")
+        );
         assert_eq!(
             stream_token(&parts("/s?token=q", Some("Bearer h"))).as_deref(),
             Some("h")

@@ -28,7 +28,10 @@ pub(crate) fn etag(version: i64) -> HeaderValue {
     HeaderValue::from_str(&format!("\"{version}\"")).unwrap_or(HeaderValue::from_static("\"0\""))
 }
 
-async fn read(_: Key<BindingsRead>, State(state): State<AppState>) -> Result<Response, ServerError> {
+async fn read(
+    _: Key<BindingsRead>,
+    State(state): State<AppState>,
+) -> Result<Response, ServerError> {
     let current = store::bindings::current(&state.db)
         .await?
         .ok_or_else(|| ApiError::NotFound("Tool bindings".into()))?;

@@ -48,10 +48,17 @@ struct Catalogue {
 }
 
 /// `GET /api/catalogue`: `{"version", "tools"}` with `ETag: "version"`.
-async fn read(_: Key<CatalogueRead>, State(state): State<AppState>) -> Result<Response, ServerError> {
+async fn read(
+    _: Key<CatalogueRead>,
+    State(state): State<AppState>,
+) -> Result<Response, ServerError> {
     let version = version_now(&state).await?;
     let tools = tools::tools(&state.db).await?;
-    Ok(([(header::ETAG, etag(version))], Json(Catalogue { version, tools })).into_response())
+    Ok((
+        [(header::ETAG, etag(version))],
+        Json(Catalogue { version, tools }),
+    )
+        .into_response())
 }
 
 /// What a change answers.

@@ -18,8 +18,8 @@ use crate::server::agent::hub::Frame;
 use crate::server::agent::sessions;
 use crate::server::auth::AuthUser;
 use crate::server::extract::{
-    self, ApiKey, BearerToken, CallId, CallTool, ChangeState, End, IssuePluginToken, JsonBody,
-    Key, ReadTools, ReportResult, ReportTurn, Session, SignedIn, StreamToken,
+    self, ApiKey, BearerToken, CallId, CallTool, ChangeState, End, IssuePluginToken, JsonBody, Key,
+    ReadTools, ReportResult, ReportTurn, Session, SignedIn, StreamToken,
 };
 pub(crate) use crate::server::rest::event_streams::event_stream;
 use crate::server::rest::event_streams::session_stream;

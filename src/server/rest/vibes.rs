@@ -3,11 +3,11 @@
 //! the body an Ultravox backend creates a call with.
 
 use crate::domain::actor::Actor;
-use crate::domain::limits::{bytes_in_words, excerpt};
+use crate::domain::limits::excerpt;
 use crate::domain::vibe::{Agent, AgentId, Vibe, VibeId};
 use crate::error::ApiError;
 use crate::server::extract::{
-    self, Admin, Expected, IdPath, IfMatchOptional, JsonBody, Key, VibesRead, VibesWrite,
+    self, Admin, BytesBody, Expected, IdPath, IfMatchOptional, JsonBody, Key, VibesRead, VibesWrite,
 };
 use crate::server::manifests::{self, ArchiveFormat, MANIFEST_ARCHIVE_MAX_BYTES};
 use crate::server::rest::bindings::etag;
@@ -219,31 +219,15 @@ async fn export_page_tar(_: Admin, State(state): State<AppState>) -> Result<Resp
     download(&state, ArchiveFormat::Tar).await
 }
 
-/// An archive body, or 413 naming the limit.
-fn archive_body(
-    body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
-) -> Result<axum::body::Bytes, ApiError> {
-    body.map_err(|e| {
-        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::TooLarge {
-                field: "body".into(),
-                limit: bytes_in_words(MANIFEST_ARCHIVE_MAX_BYTES),
-            }
-        } else {
-            ApiError::BadRequest(excerpt(&e.body_text()))
-        }
-    })
-}
-
 /// Imports `body` (a `.zip` or `.tar`) by `actor`, on top of catalogue
 /// version `expected` if the request named one: what it counted.
 async fn import_archive(
     state: &AppState,
-    body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
+    body: &[u8],
     actor: &Actor,
     expected: Option<i64>,
 ) -> Result<Response, ServerError> {
-    let files = manifests::unpack(&archive_body(body)?)?;
+    let files = manifests::unpack(body)?;
     let (tools, agents, vibes) = manifests::import(state, &files, actor, expected).await?;
     Ok(Json(Imported {
         tools,
@@ -271,9 +255,9 @@ async fn import_api(
     key: Key<VibesWrite>,
     State(state): State<AppState>,
     IfMatchOptional(expected): IfMatchOptional,
-    body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
+    BytesBody(body): BytesBody<MANIFEST_ARCHIVE_MAX_BYTES>,
 ) -> Result<Response, ServerError> {
-    import_archive(&state, body, &key.actor(), expected).await
+    import_archive(&state, &body, &key.actor(), expected).await
 }
 
 /// `POST /agents/manifests`: the same import from the `/agents` page, for a
@@ -283,10 +267,10 @@ async fn import_page(
     Admin(admin): Admin,
     State(state): State<AppState>,
     IfMatchOptional(expected): IfMatchOptional,
-    body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
+    BytesBody(body): BytesBody<MANIFEST_ARCHIVE_MAX_BYTES>,
 ) -> Result<Response, ServerError> {
     let admin = admin.admin_actor()?;
-    import_archive(&state, body, &admin, expected).await
+    import_archive(&state, &body, &admin, expected).await
 }
 
 /// `GET /api/vibes/{id}/call-config?format=ultravox`: the body to create an
