@@ -2,7 +2,8 @@
 //! session, changes them, reads the session's metadata, listens for the
 //! agent's calls of its tools and answers them. Every route takes the
 //! session's plugin token (`pt_…`, plugin rights only) or its session
-//! token; `sessions::admit` decides what each may do.
+//! token; `sessions::admit` decides what each may do, through each
+//! handler's `extract::PluginSession<Act>` argument.
 //!
 //! An unknown or ended session is 404 `{"error":"session_not_found",
 //! "message":…}`; other errors are the API's usual JSON.

@@ -5,7 +5,8 @@
 //! (`Authorization: Bearer st_…`, or `?token=` where a browser's
 //! `EventSource` cannot set headers), or for what a plugin may do with its
 //! plugin token (`pt_…`); every route asks `sessions::admit` which of them
-//! may do what. Signed-in users may watch any session.
+//! may do what, through its `extract::Session<Act>` argument. Signed-in
+//! users may watch any session.
 
 use crate::domain::agent_session::{SessionEvent, StatePatch};
 use crate::domain::api_key::Scope;
