@@ -54,11 +54,10 @@ pub async fn current_user() -> Result<Option<UserView>, ApiError> {
 /// see who has access to the installation.
 #[server(prefix = "/rpc", endpoint = "list_accounts")]
 pub async fn list_accounts() -> Result<Vec<AccountSummary>, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{ctx, store};
     ctx::finish(async {
+        ctx::admin()?;
         let state = ctx::state()?;
-        ctx::require(Role::Admin)?;
         store::users::list_with_sessions(&state.db).await
     })
     .await
@@ -72,11 +71,10 @@ pub async fn set_password(
     new_password: String,
     #[server(default)] current_password: String,
 ) -> Result<(), ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{auth, ctx};
     ctx::finish(async {
+        let admin = ctx::admin()?;
         let state = ctx::state()?;
-        let admin = ctx::require(Role::Admin)?;
         let token = ctx::session_token();
         auth::set_password(
             &state,

@@ -27,11 +27,10 @@ pub struct MatrixData {
 /// The current bindings with the catalogue and workflows (admins only).
 #[server(prefix = "/rpc", endpoint = "bindings_matrix")]
 pub async fn bindings_matrix() -> Result<MatrixData, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{ctx, store};
     ctx::finish(async {
+        ctx::admin()?;
         let state = ctx::state()?;
-        ctx::require(Role::Admin)?;
         let current = store::bindings::current(&state.db)
             .await?
             .ok_or_else(|| ApiError::NotFound("Tool bindings".into()))?;
@@ -51,11 +50,10 @@ pub async fn bindings_matrix() -> Result<MatrixData, ApiError> {
 /// Saves new bindings if the current version is still `version`.
 #[server(prefix = "/rpc", endpoint = "save_bindings", input = Json)]
 pub async fn save_bindings(version: i64, bindings: ToolBindings) -> Result<SaveOutcome, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{bindings, ctx};
     ctx::finish(async {
+        let admin = ctx::admin()?;
         let state = ctx::state()?;
-        let admin = ctx::require(Role::Admin)?;
         bindings::save_in_force(
             &state,
             version,
@@ -72,11 +70,10 @@ pub async fn save_bindings(version: i64, bindings: ToolBindings) -> Result<SaveO
 /// Every version, newest first.
 #[server(prefix = "/rpc", endpoint = "bindings_history")]
 pub async fn bindings_history() -> Result<Vec<VersionMeta>, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{ctx, store};
     ctx::finish(async {
+        ctx::admin()?;
         let state = ctx::state()?;
-        ctx::require(Role::Admin)?;
         store::bindings::history(&state.db).await
     })
     .await
@@ -85,11 +82,10 @@ pub async fn bindings_history() -> Result<Vec<VersionMeta>, ApiError> {
 /// One earlier version, for viewing its diff against the current one.
 #[server(prefix = "/rpc", endpoint = "get_bindings_version")]
 pub async fn get_bindings_version(version: i64) -> Result<BindingsVersion, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{ctx, store};
     ctx::finish(async {
+        ctx::admin()?;
         let state = ctx::state()?;
-        ctx::require(Role::Admin)?;
         store::bindings::version(&state.db, version).await
     })
     .await
@@ -99,11 +95,10 @@ pub async fn get_bindings_version(version: i64) -> Result<BindingsVersion, ApiEr
 /// if the current version is still `current`.
 #[server(prefix = "/rpc", endpoint = "restore_bindings")]
 pub async fn restore_bindings(restore: i64, current: i64) -> Result<SaveOutcome, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{bindings, ctx, store};
     ctx::finish(async {
+        let admin = ctx::admin()?;
         let state = ctx::state()?;
-        let admin = ctx::require(Role::Admin)?;
         let old = store::bindings::version(&state.db, restore).await?;
         bindings::save_in_force(
             &state,
@@ -122,11 +117,10 @@ pub async fn restore_bindings(restore: i64, current: i64) -> Result<SaveOutcome,
 /// bindings in force; `None` without a file (admins only).
 #[server(prefix = "/rpc", endpoint = "bindings_file")]
 pub async fn bindings_file() -> Result<Option<BindingsFileStatus>, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{bindings, ctx};
     ctx::finish(async {
+        ctx::admin()?;
         let state = ctx::state()?;
-        ctx::require(Role::Admin)?;
         bindings::file_status(&state).await
     })
     .await
@@ -136,11 +130,10 @@ pub async fn bindings_file() -> Result<Option<BindingsFileStatus>, ApiError> {
 /// version is still `current`.
 #[server(prefix = "/rpc", endpoint = "import_bindings_file")]
 pub async fn import_bindings_file(current: i64) -> Result<SaveOutcome, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{bindings, ctx};
     ctx::finish(async {
+        let admin = ctx::admin()?;
         let state = ctx::state()?;
-        let admin = ctx::require(Role::Admin)?;
         bindings::import_file(&state, current, admin.0.id, &admin.0.display_name).await
     })
     .await
@@ -158,10 +151,8 @@ pub async fn save_tool(
 ) -> Result<(), ApiError> {
     use crate::server::{catalogue, ctx};
     ctx::finish(async {
+        let admin = ctx::admin()?.admin_actor()?;
         let state = ctx::state()?;
-        let admin = ctx::user()
-            .ok_or(ApiError::Unauthenticated)?
-            .admin_actor()?;
         catalogue::put_tool(&state, &admin, &tool, create, version).await?;
         Ok(())
     })
@@ -174,11 +165,10 @@ pub async fn save_tool(
 #[server(prefix = "/rpc", endpoint = "catalogue_history")]
 pub async fn catalogue_history(before: Option<i64>) -> Result<Vec<VersionMeta>, ApiError> {
     use crate::domain::limits::CATALOGUE_HISTORY_PAGE_MAX;
-    use crate::domain::user::Role;
     use crate::server::{ctx, store};
     ctx::finish(async {
+        ctx::admin()?;
         let state = ctx::state()?;
-        ctx::require(Role::Admin)?;
         store::catalogue::history(&state.db, before, CATALOGUE_HISTORY_PAGE_MAX).await
     })
     .await
@@ -190,11 +180,10 @@ pub async fn catalogue_history(before: Option<i64>) -> Result<Vec<VersionMeta>, 
 pub async fn get_catalogue_version(
     version: i64,
 ) -> Result<(CatalogueVersion, CatalogueDiff), ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{ctx, store};
     ctx::finish(async {
+        ctx::admin()?;
         let state = ctx::state()?;
-        ctx::require(Role::Admin)?;
         let old = store::catalogue::version(&state.db, version).await?;
         let now = store::bindings::tools(&state.db).await?;
         let diff = CatalogueDiff::between(&now, &old.tools);
@@ -210,10 +199,8 @@ pub async fn get_catalogue_version(
 pub async fn restore_catalogue(restore: i64, current: i64) -> Result<i64, ApiError> {
     use crate::server::{catalogue, ctx};
     ctx::finish(async {
+        let admin = ctx::admin()?.admin_actor()?;
         let state = ctx::state()?;
-        let admin = ctx::user()
-            .ok_or(ApiError::Unauthenticated)?
-            .admin_actor()?;
         Ok(catalogue::restore(&state, &admin, restore, current)
             .await?
             .version)
@@ -224,11 +211,10 @@ pub async fn restore_catalogue(restore: i64, current: i64) -> Result<i64, ApiErr
 /// Adds (`create`) or edits a workflow.
 #[server(prefix = "/rpc", endpoint = "save_workflow", input = Json)]
 pub async fn save_workflow(workflow: Workflow, create: bool) -> Result<(), ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{ctx, store};
     ctx::finish(async {
+        ctx::admin()?;
         let state = ctx::state()?;
-        ctx::require(Role::Admin)?;
         if let Some(problem) = workflow.problems().into_iter().next() {
             return Err(ApiError::Invalid(problem).into());
         }

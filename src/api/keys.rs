@@ -12,11 +12,10 @@ pub async fn create_api_key(
     #[server(default)] scopes: Vec<String>,
 ) -> Result<CreatedApiKey, ApiError> {
     use crate::domain::api_key::Scope;
-    use crate::domain::user::Role;
     use crate::server::{ctx, store};
     ctx::finish(async {
+        let admin = ctx::admin()?;
         let state = ctx::state()?;
-        let admin = ctx::require(Role::Admin)?;
         let scopes = Scope::parse_list(&scopes)?;
         let (secret, key) =
             store::api_keys::create(&state.db, &name, &scopes, Some(admin.0.id)).await?;
@@ -28,11 +27,10 @@ pub async fn create_api_key(
 /// Every API key (admins only).
 #[server(prefix = "/rpc", endpoint = "list_api_keys")]
 pub async fn list_api_keys() -> Result<Vec<ApiKeyView>, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{ctx, store};
     ctx::finish(async {
+        ctx::admin()?;
         let state = ctx::state()?;
-        ctx::require(Role::Admin)?;
         store::api_keys::list(&state.db).await
     })
     .await
@@ -41,12 +39,11 @@ pub async fn list_api_keys() -> Result<Vec<ApiKeyView>, ApiError> {
 /// Revokes an API key (admins only); the sessions it opened end at once.
 #[server(prefix = "/rpc", endpoint = "revoke_api_key")]
 pub async fn revoke_api_key(id: i64) -> Result<(), ApiError> {
-    use crate::domain::user::Role;
     use crate::server::agent::sessions;
     use crate::server::{ctx, store};
     ctx::finish(async {
+        ctx::admin()?;
         let state = ctx::state()?;
-        ctx::require(Role::Admin)?;
         store::api_keys::revoke(&state.db, id).await?;
         sessions::end_opened_by_key(&state, id, "API key revoked").await
     })

@@ -11,11 +11,10 @@ use serde::{Deserialize, Serialize};
 /// The lessons the caller may see (own, or all for admins).
 #[server(prefix = "/rpc", endpoint = "list_lessons")]
 pub async fn list_lessons() -> Result<Vec<LessonSummary>, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{ctx, store};
     ctx::finish(async {
+        let user = ctx::teacher()?;
         let state = ctx::state()?;
-        let user = ctx::require(Role::Teacher)?;
         store::lessons::list(&state.db, &user.0).await
     })
     .await
@@ -24,11 +23,10 @@ pub async fn list_lessons() -> Result<Vec<LessonSummary>, ApiError> {
 /// One lesson for the editor.
 #[server(prefix = "/rpc", endpoint = "get_lesson")]
 pub async fn get_lesson(id: i64) -> Result<LessonView, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{ctx, store};
     ctx::finish(async {
+        let user = ctx::teacher()?;
         let state = ctx::state()?;
-        let user = ctx::require(Role::Teacher)?;
         store::lessons::get(&state.db, &user.0, id).await
     })
     .await
@@ -37,11 +35,10 @@ pub async fn get_lesson(id: i64) -> Result<LessonView, ApiError> {
 /// Creates a lesson with the standard tools and returns its id.
 #[server(prefix = "/rpc", endpoint = "create_lesson")]
 pub async fn create_lesson(title: String) -> Result<i64, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{ctx, store};
     ctx::finish(async {
+        let user = ctx::teacher()?;
         let state = ctx::state()?;
-        let user = ctx::require(Role::Teacher)?;
         let draft = LessonDraft::new(&title);
         if let Some(problem) = draft.problems().into_iter().next() {
             return Err(ApiError::Invalid(problem).into());
@@ -57,11 +54,10 @@ pub async fn create_lesson(title: String) -> Result<i64, ApiError> {
 /// version. Invalid content is refused naming the field; nothing is written.
 #[server(prefix = "/rpc", endpoint = "save_lesson", input = Json)]
 pub async fn save_lesson(id: i64, version: i64, draft: LessonDraft) -> Result<i64, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{ctx, store};
     ctx::finish(async {
+        let user = ctx::teacher()?;
         let state = ctx::state()?;
-        let user = ctx::require(Role::Teacher)?;
         if let Some(problem) = draft.problems().into_iter().next() {
             return Err(ApiError::Invalid(problem).into());
         }
@@ -73,11 +69,10 @@ pub async fn save_lesson(id: i64, version: i64, draft: LessonDraft) -> Result<i6
 /// Deletes the lesson if nobody changed it since `version`.
 #[server(prefix = "/rpc", endpoint = "delete_lesson")]
 pub async fn delete_lesson(id: i64, version: i64) -> Result<(), ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{ctx, store};
     ctx::finish(async {
+        let user = ctx::teacher()?;
         let state = ctx::state()?;
-        let user = ctx::require(Role::Teacher)?;
         store::lessons::delete(&state.db, &user.0, id, version).await
     })
     .await
@@ -87,11 +82,10 @@ pub async fn delete_lesson(id: i64, version: i64) -> Result<(), ApiError> {
 /// what changed.
 #[server(prefix = "/rpc", endpoint = "lesson_history")]
 pub async fn lesson_history(id: i64) -> Result<Vec<LessonVersionMeta>, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{ctx, store};
     ctx::finish(async {
+        let user = ctx::teacher()?;
         let state = ctx::state()?;
-        let user = ctx::require(Role::Teacher)?;
         store::lessons::history(&state.db, &user.0, id).await
     })
     .await
@@ -101,11 +95,10 @@ pub async fn lesson_history(id: i64) -> Result<Vec<LessonVersionMeta>, ApiError>
 /// rewritten), if the lesson is still at `version`; returns the new version.
 #[server(prefix = "/rpc", endpoint = "restore_lesson")]
 pub async fn restore_lesson(id: i64, version: i64, restore: i64) -> Result<i64, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{ctx, store};
     ctx::finish(async {
+        let user = ctx::teacher()?;
         let state = ctx::state()?;
-        let user = ctx::require(Role::Teacher)?;
         if restore < 1 {
             return Err(
                 ApiError::invalid("restore", "must be a version number (1 or more)").into(),
@@ -124,11 +117,10 @@ pub async fn restore_lesson(id: i64, version: i64, restore: i64) -> Result<i64, 
 /// caller and returns the copy's id.
 #[server(prefix = "/rpc", endpoint = "duplicate_lesson")]
 pub async fn duplicate_lesson(id: i64) -> Result<i64, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{ctx, store};
     ctx::finish(async {
+        let user = ctx::teacher()?;
         let state = ctx::state()?;
-        let user = ctx::require(Role::Teacher)?;
         store::lessons::duplicate(&state.db, &user.0, id).await
     })
     .await
@@ -145,10 +137,9 @@ pub struct TokenCount {
 /// the browser, so the preview asks the server after a pause in typing).
 #[server(prefix = "/rpc", endpoint = "count_tokens", input = Json)]
 pub async fn count_tokens(text: String) -> Result<TokenCount, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{ctx, tokens};
     ctx::finish(async {
-        ctx::require(Role::Teacher)?;
+        ctx::teacher()?;
         if text.len() > 400_000 {
             return Err(ApiError::invalid("text", "must be at most 400,000 bytes").into());
         }
@@ -174,11 +165,10 @@ pub struct LessonRunsPage {
 /// The runs of a lesson the caller may see (own, or any for admins).
 #[server(prefix = "/rpc", endpoint = "lesson_runs")]
 pub async fn lesson_runs(id: i64) -> Result<LessonRunsPage, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{ctx, lesson_runs, store};
     ctx::finish(async {
+        let user = ctx::teacher()?;
         let state = ctx::state()?;
-        let user = ctx::require(Role::Teacher)?;
         let lesson = store::lessons::get(&state.db, &user.0, id).await?;
         Ok(LessonRunsPage {
             lesson_id: lesson.id,

@@ -22,11 +22,10 @@ pub struct PlaygroundSession {
 /// The workflows (id, name) a playground session may start in.
 #[server(prefix = "/rpc", endpoint = "playground_workflows")]
 pub async fn playground_workflows() -> Result<Vec<(String, String)>, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::ctx;
     ctx::finish(async {
+        ctx::teacher()?;
         let state = ctx::state()?;
-        ctx::require(Role::Teacher)?;
         Ok(state
             .rules()
             .workflows()
@@ -41,12 +40,11 @@ pub async fn playground_workflows() -> Result<Vec<(String, String)>, ApiError> {
 /// its built-in tools; the playground's own tools are relayed to it).
 #[server(prefix = "/rpc", endpoint = "open_playground_session")]
 pub async fn open_playground_session(workflow_id: String) -> Result<PlaygroundSession, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::agent::sessions;
     use crate::server::ctx;
     ctx::finish(async {
+        let user = ctx::teacher()?;
         let state = ctx::state()?;
-        let user = ctx::require(Role::Teacher)?;
         state
             .budgets
             .admit_playground(user.0.id, state.clock.now())?;

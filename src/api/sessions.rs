@@ -23,12 +23,11 @@ pub struct SessionListData {
 /// Recent sessions, open ones first, with the names their keys read as.
 #[server(prefix = "/rpc", endpoint = "list_sessions")]
 pub async fn list_sessions() -> Result<SessionListData, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::agent::sessions;
     use crate::server::{ctx, store};
     ctx::finish(async {
+        ctx::teacher()?;
         let state = ctx::state()?;
-        ctx::require(Role::Teacher)?;
         Ok(SessionListData {
             sessions: sessions::list(&state).await?,
             workflows: store::bindings::workflows(&state.db).await?,
@@ -62,8 +61,8 @@ pub async fn session_page(id: String) -> Result<SessionPageData, ApiError> {
     use crate::server::agent::sessions;
     use crate::server::{ctx, store};
     ctx::finish(async {
+        let user = ctx::teacher()?;
         let state = ctx::state()?;
-        let user = ctx::require(Role::Teacher)?;
         let console_tools = if user.0.role == Role::Admin {
             store::bindings::tools(&state.db).await?
         } else {
@@ -94,12 +93,11 @@ pub async fn session_page(id: String) -> Result<SessionPageData, ApiError> {
 /// check on `/rpc/` guards it like every other cookie-authenticated change.
 #[server(prefix = "/rpc", endpoint = "admin_end_session")]
 pub async fn admin_end_session(id: String) -> Result<(), ApiError> {
-    use crate::domain::user::Role;
     use crate::server::agent::sessions;
     use crate::server::ctx;
     ctx::finish(async {
+        let admin = ctx::admin()?;
         let state = ctx::state()?;
-        let admin = ctx::require(Role::Admin)?;
         sessions::get(&state, &id).await?;
         sessions::end(&state, &id, "ended by admin").await?;
         tracing::info!(session = %id, admin = admin.0.id, "session ended by an admin");
@@ -111,12 +109,11 @@ pub async fn admin_end_session(id: String) -> Result<(), ApiError> {
 /// Opens a demo session in the ID&V workflow (admins), for trying the rules.
 #[server(prefix = "/rpc", endpoint = "new_demo_session")]
 pub async fn new_demo_session() -> Result<String, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::agent::sessions;
     use crate::server::ctx;
     ctx::finish(async {
+        ctx::admin()?;
         let state = ctx::state()?;
-        ctx::require(Role::Admin)?;
         let id = sessions::open(&state, "idv", None, true).await?.id;
         leptos_axum::redirect(&format!("/sessions/{id}"));
         Ok(id)
@@ -132,12 +129,11 @@ pub async fn console_call(
     name: String,
     arguments: serde_json::Value,
 ) -> Result<CallResponse, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::agent::sessions;
     use crate::server::ctx;
     ctx::finish(async {
+        ctx::admin()?;
         let state = ctx::state()?;
-        ctx::require(Role::Admin)?;
         let row = sessions::get(&state, &id).await?;
         sessions::call(&state, row, &name, arguments).await
     })

@@ -103,11 +103,10 @@ pub fn preview(
 /// Every agent and vibe with versions, and the catalogue (admins only).
 #[server(prefix = "/rpc", endpoint = "agents_data")]
 pub async fn agents_data() -> Result<AgentsSet, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{ctx, store, vibes};
     ctx::finish(async {
+        ctx::admin()?;
         let state = ctx::state()?;
-        ctx::require(Role::Admin)?;
         let (agents, all_vibes) = vibes::all(&state).await?;
         Ok(AgentsSet {
             agents: agents
@@ -135,12 +134,11 @@ pub async fn agents_data() -> Result<AgentsSet, ApiError> {
 /// tools change are told at once.
 #[server(prefix = "/rpc", endpoint = "save_agent", input = Json)]
 pub async fn save_agent(agent: Agent, version: Option<i64>) -> Result<i64, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::ctx;
     use crate::server::vibes::{save, Change};
     ctx::finish(async {
+        let admin = ctx::admin()?;
         let state = ctx::state()?;
-        let admin = ctx::require(Role::Admin)?;
         save(&state, Change::Agent(agent, version), &admin.0.display_name).await
     })
     .await
@@ -150,12 +148,11 @@ pub async fn save_agent(agent: Agent, version: Option<i64>) -> Result<i64, ApiEr
 /// whole set stays valid; returns its new version.
 #[server(prefix = "/rpc", endpoint = "save_vibe", input = Json)]
 pub async fn save_vibe(vibe: Vibe, version: Option<i64>) -> Result<i64, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::ctx;
     use crate::server::vibes::{save, Change};
     ctx::finish(async {
+        let admin = ctx::admin()?;
         let state = ctx::state()?;
-        let admin = ctx::require(Role::Admin)?;
         save(&state, Change::Vibe(vibe, version), &admin.0.display_name).await
     })
     .await
@@ -182,13 +179,12 @@ pub async fn save_vibe_with_agents(
     vibe: Option<Saved<Vibe>>,
     agents: Vec<Saved<Agent>>,
 ) -> Result<VibeSaved, ApiError> {
-    use crate::domain::user::Role;
     use crate::domain::vibe::rules::MAX_AGENTS_PER_VIBE;
     use crate::server::ctx;
     use crate::server::vibes::{save_all, Change};
     ctx::finish(async {
+        let admin = ctx::admin()?;
         let state = ctx::state()?;
-        let admin = ctx::require(Role::Admin)?;
         if agents.len() > MAX_AGENTS_PER_VIBE {
             return Err(ApiError::invalid(
                 "agents",
@@ -245,11 +241,10 @@ pub async fn save_vibe_with_agents(
 /// to the browser).
 #[server(prefix = "/rpc", endpoint = "agent_preview", input = Json)]
 pub async fn agent_preview(agent: Agent, vibe_id: String) -> Result<StagePreview, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{ctx, store, tokens, vibes};
     ctx::finish(async {
+        ctx::admin()?;
         let state = ctx::state()?;
-        ctx::require(Role::Admin)?;
         let (agents, all_vibes) = vibes::all(&state).await?;
         let vibe = all_vibes
             .into_iter()

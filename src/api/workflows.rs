@@ -58,11 +58,10 @@ pub struct WorkflowSettings {
 /// Every workflow, for `/workflows` (admins).
 #[server(prefix = "/rpc", endpoint = "workflows_list")]
 pub async fn workflows_list() -> Result<Vec<WorkflowSummary>, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{ctx, store};
     ctx::finish(async {
+        ctx::admin()?;
         let state = ctx::state()?;
-        ctx::require(Role::Admin)?;
         let mut out = Vec::new();
         for w in store::bindings::workflows(&state.db).await? {
             let id = w.id.to_string();
@@ -88,12 +87,11 @@ pub async fn workflows_list() -> Result<Vec<WorkflowSummary>, ApiError> {
 /// Workflow `id` for its settings page (admins); 404 for no such workflow.
 #[server(prefix = "/rpc", endpoint = "workflow_page")]
 pub async fn workflow_page(id: String) -> Result<WorkflowSettings, ApiError> {
-    use crate::domain::user::Role;
     use crate::domain::workflow_def::trigger_types;
     use crate::server::{ctx, store, workflows};
     ctx::finish(async {
+        ctx::admin()?;
         let state = ctx::state()?;
-        ctx::require(Role::Admin)?;
         let found = workflows::get(&state, &id).await?;
         let (name, description, bound_tools) = {
             let rules = state.rules();
@@ -124,11 +122,10 @@ pub async fn workflow_page(id: String) -> Result<WorkflowSettings, ApiError> {
 /// the argument for a refused edit.
 #[server(prefix = "/rpc", endpoint = "edit_workflow", input = Json)]
 pub async fn edit_workflow(id: String, version: i64, edit: Edit) -> Result<i64, ApiError> {
-    use crate::domain::user::Role;
     use crate::server::{ctx, workflows};
     ctx::finish(async {
+        let admin = ctx::admin()?;
         let state = ctx::state()?;
-        let admin = ctx::require(Role::Admin)?;
         let by = crate::domain::actor::Actor::admin(admin.0.id, &admin.0.display_name);
         let saved = workflows::edit(&state, &id, &edit, Some(version), &by).await?;
         Ok(saved.version)

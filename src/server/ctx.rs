@@ -2,7 +2,9 @@
 //! state, the signed-in user, and a way to set cookies and the HTTP status.
 //!
 //! Keeping these in one place keeps each server function to its three steps:
-//! auth → store → domain.
+//! auth → store → domain, and its first line says who may call it
+//! ([`admin`], [`teacher`]). The REST handlers' counterpart is
+//! `server::extract`.
 
 use crate::domain::user::Role;
 use crate::error::ApiError;
@@ -31,6 +33,19 @@ pub fn require(needed: Role) -> Result<AuthUser, ServerError> {
     let user = user().ok_or(ApiError::Unauthenticated)?;
     user.require(needed)?;
     Ok(user)
+}
+
+/// The signed-in admin ([`require`] `Admin`): the first line of a server
+/// function only admins may call. (Cross-site calls never get this far:
+/// `auth::check_origin` refuses them for every server function.)
+pub fn admin() -> Result<AuthUser, ServerError> {
+    require(Role::Admin)
+}
+
+/// The signed-in teacher, or admin ([`require`] `Teacher`): the first line
+/// of a server function for anyone who teaches.
+pub fn teacher() -> Result<AuthUser, ServerError> {
+    require(Role::Teacher)
 }
 
 /// The address the current request came from: the TCP peer, or, when the

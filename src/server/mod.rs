@@ -14,6 +14,7 @@ pub mod config;
 pub mod ctx;
 pub mod db;
 pub mod error;
+pub mod extract;
 pub mod lesson_runs;
 pub mod llm;
 pub mod manifests;

@@ -2,18 +2,17 @@
 //! and deployments, with ETag / If-Match so a stale copy never overwrites a
 //! newer one.
 
-use crate::domain::api_key::Scope;
 use crate::domain::bindings::ToolBindings;
 use crate::domain::limits::BINDINGS_BODY_MAX_BYTES;
 use crate::error::ApiError;
-use crate::server::rest::{json_body, ApiKey};
+use crate::server::extract::{BindingsRead, BindingsWrite, IfMatch, JsonBody, Key};
 use crate::server::{bindings, store, AppState, ServerError};
-use axum::extract::rejection::JsonRejection;
 use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{header, HeaderMap, HeaderValue};
+use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
+use serde::Serialize;
 
 /// Bindings routes.
 pub fn router() -> Router<AppState> {
@@ -29,8 +28,10 @@ pub(crate) fn etag(version: i64) -> HeaderValue {
     HeaderValue::from_str(&format!("\"{version}\"")).unwrap_or(HeaderValue::from_static("\"0\""))
 }
 
-async fn read(key: ApiKey, State(state): State<AppState>) -> Result<Response, ServerError> {
-    key.require(Scope::BindingsRead)?;
+async fn read(
+    _: Key<BindingsRead>,
+    State(state): State<AppState>,
+) -> Result<Response, ServerError> {
     let current = store::bindings::current(&state.db)
         .await?
         .ok_or_else(|| ApiError::NotFound("Tool bindings".into()))?;
@@ -41,40 +42,20 @@ async fn read(key: ApiKey, State(state): State<AppState>) -> Result<Response, Se
         .into_response())
 }
 
-/// The version an `If-Match` header names (`"3"`, `W/"3"`). `*` ("any
-/// version") is refused like a stale tag: a policy is only replaced by
-/// someone who read the version they replace.
-pub(crate) fn if_match(headers: &HeaderMap) -> Result<i64, ApiError> {
-    let raw = headers
-        .get(header::IF_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim)
-        .ok_or(ApiError::PreconditionRequired)?;
-    if raw == "*" {
-        return Err(ApiError::PreconditionFailed(
-            "If-Match: * is not accepted: send the ETag of the version you read, so a newer one is never overwritten.".into(),
-        ));
-    }
-    raw.trim_start_matches("W/")
-        .trim_matches('"')
-        .parse::<i64>()
-        .map_err(|_| {
-            ApiError::PreconditionFailed(format!(
-                "If-Match {} is not an ETag this server issued.",
-                crate::domain::limits::excerpt(raw)
-            ))
-        })
+/// What a replacement answers (fields in the order of the bytes sent
+/// before it was typed: alphabetical).
+#[derive(Debug, Serialize)]
+struct Replaced {
+    notes: Vec<String>,
+    version: i64,
 }
 
 async fn replace(
-    key: ApiKey,
+    key: Key<BindingsWrite>,
     State(state): State<AppState>,
-    headers: HeaderMap,
-    body: Result<Json<ToolBindings>, JsonRejection>,
+    IfMatch(expected): IfMatch,
+    JsonBody(document): JsonBody<ToolBindings, BINDINGS_BODY_MAX_BYTES>,
 ) -> Result<Response, ServerError> {
-    key.require(Scope::BindingsWrite)?;
-    let expected = if_match(&headers)?;
-    let document = json_body(body, BINDINGS_BODY_MAX_BYTES)?;
     let current = store::bindings::current(&state.db)
         .await?
         .map_or(0, |c| c.meta.version);
@@ -101,7 +82,10 @@ async fn replace(
     })?;
     Ok((
         [(header::ETAG, etag(saved.version))],
-        Json(serde_json::json!({ "version": saved.version, "notes": saved.notes })),
+        Json(Replaced {
+            notes: saved.notes,
+            version: saved.version,
+        }),
     )
         .into_response())
 }

@@ -6,28 +6,24 @@
 //! takes `catalogue:write` and goes through `server::catalogue`, the same
 //! code as the editor page and manifest imports.
 
-use crate::domain::api_key::Scope;
+use crate::domain::bindings::VersionMeta;
 use crate::domain::catalogue::{CatalogueTool, ToolId};
 use crate::domain::catalogue_history::CatalogueDiff;
-use crate::domain::limits::{API_BODY_MAX_BYTES, CATALOGUE_HISTORY_PAGE_MAX};
-use crate::error::ApiError;
+use crate::domain::limits::CATALOGUE_HISTORY_PAGE_MAX;
 use crate::server::catalogue::{self, Changed};
-use crate::server::rest::bindings::{etag, if_match};
-use crate::server::rest::vibes::{expected, same_id};
-use crate::server::rest::{json_body, path_id, ApiKey};
+use crate::server::extract::{
+    if_match, path_id, CatalogueRead, CatalogueWrite, Expected, IdPath, JsonBody, Key,
+};
+use crate::server::rest::bindings::etag;
+use crate::server::rest::vibes::same_id;
 use crate::server::store::{bindings as tools, catalogue as versions};
 use crate::server::{AppState, ServerError};
-use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
-use serde::Deserialize;
-use serde_json::json;
-
-/// The scopes that may read the catalogue and its history.
-const READ: [Scope; 2] = [Scope::BindingsRead, Scope::CatalogueWrite];
+use serde::{Deserialize, Serialize};
 
 /// Catalogue routes.
 pub fn router() -> Router<AppState> {
@@ -44,16 +40,32 @@ async fn version_now(state: &AppState) -> Result<i64, ServerError> {
     Ok(versions::latest(&state.db).await?.map_or(0, |m| m.version))
 }
 
+/// The catalogue at a version.
+#[derive(Debug, Serialize)]
+struct Catalogue {
+    version: i64,
+    tools: Vec<CatalogueTool>,
+}
+
 /// `GET /api/catalogue`: `{"version", "tools"}` with `ETag: "version"`.
-async fn read(key: ApiKey, State(state): State<AppState>) -> Result<Response, ServerError> {
-    key.require_any(&READ)?;
+async fn read(
+    _: Key<CatalogueRead>,
+    State(state): State<AppState>,
+) -> Result<Response, ServerError> {
     let version = version_now(&state).await?;
     let tools = tools::tools(&state.db).await?;
     Ok((
         [(header::ETAG, etag(version))],
-        Json(json!({"version": version, "tools": tools})),
+        Json(Catalogue { version, tools }),
     )
         .into_response())
+}
+
+/// What a change answers.
+#[derive(Debug, Serialize)]
+struct ChangedBody {
+    version: i64,
+    changed: Vec<String>,
 }
 
 /// The answer to a change: the version in force after it, as body and ETag,
@@ -62,7 +74,10 @@ fn changed(done: Changed, status: StatusCode) -> Response {
     (
         status,
         [(header::ETAG, etag(done.version))],
-        Json(json!({"version": done.version, "changed": done.tools})),
+        Json(ChangedBody {
+            version: done.version,
+            changed: done.tools,
+        }),
     )
         .into_response()
 }
@@ -71,16 +86,12 @@ fn changed(done: Changed, status: StatusCode) -> Response {
 /// the catalogue version read (stale → 412), or adds one with
 /// `If-None-Match: *` (taken → 409); neither → 428.
 async fn put_tool(
-    key: ApiKey,
+    key: Key<CatalogueWrite>,
     State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Result<Json<CatalogueTool>, JsonRejection>,
+    IdPath(id, _): IdPath<ToolId>,
+    Expected(expected): Expected,
+    JsonBody(tool): JsonBody<CatalogueTool>,
 ) -> Result<Response, ServerError> {
-    key.require(Scope::CatalogueWrite)?;
-    ToolId::parse(&id).map_err(ApiError::from)?;
-    let expected = expected(&headers)?;
-    let tool = json_body(body, API_BODY_MAX_BYTES)?;
     same_id(&id, tool.id.as_str())?;
     let create = expected.is_none();
     let done = catalogue::put_tool(&state, &key.actor(), &tool, create, expected).await?;
@@ -103,11 +114,10 @@ struct Page {
 /// summary, author and time; `before` in the answer is the next page's
 /// (`null`: there is none).
 async fn history(
-    key: ApiKey,
+    _: Key<CatalogueRead>,
     State(state): State<AppState>,
     Query(page): Query<Page>,
 ) -> Result<Response, ServerError> {
-    key.require_any(&READ)?;
     let before = page
         .before
         .as_deref()
@@ -118,7 +128,18 @@ async fn history(
         .then(|| list.last().map(|m| m.version))
         .flatten()
         .filter(|v| *v > 1);
-    Ok(Json(json!({"versions": list, "before": next})).into_response())
+    Ok(Json(History {
+        versions: list,
+        before: next,
+    })
+    .into_response())
+}
+
+/// A page of the catalogue's history.
+#[derive(Debug, Serialize)]
+struct History {
+    versions: Vec<VersionMeta>,
+    before: Option<i64>,
 }
 
 /// `?against=` for one version.
@@ -131,12 +152,11 @@ struct Against {
 /// tools, who made it and when, and `diff`, what differs going from
 /// version `against` (by default the one before it) to it.
 async fn one_version(
-    key: ApiKey,
+    _: Key<CatalogueRead>,
     State(state): State<AppState>,
     Path(raw): Path<String>,
     Query(query): Query<Against>,
 ) -> Result<Response, ServerError> {
-    key.require_any(&READ)?;
     let version = path_id(&raw, "version")?;
     let found = versions::version(&state.db, version).await?;
     let against = match query.against.as_deref() {
@@ -149,28 +169,40 @@ async fn one_version(
         versions::version(&state.db, against).await?.tools
     };
     let diff = CatalogueDiff::between(&older, &found.tools);
-    Ok(Json(json!({
-        "version": found.meta.version,
-        "summary": found.meta.summary,
-        "author": found.meta.author,
-        "createdAt": found.meta.created_at,
-        "tools": found.tools,
-        "against": against.max(0),
-        "diff": diff,
-    }))
+    Ok(Json(OneVersion {
+        version: found.meta.version,
+        summary: found.meta.summary,
+        author: found.meta.author,
+        created_at: found.meta.created_at,
+        tools: found.tools,
+        against: against.max(0),
+        diff,
+    })
     .into_response())
+}
+
+/// One version of the catalogue, with what differs from version `against`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OneVersion {
+    version: i64,
+    summary: String,
+    author: String,
+    created_at: i64,
+    tools: Vec<CatalogueTool>,
+    against: i64,
+    diff: CatalogueDiff,
 }
 
 /// `POST /api/catalogue/restore/{version}` with `If-Match` naming the
 /// version now: every tool of that version gets its content back, as a new
 /// version (tools added since are kept).
 async fn restore(
-    key: ApiKey,
+    key: Key<CatalogueWrite>,
     State(state): State<AppState>,
     Path(raw): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ServerError> {
-    key.require(Scope::CatalogueWrite)?;
     let version = path_id(&raw, "version")?;
     let expected = if_match(&headers)?;
     let done = catalogue::restore(&state, &key.actor(), version, expected).await?;

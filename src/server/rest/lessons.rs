@@ -2,14 +2,15 @@
 //! model for a lesson; and `GET /lessons/{id}/sessions.csv`, the teacher's
 //! download of the lesson's runs.
 
-use crate::domain::api_key::Scope;
 use crate::domain::declaration::{export, DeclarationFormat};
 use crate::domain::lesson::optimise::OptimiseMode;
 use crate::domain::lesson::prompt::build;
 use crate::error::ApiError;
-use crate::server::rest::{path_id, ApiKey};
+use crate::server::extract::{path_id, Key, LessonsRead, Teacher};
 use crate::server::{store, tokens, AppState, ServerError};
 use axum::extract::{Path, Query, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
@@ -48,12 +49,11 @@ pub struct PromptResponse {
 }
 
 async fn prompt(
-    key: ApiKey,
+    _: Key<LessonsRead>,
     State(state): State<AppState>,
     Path(id): Path<String>,
     Query(query): Query<PromptQuery>,
 ) -> Result<Json<PromptResponse>, ServerError> {
-    key.require(Scope::LessonsRead)?;
     let id = path_id(&id, "id")?;
     let format = DeclarationFormat::parse(query.format.as_deref().unwrap_or("gemini"))?;
     let optimise = match query.optimise.as_deref().unwrap_or("normal") {
@@ -78,16 +78,12 @@ async fn prompt(
 /// The lesson's runs as a CSV file, for the signed-in teacher who owns it
 /// (or an admin); another teacher's lesson is 404, as everywhere.
 async fn runs_csv(
+    Teacher(user): Teacher,
     State(state): State<AppState>,
     Path(id): Path<String>,
-    user: Option<axum::Extension<crate::server::auth::AuthUser>>,
-) -> Result<axum::response::Response, ServerError> {
-    use axum::http::header;
-    use axum::response::IntoResponse;
-    let user = user.ok_or(ApiError::Unauthenticated)?;
-    user.0.require(crate::domain::user::Role::Teacher)?;
+) -> Result<Response, ServerError> {
     let id = path_id(&id, "id")?;
-    let lesson = store::lessons::get(&state.db, &user.0 .0, id).await?;
+    let lesson = store::lessons::get(&state.db, &user.0, id).await?;
     let runs = crate::server::lesson_runs::runs(&state, &lesson).await?;
     let body = crate::server::lesson_runs::csv(&runs)?;
     Ok((

@@ -12,23 +12,21 @@
 //! that opened it.
 
 use crate::domain::api_key::Scope;
-use crate::domain::session_access::Act;
 use crate::domain::user::Role;
 use crate::error::ApiError;
 use crate::server::agent::mcp::{McpCaller, McpService};
-use crate::server::agent::sessions;
 use crate::server::auth::AuthUser;
+use crate::server::extract::{bearer, user_with_role, ApiKey, CallTool, Session, SignedIn};
 use crate::server::mcp_sessions::{session_owner, McpSessions};
-use crate::server::rest::sessions::token;
 use crate::server::streams::StreamPermit;
 use crate::server::workflow_mcp::{Editor, WorkflowMcpService};
 use crate::server::{AppState, ServerError};
 use axum::body::Body;
-use axum::extract::{Path, Request, State};
+use axum::extract::{Request, State};
 use axum::http::{header, Method};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
-use axum::{Extension, Router};
+use axum::Router;
 use futures_util::StreamExt;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 use std::sync::Arc;
@@ -38,8 +36,8 @@ pub fn router(mcp: Arc<McpService>) -> Router<AppState> {
     Router::new().route(
         "/api/sessions/{id}/mcp",
         any(
-            move |state: State<AppState>, id: Path<String>, req: Request| {
-                entry(mcp.clone(), state, id, req)
+            move |state: State<AppState>, session: Session<CallTool>, req: Request| {
+                entry(mcp.clone(), state, session, req)
             },
         ),
     )
@@ -48,13 +46,10 @@ pub fn router(mcp: Arc<McpService>) -> Router<AppState> {
 async fn entry(
     mcp: Arc<McpService>,
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    session: Session<CallTool>,
     mut req: Request,
 ) -> Response {
-    let row = match sessions::admit(&state, &id, token(req.headers()), Act::CallTool).await {
-        Ok(admitted) => admitted.row,
-        Err(e) => return e.into_response(),
-    };
+    let row = session.into_inner().row;
     if row.ended_at.is_some() {
         return ServerError::from(ApiError::Conflict(format!(
             "Session {} has ended: its MCP endpoint is closed.",
@@ -153,7 +148,7 @@ pub fn workflow_router(mcp: Arc<WorkflowMcpService>) -> Router<AppState> {
     Router::new().route(
         "/mcp",
         any(
-            move |state: State<AppState>, user: Option<Extension<AuthUser>>, req: Request| {
+            move |state: State<AppState>, user: SignedIn, req: Request| {
                 workflow_entry(mcp.clone(), state, user, req)
             },
         ),
@@ -163,11 +158,11 @@ pub fn workflow_router(mcp: Arc<WorkflowMcpService>) -> Router<AppState> {
 async fn workflow_entry(
     mcp: Arc<WorkflowMcpService>,
     State(state): State<AppState>,
-    user: Option<Extension<AuthUser>>,
+    SignedIn(user): SignedIn,
     mut req: Request,
 ) -> Response {
     let (method, headers) = (req.method().clone(), req.headers().clone());
-    let (editor, owner) = match editor_of(&state, user.as_deref(), &method, &headers).await {
+    let (editor, owner) = match editor_of(&state, user.as_ref(), &method, &headers).await {
         Ok(who) => who,
         Err(e) => return e.into_response(),
     };
@@ -188,20 +183,13 @@ async fn editor_of(
     method: &Method,
     headers: &axum::http::HeaderMap,
 ) -> Result<(Editor, String), ServerError> {
-    if let Some(secret) = token(headers) {
-        let key = crate::server::store::api_keys::verify(&state.db, secret)
-            .await?
-            .ok_or(ApiError::Unauthenticated)?;
-        let key = crate::server::rest::ApiKey(key);
+    if let Some(secret) = bearer(headers) {
+        let key = ApiKey::verify(state, secret).await?;
         key.require(Scope::WorkflowsWrite)?;
         let editor = Editor { actor: key.actor() };
         return Ok((editor, format!("key:{}", key.id())));
     }
-    let user = user.ok_or(ApiError::Unauthenticated)?;
-    user.require(Role::Admin)?;
-    if method != Method::GET {
-        crate::server::auth::require_same_origin(state, headers)?;
-    }
+    let user = user_with_role(state, user, Role::Admin, method, headers)?;
     let editor = Editor {
         actor: crate::domain::actor::Actor::admin(user.0.id, &user.0.display_name),
     };

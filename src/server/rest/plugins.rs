@@ -2,28 +2,28 @@
 //! session, changes them, reads the session's metadata, listens for the
 //! agent's calls of its tools and answers them. Every route takes the
 //! session's plugin token (`pt_…`, plugin rights only) or its session
-//! token; `sessions::admit` decides what each may do.
+//! token; `sessions::admit` decides what each may do, through each
+//! handler's `extract::PluginSession<Act>` argument.
 //!
 //! An unknown or ended session is 404 `{"error":"session_not_found",
 //! "message":…}`; other errors are the API's usual JSON.
 
-use crate::domain::limits::excerpt;
 use crate::domain::plugin::{Patch, Registration, REGISTRATION_MAX_BYTES};
-use crate::domain::session_access::Act;
 use crate::error::ApiError;
 use crate::server::agent::plugins::{self, Change, API_VERSION};
-use crate::server::agent::sessions::{self, Admitted};
-use crate::server::rest::sessions::{event_stream, stream_token, token, SessionQuery};
-use crate::server::rest::{fast_json_body, json_body, path_id, FastJson};
+use crate::server::extract::{
+    plugin_not_found, AnswerRelayedCall, CallId, ChangePluginTools, FastJsonBody, JsonBody,
+    ListenForCalls, PluginSession, ReadMetadata,
+};
+use crate::server::rest::sessions::{event_stream, SessionQuery};
 use crate::server::{AppState, ServerError};
-use axum::extract::rejection::JsonRejection;
-use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::extract::{DefaultBodyLimit, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// Plugin routes (the `PATCH …/tools` beside the listing is in `sessions`).
 pub fn router() -> Router<AppState> {
@@ -40,41 +40,6 @@ pub fn router() -> Router<AppState> {
         )
 }
 
-/// 404 in the plugin API's shape.
-fn not_found(id: &str) -> Response {
-    (
-        StatusCode::NOT_FOUND,
-        Json(json!({
-            "error": "session_not_found",
-            "message": format!("There is no open session {}.", excerpt(id)),
-        })),
-    )
-        .into_response()
-}
-
-/// The session for a plugin request doing `act`: 401 without a token (or
-/// an unknown one), 404 for an unknown or ended session, 403 for another
-/// session's token or a credential that may not do `act`.
-async fn session(
-    state: &AppState,
-    id: &str,
-    token: Option<&str>,
-    act: Act,
-) -> Result<Admitted, Response> {
-    let Some(token) = token else {
-        return Err(ServerError::from(ApiError::Unauthenticated).into_response());
-    };
-    match sessions::get(state, id).await {
-        Ok(row) if row.ended_at.is_none() => {}
-        Ok(_) => return Err(not_found(id)),
-        Err(ServerError::Api(ApiError::NotFound(_))) => return Err(not_found(id)),
-        Err(e) => return Err(e.into_response()),
-    }
-    sessions::admit(state, id, Some(token), act)
-        .await
-        .map_err(IntoResponse::into_response)
-}
-
 /// Maps an engine error, turning "session gone" into the plugin 404.
 fn answer<T: serde::Serialize>(
     id: &str,
@@ -84,7 +49,7 @@ fn answer<T: serde::Serialize>(
     match result {
         Ok(body) => (status, Json(body)).into_response(),
         Err(ServerError::Api(ApiError::NotFound(what))) if what.starts_with("Session ") => {
-            not_found(id)
+            plugin_not_found(id)
         }
         Err(e) => e.into_response(),
     }
@@ -94,62 +59,35 @@ fn answer<T: serde::Serialize>(
 /// what failed.
 async fn register(
     State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Result<FastJson<Registration>, JsonRejection>,
+    session: PluginSession<ChangePluginTools>,
+    FastJsonBody(body): FastJsonBody<Registration, REGISTRATION_MAX_BYTES>,
 ) -> Response {
-    apply(
-        &state,
-        &id,
-        &headers,
-        body,
-        StatusCode::CREATED,
-        Change::Register,
-    )
-    .await
+    let row = session.into_inner().row;
+    let id = row.id.clone();
+    let changed = plugins::change(&state, &row, Change::Register(body)).await;
+    answer(&id, StatusCode::CREATED, changed)
 }
 
 /// `PATCH /api/sessions/{id}/tools`: add, remove and modify tools.
 pub async fn patch_tools(
     State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Result<FastJson<Patch>, JsonRejection>,
+    session: PluginSession<ChangePluginTools>,
+    FastJsonBody(body): FastJsonBody<Patch, REGISTRATION_MAX_BYTES>,
 ) -> Response {
-    apply(&state, &id, &headers, body, StatusCode::OK, Change::Patch).await
-}
-
-/// A registration or patch from `id`'s plugin, answered with `status`.
-async fn apply<T>(
-    state: &AppState,
-    id: &str,
-    headers: &HeaderMap,
-    body: Result<FastJson<T>, JsonRejection>,
-    status: StatusCode,
-    change: fn(T) -> Change,
-) -> Response {
-    let row = match session(state, id, token(headers), Act::ChangePluginTools).await {
-        Ok(admitted) => admitted.row,
-        Err(response) => return response,
-    };
-    let body = match fast_json_body(body, REGISTRATION_MAX_BYTES) {
-        Ok(body) => body,
-        Err(e) => return e.into_response(),
-    };
-    answer(id, status, plugins::change(state, &row, change(body)).await)
+    let row = session.into_inner().row;
+    let id = row.id.clone();
+    let changed = plugins::change(&state, &row, Change::Patch(body)).await;
+    answer(&id, StatusCode::OK, changed)
 }
 
 /// `GET /api/sessions/{id}/metadata`, with `API-Version`, `Session-ID` and
 /// `Last-Modified`; 304 for an `If-Modified-Since` at or after it.
 async fn metadata(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    session: PluginSession<ReadMetadata>,
     headers: HeaderMap,
 ) -> Response {
-    let row = match session(&state, &id, token(&headers), Act::ReadMetadata).await {
-        Ok(admitted) => admitted.row,
-        Err(response) => return response,
-    };
+    let row = session.into_inner().row;
     let (body, modified_ms) = match plugins::metadata(&state, &row) {
         Ok(found) => found,
         Err(e) => return e.into_response(),
@@ -187,21 +125,10 @@ async fn metadata(
 /// `tool-call-request` events (token in the header or `?token=`).
 async fn plugin_events(
     State(state): State<AppState>,
-    Path(id): Path<String>,
-    Query(query): Query<SessionQuery>,
-    headers: HeaderMap,
+    Query(_): Query<SessionQuery>,
+    session: PluginSession<ListenForCalls>,
 ) -> Response {
-    let row = match session(
-        &state,
-        &id,
-        stream_token(&headers, &query),
-        Act::ListenForCalls,
-    )
-    .await
-    {
-        Ok(admitted) => admitted.row,
-        Err(response) => return response,
-    };
+    let row = session.into_inner().row;
     let permit = match state.streams.acquire(&[(
         format!("session:{}", row.id),
         state.config.max_streams_per_session,
@@ -226,29 +153,12 @@ struct ToolResult {
 /// `POST /api/sessions/{id}/tool-results/{callId}`.
 async fn tool_result(
     State(state): State<AppState>,
-    Path((id, call_id)): Path<(String, String)>,
-    headers: HeaderMap,
-    body: Result<Json<ToolResult>, JsonRejection>,
+    session: PluginSession<AnswerRelayedCall>,
+    CallId(call_id): CallId,
+    JsonBody(body): JsonBody<ToolResult>,
 ) -> Response {
-    let admitted = match session(
-        &state,
-        &id,
-        token(&headers),
-        Act::AnswerCall { relayed: true },
-    )
-    .await
-    {
-        Ok(admitted) => admitted,
-        Err(response) => return response,
-    };
-    let call_id = match path_id(&call_id, "callId") {
-        Ok(n) => n,
-        Err(e) => return e.into_response(),
-    };
-    let body = match json_body(body, crate::domain::limits::API_BODY_MAX_BYTES) {
-        Ok(body) => body,
-        Err(e) => return e.into_response(),
-    };
+    let admitted = session.into_inner();
+    let id = admitted.row.id.clone();
     let outcome = match (body.result, body.error) {
         (Some(_), Some(_)) => {
             return ServerError::from(ApiError::invalid(
@@ -280,6 +190,17 @@ async fn tool_result(
         StatusCode::OK,
         plugins::answer(&state, &admitted, call_id, outcome)
             .await
-            .map(|()| json!({"accepted": true, "callId": call_id.to_string()})),
+            .map(|()| Accepted {
+                accepted: true,
+                call_id: call_id.to_string(),
+            }),
     )
+}
+
+/// What an accepted answer gets.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Accepted {
+    accepted: bool,
+    call_id: String,
 }

@@ -5,30 +5,33 @@
 //! (`Authorization: Bearer st_…`, or `?token=` where a browser's
 //! `EventSource` cannot set headers), or for what a plugin may do with its
 //! plugin token (`pt_…`); every route asks `sessions::admit` which of them
-//! may do what. Signed-in users may watch any session.
+//! may do what, through its `extract::Session<Act>` argument. Signed-in
+//! users may watch any session.
 
 use crate::domain::agent_session::{SessionEvent, StatePatch};
 use crate::domain::api_key::Scope;
 use crate::domain::declaration::{export, export_with, DeclarationFormat};
 use crate::domain::lesson::nudge::{Speaker, TURN_TEXT_MAX_BYTES};
-use crate::domain::limits::{bytes_in_words, API_BODY_MAX_BYTES, CALLS_PAGE_MAX};
+use crate::domain::limits::{bytes_in_words, CALLS_PAGE_MAX};
 use crate::domain::session_access::Act;
 use crate::error::ApiError;
 use crate::server::agent::hub::Frame;
 use crate::server::agent::sessions;
 use crate::server::auth::AuthUser;
+use crate::server::extract::{
+    self, ApiKey, BearerToken, CallId, CallTool, ChangeState, End, IssuePluginToken, JsonBody, Key,
+    ReadTools, ReportResult, ReportTurn, Session, SignedIn, StreamToken,
+};
 pub(crate) use crate::server::rest::event_streams::event_stream;
 use crate::server::rest::event_streams::session_stream;
-use crate::server::rest::{json_body, path_id, ApiKey};
 use crate::server::{AppState, ServerError};
 use axum::body::Bytes;
-use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, Query, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, patch, post};
-use axum::{Extension, Json, Router};
-use serde::Deserialize;
+use axum::{Json, Router};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 /// Longest student name or id a tutor session may carry.
@@ -66,33 +69,13 @@ pub fn router() -> Router<AppState> {
         .route("/api/sessions/{id}/calls", get(calls))
 }
 
-/// `?token=`, `?format=`, and for paging calls `?before=` and `?limit=`.
+/// `?format=`, and for paging calls `?before=` and `?limit=` (an event
+/// stream's `?token=` is read by [`StreamToken`]).
 #[derive(Debug, Deserialize, Default)]
 pub struct SessionQuery {
-    token: Option<String>,
     format: Option<String>,
     before: Option<i64>,
     limit: Option<usize>,
-}
-
-fn bearer(headers: &HeaderMap) -> Option<&str> {
-    headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim)
-}
-
-/// A session's token from `Authorization: Bearer …`, the only place the
-/// session API reads it (query strings end up in logs and histories).
-pub(crate) fn token(headers: &HeaderMap) -> Option<&str> {
-    bearer(headers).filter(|t| !t.is_empty())
-}
-
-/// The event stream's token: the header, or `?token=` because a browser's
-/// `EventSource` cannot set headers.
-pub(crate) fn stream_token<'a>(headers: &'a HeaderMap, query: &'a SessionQuery) -> Option<&'a str> {
-    token(headers).or(query.token.as_deref().filter(|t| !t.is_empty()))
 }
 
 #[derive(Debug, Deserialize)]
@@ -123,13 +106,28 @@ fn yes() -> bool {
     true
 }
 
+/// What opening a session answers: its id and its two credentials.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OpenedBody {
+    session_id: String,
+    session_token: String,
+    plugin_token: String,
+}
+
+/// What a new plugin token answers.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PluginTokenBody {
+    session_id: String,
+    plugin_token: String,
+}
+
 async fn open(
-    key: ApiKey,
+    key: Key<extract::Sessions>,
     State(state): State<AppState>,
-    body: Result<Json<OpenRequest>, JsonRejection>,
+    JsonBody(body): JsonBody<OpenRequest>,
 ) -> Result<Response, ServerError> {
-    key.require(Scope::Sessions)?;
-    let body = json_body(body, API_BODY_MAX_BYTES)?;
     if body.agent_id.is_some() && body.vibe_id.is_none() {
         return Err(ApiError::invalid("agentId", "is only for vibe sessions").into());
     }
@@ -188,11 +186,11 @@ async fn open(
     };
     Ok((
         StatusCode::CREATED,
-        Json(json!({
-            "sessionId": opened.id,
-            "sessionToken": opened.token,
-            "pluginToken": opened.plugin_token,
-        })),
+        Json(OpenedBody {
+            session_id: opened.id,
+            session_token: opened.token,
+            plugin_token: opened.plugin_token,
+        }),
     )
         .into_response())
 }
@@ -201,20 +199,21 @@ async fn open(
 /// token for the session, replacing the one it had.
 async fn plugin_token(
     State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
+    session: Session<IssuePluginToken>,
 ) -> Result<Response, ServerError> {
-    let admitted = sessions::admit(&state, &id, token(&headers), Act::IssuePluginToken).await?;
-    let token = sessions::issue_plugin_token(&state, &admitted.row).await?;
+    let plugin_token = sessions::issue_plugin_token(&state, &session.row).await?;
     Ok((
         StatusCode::CREATED,
-        Json(json!({"sessionId": admitted.row.id, "pluginToken": token})),
+        Json(PluginTokenBody {
+            session_id: session.into_inner().row.id,
+            plugin_token,
+        }),
     )
         .into_response())
 }
 
 async fn list(
-    user: Option<Extension<AuthUser>>,
+    SignedIn(user): SignedIn,
     key: Option<ApiKey>,
     State(state): State<AppState>,
 ) -> Result<Response, ServerError> {
@@ -228,13 +227,10 @@ async fn list(
 
 async fn tools(
     State(state): State<AppState>,
-    Path(id): Path<String>,
     Query(query): Query<SessionQuery>,
-    headers: HeaderMap,
+    session: Session<ReadTools>,
 ) -> Result<Response, ServerError> {
-    let row = sessions::admit(&state, &id, token(&headers), Act::ReadTools)
-        .await?
-        .row;
+    let row = session.into_inner().row;
     let format = DeclarationFormat::parse(query.format.as_deref().unwrap_or("gemini"))?;
     let ws = row.workflow_state()?;
     let available = sessions::tools_now(&state, &row.id, row.lesson_tools.as_deref(), &ws);
@@ -301,14 +297,10 @@ struct CallRequest {
 
 async fn call(
     State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Result<Json<CallRequest>, JsonRejection>,
+    session: Session<CallTool>,
+    JsonBody(body): JsonBody<CallRequest>,
 ) -> Result<Response, ServerError> {
-    let row = sessions::admit(&state, &id, token(&headers), Act::CallTool)
-        .await?
-        .row;
-    let body = json_body(body, API_BODY_MAX_BYTES)?;
+    let row = session.into_inner().row;
     if body.name.trim().is_empty() {
         return Err(ApiError::invalid("name", "is required").into());
     }
@@ -332,15 +324,11 @@ struct ResultReport {
 /// executed an allowed call reports how it went.
 async fn report_result(
     State(state): State<AppState>,
-    Path((id, call_id)): Path<(String, String)>,
-    headers: HeaderMap,
-    body: Result<Json<ResultReport>, JsonRejection>,
+    session: Session<ReportResult>,
+    CallId(call_id): CallId,
+    JsonBody(body): JsonBody<ResultReport>,
 ) -> Result<Response, ServerError> {
-    let row = sessions::admit(&state, &id, token(&headers), Act::ReportResult)
-        .await?
-        .row;
-    let call_id = path_id(&call_id, "callId")?;
-    let body = json_body(body, API_BODY_MAX_BYTES)?;
+    let row = session.into_inner().row;
     let (reported, ws) = sessions::complete(&state, row, call_id, body.ok, body.result).await?;
     Ok(Json(json!({
         "callId": reported.call_id,
@@ -353,14 +341,10 @@ async fn report_result(
 /// `PATCH /api/sessions/{id}/state`: `{"activeStep"?, "checks"?}`.
 async fn patch_state(
     State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Result<Json<StatePatch>, JsonRejection>,
+    session: Session<ChangeState>,
+    JsonBody(body): JsonBody<StatePatch>,
 ) -> Result<Response, ServerError> {
-    let row = sessions::admit(&state, &id, token(&headers), Act::ChangeState)
-        .await?
-        .row;
-    let body = json_body(body, API_BODY_MAX_BYTES)?;
+    let row = session.into_inner().row;
     let ws = sessions::patch_state(&state, row, &body).await?;
     Ok(Json(json!({"state": ws})).into_response())
 }
@@ -377,14 +361,10 @@ struct TurnReport {
 /// the backend reports a turn and gets the nudges due now.
 async fn report_turn(
     State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Result<Json<TurnReport>, JsonRejection>,
+    session: Session<ReportTurn>,
+    JsonBody(body): JsonBody<TurnReport>,
 ) -> Result<Response, ServerError> {
-    let row = sessions::admit(&state, &id, token(&headers), Act::ReportTurn)
-        .await?
-        .row;
-    let body = json_body(body, API_BODY_MAX_BYTES)?;
+    let row = session.into_inner().row;
     let speaker = Speaker::parse(&body.role)
         .ok_or_else(|| ApiError::invalid("role", "must be \"student\" or \"tutor\""))?;
     if body
@@ -404,11 +384,9 @@ async fn report_turn(
 
 async fn end(
     State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
+    session: Session<End>,
 ) -> Result<StatusCode, ServerError> {
-    sessions::admit(&state, &id, token(&headers), Act::End).await?;
-    sessions::end(&state, &id, "ended by agent").await?;
+    sessions::end(&state, &session.row.id, "ended by agent").await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -436,10 +414,10 @@ async fn calls(
     State(state): State<AppState>,
     Path(id): Path<String>,
     Query(query): Query<SessionQuery>,
-    user: Option<Extension<AuthUser>>,
-    headers: HeaderMap,
+    SignedIn(user): SignedIn,
+    BearerToken(token): BearerToken,
 ) -> Result<Response, ServerError> {
-    may_watch(&state, &id, user.is_some(), token(&headers)).await?;
+    may_watch(&state, &id, user.is_some(), token.as_deref()).await?;
     let limit = query.limit.unwrap_or(CALLS_PAGE_MAX);
     let page = sessions::calls_page(&state, &id, query.before, limit).await?;
     let next = (page.len() == limit.clamp(1, CALLS_PAGE_MAX))
@@ -463,14 +441,15 @@ async fn snapshot_frame(
 async fn events(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(query): Query<SessionQuery>,
-    user: Option<Extension<AuthUser>>,
+    Query(_): Query<SessionQuery>,
+    SignedIn(user): SignedIn,
+    StreamToken(token): StreamToken,
     headers: HeaderMap,
 ) -> Result<Response, ServerError> {
-    may_watch(&state, &id, user.is_some(), stream_token(&headers, &query)).await?;
+    may_watch(&state, &id, user.is_some(), token.as_deref()).await?;
     let permit = state
         .streams
-        .acquire(&stream_limits(&state, Some(&id), user.as_deref()))?;
+        .acquire(&stream_limits(&state, Some(&id), user.as_ref()))?;
     let last_seen = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
@@ -523,7 +502,7 @@ fn stream_limits(
 }
 
 async fn list_events(
-    user: Option<Extension<AuthUser>>,
+    SignedIn(user): SignedIn,
     State(state): State<AppState>,
 ) -> Result<Response, ServerError> {
     if user.is_none() {
@@ -531,7 +510,7 @@ async fn list_events(
     }
     let permit = state
         .streams
-        .acquire(&stream_limits(&state, None, user.as_deref()))?;
+        .acquire(&stream_limits(&state, None, user.as_ref()))?;
     Ok(event_stream(
         Vec::new(),
         Some(state.hub.subscribe_list()),

@@ -3,23 +3,23 @@
 //! the body an Ultravox backend creates a call with.
 
 use crate::domain::actor::Actor;
-use crate::domain::api_key::Scope;
-use crate::domain::limits::{bytes_in_words, excerpt};
+use crate::domain::limits::excerpt;
 use crate::domain::vibe::{Agent, AgentId, Vibe, VibeId};
 use crate::error::ApiError;
+use crate::server::extract::{
+    self, Admin, BytesBody, Expected, IdPath, IfMatchOptional, JsonBody, Key, VibesRead, VibesWrite,
+};
 use crate::server::manifests::{self, ArchiveFormat, MANIFEST_ARCHIVE_MAX_BYTES};
-use crate::server::rest::bindings::{etag, if_match};
-use crate::server::rest::{json_body, ApiKey};
+use crate::server::rest::bindings::etag;
 use crate::server::store::vibes::Versioned;
 use crate::server::vibes::{self, Change};
 use crate::server::{AppState, ServerError};
-use axum::extract::rejection::JsonRejection;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 /// Largest agent or vibe body: a 20,000-character template with room to
@@ -58,8 +58,7 @@ pub fn router() -> Router<AppState> {
         )
 }
 
-async fn list(key: ApiKey, State(state): State<AppState>) -> Result<Response, ServerError> {
-    key.require(Scope::VibesRead)?;
+async fn list(_: Key<VibesRead>, State(state): State<AppState>) -> Result<Response, ServerError> {
     let (_, vibes) = vibes::all(&state).await?;
     Ok(Json(json!({
         "vibes": vibes.into_iter().map(|v| json!({"vibe": v.value, "version": v.version})).collect::<Vec<_>>()
@@ -77,11 +76,10 @@ fn found<T: serde::Serialize>(
 }
 
 async fn read_vibe(
-    key: ApiKey,
+    _: Key<VibesRead>,
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, ServerError> {
-    key.require(Scope::VibesRead)?;
     let (_, all) = vibes::all(&state).await?;
     found(
         "Vibe",
@@ -91,11 +89,10 @@ async fn read_vibe(
 }
 
 async fn read_agent(
-    key: ApiKey,
+    _: Key<VibesRead>,
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, ServerError> {
-    key.require(Scope::VibesRead)?;
     let (all, _) = vibes::all(&state).await?;
     found(
         "Agent",
@@ -104,19 +101,7 @@ async fn read_agent(
     )
 }
 
-/// The version a PUT starts from: `If-Match` for a change, `If-None-Match:
-/// *` to create; neither is 428 (no blind overwrites).
-pub(crate) fn expected(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
-    let creating = headers
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.trim() == "*");
-    if creating && headers.get(header::IF_MATCH).is_none() {
-        return Ok(None);
-    }
-    if_match(headers).map(Some)
-}
-
+/// 422 unless the id in the body is the one in the path.
 pub(crate) fn same_id(path: &str, body: &str) -> Result<(), ApiError> {
     if path == body {
         Ok(())
@@ -140,26 +125,24 @@ fn saved(version: i64, created: bool) -> Response {
             StatusCode::OK
         },
         [(header::ETAG, etag(version))],
-        Json(json!({"version": version})),
+        Json(VersionBody { version }),
     )
         .into_response()
 }
 
-fn body_limit<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, ServerError> {
-    json_body(body, MANIFEST_BODY_MAX_BYTES)
+/// What a save answers.
+#[derive(Debug, Serialize)]
+struct VersionBody {
+    version: i64,
 }
 
 async fn put_vibe(
-    key: ApiKey,
+    key: Key<VibesWrite>,
     State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Result<Json<Vibe>, JsonRejection>,
+    IdPath(id, _): IdPath<VibeId>,
+    Expected(expected): Expected,
+    JsonBody(vibe): JsonBody<Vibe, MANIFEST_BODY_MAX_BYTES>,
 ) -> Result<Response, ServerError> {
-    key.require(Scope::VibesWrite)?;
-    VibeId::parse(&id).map_err(ApiError::from)?;
-    let expected = expected(&headers)?;
-    let vibe = body_limit(body)?;
     same_id(&id, vibe.id.as_str())?;
     let version = vibes::save(
         &state,
@@ -171,16 +154,12 @@ async fn put_vibe(
 }
 
 async fn put_agent(
-    key: ApiKey,
+    key: Key<VibesWrite>,
     State(state): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Result<Json<Agent>, JsonRejection>,
+    IdPath(id, _): IdPath<AgentId>,
+    Expected(expected): Expected,
+    JsonBody(agent): JsonBody<Agent, MANIFEST_BODY_MAX_BYTES>,
 ) -> Result<Response, ServerError> {
-    key.require(Scope::VibesWrite)?;
-    AgentId::parse(&id).map_err(ApiError::from)?;
-    let expected = expected(&headers)?;
-    let agent = body_limit(body)?;
     same_id(&id, agent.id.as_str())?;
     let version = vibes::save(
         &state,
@@ -219,11 +198,10 @@ async fn download(state: &AppState, format: ArchiveFormat) -> Result<Response, S
 /// `GET /api/manifests?format=zip|tar`: every agent and vibe, with the
 /// tools they use, in the manifest layout.
 async fn export_api(
-    key: ApiKey,
+    _: Key<VibesRead>,
     State(state): State<AppState>,
     Query(query): Query<FormatQuery>,
 ) -> Result<Response, ServerError> {
-    key.require(Scope::VibesRead)?;
     download(
         &state,
         ArchiveFormat::parse(query.format.as_deref().unwrap_or("zip"))?,
@@ -231,111 +209,78 @@ async fn export_api(
     .await
 }
 
-/// `GET /agents/manifests.zip` (or `.tar`): the same, for a signed-in admin.
-async fn export_page(
-    state: &AppState,
-    user: Option<axum::Extension<crate::server::auth::AuthUser>>,
-    format: ArchiveFormat,
-) -> Result<Response, ServerError> {
-    let user = user.ok_or(ApiError::Unauthenticated)?;
-    user.0.require(crate::domain::user::Role::Admin)?;
-    download(state, format).await
+/// `GET /agents/manifests.zip`: the same, for a signed-in admin.
+async fn export_page_zip(_: Admin, State(state): State<AppState>) -> Result<Response, ServerError> {
+    download(&state, ArchiveFormat::Zip).await
 }
 
-async fn export_page_zip(
-    State(state): State<AppState>,
-    user: Option<axum::Extension<crate::server::auth::AuthUser>>,
-) -> Result<Response, ServerError> {
-    export_page(&state, user, ArchiveFormat::Zip).await
-}
-
-async fn export_page_tar(
-    State(state): State<AppState>,
-    user: Option<axum::Extension<crate::server::auth::AuthUser>>,
-) -> Result<Response, ServerError> {
-    export_page(&state, user, ArchiveFormat::Tar).await
-}
-
-/// An archive body, or 413 naming the limit.
-fn archive_body(
-    body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
-) -> Result<axum::body::Bytes, ApiError> {
-    body.map_err(|e| {
-        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::TooLarge {
-                field: "body".into(),
-                limit: bytes_in_words(MANIFEST_ARCHIVE_MAX_BYTES),
-            }
-        } else {
-            ApiError::BadRequest(excerpt(&e.body_text()))
-        }
-    })
+/// `GET /agents/manifests.tar`: the same as a tar file.
+async fn export_page_tar(_: Admin, State(state): State<AppState>) -> Result<Response, ServerError> {
+    download(&state, ArchiveFormat::Tar).await
 }
 
 /// Imports `body` (a `.zip` or `.tar`) by `actor`, on top of catalogue
 /// version `expected` if the request named one: what it counted.
 async fn import_archive(
     state: &AppState,
-    body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
+    body: &[u8],
     actor: &Actor,
     expected: Option<i64>,
 ) -> Result<Response, ServerError> {
-    let files = manifests::unpack(&archive_body(body)?)?;
+    let files = manifests::unpack(body)?;
     let (tools, agents, vibes) = manifests::import(state, &files, actor, expected).await?;
-    Ok(Json(json!({"tools": tools, "agents": agents, "vibes": vibes})).into_response())
+    Ok(Json(Imported {
+        tools,
+        agents,
+        vibes,
+    })
+    .into_response())
 }
 
-/// The catalogue version an import builds on: its `If-Match`, if sent
-/// (stale → 412); without one, whatever is current.
-fn catalogue_precondition(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
-    if headers.contains_key(header::IF_MATCH) {
-        if_match(headers).map(Some)
-    } else {
-        Ok(None)
-    }
+/// What an import counted.
+#[derive(Debug, Serialize)]
+struct Imported {
+    tools: usize,
+    agents: usize,
+    vibes: usize,
 }
 
 /// `POST /api/manifests` with a `.zip` or `.tar` body: replaces every agent
 /// and vibe (adding or updating the tools it carries) if the whole set is
 /// valid; otherwise 422 naming the file and field, and nothing changes. A
 /// tool added or changed needs `catalogue:write` too (403 otherwise, for
-/// the whole import).
+/// the whole import). An `If-Match` names the catalogue version it builds
+/// on (stale → 412); without one, whatever is current.
 async fn import_api(
-    key: ApiKey,
+    key: Key<VibesWrite>,
     State(state): State<AppState>,
-    headers: HeaderMap,
-    body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
+    IfMatchOptional(expected): IfMatchOptional,
+    BytesBody(body): BytesBody<MANIFEST_ARCHIVE_MAX_BYTES>,
 ) -> Result<Response, ServerError> {
-    key.require(Scope::VibesWrite)?;
-    let expected = catalogue_precondition(&headers)?;
-    import_archive(&state, body, &key.actor(), expected).await
+    import_archive(&state, &body, &key.actor(), expected).await
 }
 
 /// `POST /agents/manifests`: the same import from the `/agents` page, for a
 /// signed-in admin. The cookie authenticates it, so it must come from the
 /// app's own pages (403 otherwise), like a server function.
 async fn import_page(
+    Admin(admin): Admin,
     State(state): State<AppState>,
-    user: Option<axum::Extension<crate::server::auth::AuthUser>>,
-    headers: axum::http::HeaderMap,
-    body: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
+    IfMatchOptional(expected): IfMatchOptional,
+    BytesBody(body): BytesBody<MANIFEST_ARCHIVE_MAX_BYTES>,
 ) -> Result<Response, ServerError> {
-    let user = user.ok_or(ApiError::Unauthenticated)?;
-    let admin = user.0.admin_actor()?;
-    crate::server::auth::require_same_origin(&state, &headers)?;
-    let expected = catalogue_precondition(&headers)?;
-    import_archive(&state, body, &admin, expected).await
+    let admin = admin.admin_actor()?;
+    import_archive(&state, &body, &admin, expected).await
 }
 
 /// `GET /api/vibes/{id}/call-config?format=ultravox`: the body to create an
 /// Ultravox call starting with the vibe's default agent.
 async fn call_config(
-    key: ApiKey,
+    _: Key<extract::Sessions>,
     State(state): State<AppState>,
     Path(id): Path<String>,
     Query(query): Query<FormatQuery>,
 ) -> Result<Response, ServerError> {
-    key.require(Scope::Sessions)?;
     if query.format.as_deref().unwrap_or("ultravox") != "ultravox" {
         return Err(ApiError::invalid("format", "must be ultravox").into());
     }

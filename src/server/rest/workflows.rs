@@ -11,22 +11,21 @@ use crate::domain::actor::Actor;
 use crate::domain::api_key::Scope;
 use crate::domain::user::Role;
 use crate::domain::workflow_chat::{ChatRequest, CHAT_BODY_MAX_BYTES};
-use crate::domain::workflow_def::{trigger_types, Edit};
+use crate::domain::workflow_def::Edit;
+use crate::domain::workflow_def::{trigger_types, Definition, TriggerType};
 use crate::error::ApiError;
-use crate::server::auth::{require_same_origin, AuthUser};
-use crate::server::rest::bindings::{etag, if_match};
+use crate::server::extract::{Admin, ApiKey, IfMatch, JsonBody, Key, SignedIn, WorkflowsWrite};
+use crate::server::rest::bindings::etag;
 use crate::server::rest::sessions::event_stream;
-use crate::server::rest::{json_body, ApiKey};
 use crate::server::store::workflow_defs;
 use crate::server::workflow_mcp::Editor;
 use crate::server::{workflow_chat, workflows, AppState, ServerError};
-use axum::extract::rejection::JsonRejection;
 use axum::extract::{DefaultBodyLimit, Path, State};
-use axum::http::{header, HeaderMap};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Extension, Json, Router};
-use serde_json::json;
+use axum::{Json, Router};
+use serde::Serialize;
 
 /// Most history entries one request returns.
 pub const HISTORY_MAX: i64 = 100;
@@ -44,15 +43,35 @@ pub fn router() -> Router<AppState> {
         )
 }
 
+/// A workflow's definition at a version, with the trigger types it may
+/// use.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DefinitionBody<'a> {
+    workflow_id: &'a str,
+    version: i64,
+    definition: Definition,
+    trigger_types: Vec<TriggerType>,
+}
+
+/// A workflow's saved versions.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HistoryBody {
+    workflow_id: String,
+    versions: Vec<workflow_defs::HistoryEntry>,
+}
+
+/// The definition as body, its version as ETag.
 fn answer(id: &str, found: workflow_defs::Versioned) -> Response {
     (
         [(header::ETAG, etag(found.version))],
-        Json(json!({
-            "workflowId": id,
-            "version": found.version,
-            "definition": found.definition,
-            "triggerTypes": trigger_types(),
-        })),
+        Json(DefinitionBody {
+            workflow_id: id,
+            version: found.version,
+            definition: found.definition,
+            trigger_types: trigger_types(),
+        }),
     )
         .into_response()
 }
@@ -60,26 +79,22 @@ fn answer(id: &str, found: workflow_defs::Versioned) -> Response {
 /// `GET /api/workflows/{id}/definition`: the definition, its version as
 /// the ETag, and the trigger types it may use.
 async fn read(
-    key: ApiKey,
+    _: Key<WorkflowsWrite>,
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, ServerError> {
-    key.require(Scope::WorkflowsWrite)?;
     Ok(answer(&id, workflows::get(&state, &id).await?))
 }
 
 /// `POST /api/workflows/{id}/edits` with one edit (`{"edit": "add_step",
 /// "step_type": "custom_agent", "name": "Verify identity"}`) and `If-Match`.
 async fn edit(
-    key: ApiKey,
+    key: Key<WorkflowsWrite>,
     State(state): State<AppState>,
     Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Result<Json<Edit>, JsonRejection>,
+    IfMatch(expected): IfMatch,
+    JsonBody(change): JsonBody<Edit>,
 ) -> Result<Response, ServerError> {
-    key.require(Scope::WorkflowsWrite)?;
-    let expected = if_match(&headers)?;
-    let change = json_body(body, crate::domain::limits::API_BODY_MAX_BYTES)?;
     let saved = workflows::edit(&state, &id, &change, Some(expected), &key.actor()).await?;
     Ok(answer(&id, saved))
 }
@@ -87,14 +102,17 @@ async fn edit(
 /// `GET /api/workflows/{id}/history`: the saved versions, newest first,
 /// each with its edit and author.
 async fn history(
-    key: ApiKey,
+    _: Key<WorkflowsWrite>,
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, ServerError> {
-    key.require(Scope::WorkflowsWrite)?;
     workflows::get(&state, &id).await?;
-    let entries = workflow_defs::history(&state.db, &id, HISTORY_MAX).await?;
-    Ok(Json(json!({"workflowId": id, "versions": entries})).into_response())
+    let versions = workflow_defs::history(&state.db, &id, HISTORY_MAX).await?;
+    Ok(Json(HistoryBody {
+        workflow_id: id,
+        versions,
+    })
+    .into_response())
 }
 
 /// `GET /api/workflows/{id}/events`: `workflow_changed` each time the
@@ -104,11 +122,11 @@ async fn history(
 /// reconnects reads the definition again.
 async fn events(
     key: Option<ApiKey>,
-    user: Option<Extension<AuthUser>>,
+    SignedIn(user): SignedIn,
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, ServerError> {
-    let cap = match (&key, user.as_deref()) {
+    let cap = match (&key, &user) {
         (Some(key), _) => {
             key.require(Scope::WorkflowsWrite)?;
             (
@@ -135,20 +153,15 @@ async fn events(
 /// for the signed-in admin (from the app's own pages, as the cookie
 /// authenticates it). The history with one message added.
 async fn chat_step(
-    user: Option<Extension<AuthUser>>,
+    Admin(admin): Admin,
     State(state): State<AppState>,
     Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Result<Json<ChatRequest>, JsonRejection>,
+    JsonBody(request): JsonBody<ChatRequest, CHAT_BODY_MAX_BYTES>,
 ) -> Result<Response, ServerError> {
-    let user = user.ok_or(ApiError::Unauthenticated)?;
-    user.require(Role::Admin)?;
-    require_same_origin(&state, &headers)?;
-    let request = json_body(body, CHAT_BODY_MAX_BYTES)?;
     let editor = Editor {
         actor: Actor::admin(
-            user.0 .0.id,
-            &format!("{} (workflow agent)", user.0 .0.display_name),
+            admin.0.id,
+            &format!("{} (workflow agent)", admin.0.display_name),
         ),
     };
     let answer = workflow_chat::step(&state, &id, editor, request).await?;
