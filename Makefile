@@ -27,7 +27,7 @@ NAME := switchboard
 E2E := end2end
 PORT ?= 3000
 
-.PHONY: help run test toolchain e2e-deps client-debug client-release server-debug server-release \
+.PHONY: help run test toolchain e2e-deps wasm-opt client-debug client-release server-debug server-release \
         site-debug site-release lint unit e2e fmt bench bench-sessions bench-matrix bench-first-load bench-visualiser soak demo demo-vibe demo-chat bench-vibes bench-plugins bench-chat clean-data
 
 help:
@@ -40,10 +40,14 @@ help:
 toolchain:
 	@SUDO='$(SUDO)' CARGO='$(CARGO)' scripts/toolchain.sh
 
-# Chromium for Playwright and the npm packages of the end-to-end suite (also
-# binaryen's wasm-opt for the release bundle).
+# Chromium for Playwright and the npm packages of the end-to-end suite.
 e2e-deps:
 	@SUDO='$(SUDO)' E2E='$(E2E)' scripts/e2e-deps.sh
+
+# binaryen's wasm-opt for the release bundles, on its own: `make run`
+# installs no browser and no test packages.
+wasm-opt:
+	@scripts/wasm-opt.sh
 
 # ---------------------------------------------------------------- builds
 CLIENT_ENV := RUSTC_BOOTSTRAP=1 RUSTC=$(DEB_RUSTC) CARGO_TARGET_DIR=$(FRONT_TARGET)
@@ -69,7 +73,7 @@ client-debug: toolchain
 	for b in $(BUNDLES); do $(CLIENT_ENV) $(DEB_CARGO) $(CLIENT_ARGS) -p bundle-$$b; done
 	$(BUNDLE) $(TARGET)/site-debug debug $(call bundle-args,debug)
 
-client-release: toolchain e2e-deps
+client-release: toolchain wasm-opt
 	for b in $(BUNDLES); do $(CLIENT_ENV) $(DEB_CARGO) $(CLIENT_ARGS) $(CLIENT_RELEASE_ARGS) -p bundle-$$b; done
 	$(BUNDLE) $(TARGET)/site-release opt $(call bundle-args,wasm-release)
 
@@ -151,17 +155,17 @@ soak:
 	ulimit -n $$(ulimit -Hn) && $(CARGO) bench --features ssr --bench soak
 
 # Click latency of the bindings matrix at 30 x 100, in Chromium (release build).
-bench-matrix: client-release server-release
+bench-matrix: e2e-deps client-release server-release
 	cd $(E2E) && SWITCHBOARD_BIN=$(TARGET)/release/$(NAME) SITE_ROOT=$(TARGET)/site-release node bench/matrix.mjs
 
 # First and second visit to a lesson editor: bytes over the wire per file,
 # bundle sizes (raw / gzip / brotli), time to hydration.
-bench-first-load: client-release server-release
+bench-first-load: e2e-deps client-release server-release
 	cd $(E2E) && SWITCHBOARD_BIN=$(TARGET)/release/$(NAME) SITE_ROOT=$(TARGET)/site-release node bench/first_load.mjs
 
 # Tool call -> visualiser DOM update (timeline entry, workflow switch) in
 # Chromium: median, p95, max (release build).
-bench-visualiser: client-release server-release
+bench-visualiser: e2e-deps client-release server-release
 	cd $(E2E) && SWITCHBOARD_BIN=$(TARGET)/release/$(NAME) SITE_ROOT=$(TARGET)/site-release node bench/visualiser.mjs
 
 fmt:

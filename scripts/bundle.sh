@@ -6,7 +6,7 @@
 # (SITE_ROOT), doing cargo-leptos' job with plain tools:
 #   - wasm-bindgen glue into SITE.stage/BUNDLE: BUNDLE.js + BUNDLE_bg.wasm
 #     (beside the site, not in it: the server serves the site root's files);
-#   - with `opt`, wasm-opt -Oz (binaryen, from the end-to-end npm packages);
+#   - with `opt`, wasm-opt -Oz (binaryen, installed by scripts/wasm-opt.sh);
 #   - each bundle's glue and module, and the one stylesheet, published under
 #     SITE/pkg with a hash of their content in the name (BUNDLE.HASH.js /
 #     BUNDLE.HASH.wasm, NAME.HASH.css), each with a brotli (.br) and a gzip
@@ -97,7 +97,7 @@ for i in "${!bundles[@]}"; do
     run wasm-bindgen --target web --no-typescript --out-name "$bundle" \
       --out-dir "$stage.tmp" "$wasm"
     if [ "$mode" = opt ]; then
-      run "$E2E/node_modules/.bin/wasm-opt" -Oz --enable-bulk-memory \
+      run scripts/wasm-opt/node_modules/.bin/wasm-opt -Oz --enable-bulk-memory \
         --enable-nontrapping-float-to-int -o "$stage.tmp/$bundle.opt.wasm" "$stage.tmp/${bundle}_bg.wasm"
       mv -f "$stage.tmp/$bundle.opt.wasm" "$stage.tmp/${bundle}_bg.wasm"
     fi
