@@ -27,12 +27,13 @@ NAME := switchboard
 E2E := end2end
 PORT ?= 3000
 
-.PHONY: help run test toolchain e2e-deps wasm-opt client-debug client-release server-debug server-release \
+.PHONY: help run test dev toolchain e2e-deps wasm-opt client-debug client-release server-debug server-release \
         site-debug site-release lint unit e2e fmt bench bench-sessions bench-matrix bench-first-load bench-visualiser soak demo demo-vibe demo-chat bench-vibes bench-plugins bench-chat clean-data
 
 help:
 	@echo "make run   - build (release) and serve Switchboard at http://127.0.0.1:$(PORT) with demo data"
 	@echo "make test  - fmt, clippy (both feature sets), unit + HTTP tests, Playwright end-to-end"
+	@echo "make dev   - debug build on :$(PORT), rebuilt and restarted on every save"
 
 # ---------------------------------------------------------------- toolchain
 # Debian's compiler with std source, lld for wasm, and wasm-bindgen-cli at the
@@ -69,8 +70,12 @@ BUNDLE := NAME='$(NAME)' E2E='$(E2E)' scripts/bundle.sh
 # bundle-args PROFILE-DIR: the NAME=WASM arguments of scripts/bundle.sh.
 bundle-args = $(foreach b,$(BUNDLES),$(b)=$(FRONT_TARGET)/wasm32-unknown-unknown/$(1)/bundle_$(b).wasm)
 
+# BUILD_BUNDLES: the bundles to compile (make dev passes the changed ones);
+# every bundle is still published (an unchanged one is skipped quickly).
+BUILD_BUNDLES ?= $(BUNDLES)
+
 client-debug: toolchain
-	for b in $(BUNDLES); do $(CLIENT_ENV) $(DEB_CARGO) $(CLIENT_ARGS) -p bundle-$$b; done
+	for b in $(BUILD_BUNDLES); do $(CLIENT_ENV) $(DEB_CARGO) $(CLIENT_ARGS) -p bundle-$$b; done
 	$(BUNDLE) $(TARGET)/site-debug debug $(call bundle-args,debug)
 
 client-release: toolchain wasm-opt
@@ -90,6 +95,11 @@ run: client-release server-release
 	SITE_ROOT=$(TARGET)/site-release PORT=$(PORT) $(TARGET)/release/$(NAME)
 
 test: toolchain e2e-deps lint unit client-debug server-debug e2e
+
+# The edit-and-reload loop (debug build on :$(PORT)): on every save, rebuild
+# the server and the bundles whose pages changed, and restart (scripts/dev.sh).
+dev: toolchain
+	@SUDO='$(SUDO)' PORT=$(PORT) scripts/dev.sh
 
 # ---------------------------------------------------------------- test steps
 lint:
