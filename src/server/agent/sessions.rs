@@ -8,8 +8,9 @@ use crate::domain::agent_session::{
     CallOutcome, CallResponse, CallResult, CallStatus, SessionEvent, SessionSnapshot,
     SessionSummary, StatePatch, ToolCallRecord, TurnUpdate, WorkflowState,
 };
-use crate::domain::catalogue::{ToolId, WORKFLOW_SWITCH_TOOL};
-use crate::domain::effect::{apply_effects, missing_checks};
+use crate::domain::catalogue::ToolId;
+use crate::domain::decide::{decide, Ask, Place, PluginTool, Refusal};
+use crate::domain::effect::apply_effects;
 use crate::domain::lesson::config::ToolConfig;
 use crate::domain::lesson::nudge::{evaluate, Nudge, Speaker};
 use crate::domain::limits::{
@@ -515,9 +516,9 @@ pub async fn announce_tools(state: &AppState, before: &Rules) -> Result<(), Serv
     Ok(())
 }
 
-/// Why `tool` may not run now, if it may not: not in the catalogue, not
-/// available in the workflow, an unknown workflow to switch to, bad
-/// arguments, or a required check not passed.
+/// Why `tool` may not run now, if it may not: gathers what
+/// [`decide`] needs (the rules in force, the session's place, its plugin's
+/// tool of that name) and asks it.
 /// `available` is [`tools_now`] for the session before the call.
 fn refusal(
     state: &AppState,
@@ -527,73 +528,37 @@ fn refusal(
     tool: &str,
     arguments: &Value,
     plugin: Option<&(Arc<plugins::Loaded>, bool)>,
-) -> Option<String> {
-    if let Some((loaded, active)) = plugin {
-        let kind = loaded.set.plugin_type.as_str();
-        if !active {
-            let status = loaded
-                .set
-                .tool(tool)
-                .map_or("inactive", |t| t.status.as_str());
-            return Some(format!(
-                "`{tool}` is {status} by plugin `{kind}`; available: {}",
-                available.join(", ")
-            ));
-        }
-        if let Err(problem) = loaded.check_arguments(tool, arguments) {
-            return Some(format!("invalid arguments for `{tool}`: {problem}"));
-        }
-        if !state.plugins.connected(&row.id) {
-            return Some(format!(
-                "plugin `{kind}` is not connected; its tools cannot run now"
-            ));
-        }
-        return None;
-    }
-    let rules = state.rules();
-    let Some(entry) = rules.tool(tool) else {
-        return Some(format!(
-            "`{tool}` is not available in this session; available: {}",
-            available.join(", ")
-        ));
+) -> Option<Refusal> {
+    let check_plugin = |arguments: &Value| match plugin {
+        Some((loaded, _)) => loaded.check_arguments(tool, arguments),
+        None => Ok(()),
     };
-    if !available.iter().any(|t| t == tool) {
-        let place = match (row.lesson_id, &ws.agent) {
-            (Some(lesson), _) => format!("enabled in lesson {lesson}"),
-            (None, Some(ctx)) => format!("available to agent `{}`", ctx.agent),
-            (None, None) => format!("available in workflow `{}`", ws.current_workflow),
-        };
-        return Some(format!(
-            "`{tool}` is not {place}; available: {}",
-            available.join(", ")
-        ));
+    let plugin_tool = plugin.and_then(|(loaded, _)| {
+        Some(PluginTool {
+            plugin: loaded.set.plugin_type.as_str(),
+            status: loaded.set.tool(tool)?.status,
+            connected: state.plugins.connected(&row.id),
+            check_arguments: &check_plugin,
+        })
+    });
+    let ask = Ask {
+        tool,
+        arguments,
+        available,
+        place: place_of(row, ws),
+        state: ws,
+        plugin: plugin_tool,
+    };
+    decide(&ask, &*state.rules())
+}
+
+/// Where session `row` (in state `ws`) is, for refusals.
+fn place_of(row: &SessionRow, ws: &WorkflowState) -> Place {
+    match (row.lesson_id, &ws.agent) {
+        (Some(lesson), _) => Place::Lesson(lesson),
+        (None, Some(ctx)) => Place::Agent(ctx.agent.clone()),
+        (None, None) => Place::Workflow(ws.current_workflow.clone()),
     }
-    if tool == WORKFLOW_SWITCH_TOOL {
-        let target = arguments.get("workflowId").and_then(Value::as_str);
-        if !target.is_some_and(|t| rules.has_workflow(t)) {
-            return Some(format!(
-                "there is no workflow `{}`; valid workflow ids: {}",
-                excerpt(target.unwrap_or_default()),
-                rules.workflow_ids().join(", ")
-            ));
-        }
-    }
-    if let Err(problem) = rules.check_arguments(tool, arguments) {
-        return Some(format!("invalid arguments for `{tool}`: {problem}"));
-    }
-    let missing = missing_checks(&entry.requires, ws);
-    if let Some(check) = missing.first() {
-        let setters = rules.setters_of(check);
-        return Some(format!(
-            "`{tool}` needs check `{check}`, which this session has not passed{}",
-            if setters.is_empty() {
-                String::new()
-            } else {
-                format!("; call `{}` first", setters.join("` or `"))
-            }
-        ));
-    }
-    None
 }
 
 /// Counts one write of `session` in its per-minute window (429 past
@@ -690,7 +655,12 @@ async fn call_locked(
         &arguments,
         plugin.as_ref(),
     ) {
-        Some(reason) => (CallOutcome::Refused, None, Some(reason), CallStatus::Done),
+        Some(refusal) => (
+            CallOutcome::Refused,
+            None,
+            Some(refusal.to_string()),
+            CallStatus::Done,
+        ),
         None if builtins::executes(
             tool,
             row.runs_builtins,
