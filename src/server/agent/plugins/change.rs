@@ -12,7 +12,7 @@ use crate::domain::plugin::{
 };
 use crate::error::ApiError;
 use crate::server::agent::rules::compile_schema;
-use crate::server::agent::sessions;
+use crate::server::agent::{access, listing};
 use crate::server::store::agent_sessions::SessionRow;
 use crate::server::store::plugins as store;
 use crate::server::{AppState, ServerError};
@@ -138,7 +138,7 @@ pub async fn change(
 
     let lock = state.session_lock(&row.id);
     let _guard = lock.lock().await;
-    let row = sessions::get(state, &row.id).await?;
+    let row = access::get(state, &row.id).await?;
     if row.ended_at.is_some() {
         return Err(session_not_found(&row.id));
     }
@@ -221,7 +221,7 @@ pub async fn change(
         })
         .collect();
     let ws = row.workflow_state()?;
-    let before = sessions::tools_now(state, &row.id, row.lesson_tools.as_deref(), &ws);
+    let before = listing::tools_now(state, &row.id, row.lesson_tools.as_deref(), &ws);
     store::put(&state.db, &row.id, &set).await?;
     state
         .plugins
@@ -235,7 +235,7 @@ pub async fn change(
             &serde_json::to_string(&update).unwrap_or_default(),
         );
     }
-    let after = sessions::tools_now(state, &row.id, row.lesson_tools.as_deref(), &ws);
+    let after = listing::tools_now(state, &row.id, row.lesson_tools.as_deref(), &ws);
     if after != before {
         state
             .hub

@@ -8,7 +8,7 @@
 //! (arguments, limits, filtering, wording) is `domain::todos`; this module
 //! is the half that needs the database.
 //!
-//! Same convention as `builtins::run`: `Ok(Ok(result))` ran;
+//! Same convention as every built-in (`execute`): `Ok(Ok(result))` ran;
 //! `Ok(Err(reason))` is a refusal the model is told (an unknown todo or
 //! list, naming the ones that exist; a cap reached; an argument over its
 //! limit, naming it); `Err` is a server failure.
@@ -18,11 +18,27 @@
 //! a change takes several statements (a new list is also made active; a
 //! new todo also advances the session's numbering).
 
+use super::{plain, Ctx, Family};
 use crate::domain::todos::{self as rules, Todo, TodoCommand, TodoId};
 use crate::server::store::todos as store;
 use crate::server::{AppState, ServerError};
+use futures_util::future::BoxFuture;
 use serde_json::Value;
 use sqlx::SqliteConnection;
+
+/// The todo tools, run for vibe sessions (the Todo Assistant's).
+pub const FAMILY: Family = Family {
+    name: "todos",
+    tools: || TODO_TOOLS.to_vec(),
+    runs_for: |kind| kind.vibe,
+    run: |cx: Ctx<'_>| -> BoxFuture<'_, super::Outcome> {
+        Box::pin(async move {
+            Ok(plain(
+                run(cx.state, &cx.row.id, cx.tool, cx.arguments).await?,
+            ))
+        })
+    },
+};
 
 /// What a todo tool call gave: its result, a refusal, or a server failure.
 type Outcome = Result<Result<Value, String>, ServerError>;
