@@ -58,18 +58,7 @@ pub async fn complete_after(
     }
     budget::check_bytes(&row, &state.config.session_budget, result.to_string().len())?;
     admit_write(state, &row.id)?;
-    let call = tool_calls::find(&state.db, &row.id, call_id)
-        .await?
-        .ok_or_else(|| ApiError::NotFound(format!("Call {call_id} of session {}", row.id)))?;
-    if call.outcome == CallOutcome::Refused {
-        return Err(ApiError::Conflict(format!(
-            "Call {call_id} was refused; it has no result to report."
-        ))
-        .into());
-    }
-    if call.status != CallStatus::Awaiting {
-        return Err(ApiError::Conflict(format!("Call {call_id} already has its result.")).into());
-    }
+    let call = awaiting(state, &row, call_id).await?;
     let before = row.workflow_state()?;
     let mut ws = before.clone();
     if ok {
@@ -103,4 +92,27 @@ pub async fn complete_after(
     state.hub.publish(&row.id, &SessionEvent::ToolResult(event));
     publish_state_change(state, &row, &before, &ws);
     Ok((reported, ws))
+}
+
+/// Call `call_id` of session `row`, which must await its result: 404 for
+/// another session's call or an unknown one, 409 for a refused call or
+/// one that has its result.
+async fn awaiting(
+    state: &AppState,
+    row: &SessionRow,
+    call_id: i64,
+) -> Result<tool_calls::CallToComplete, ServerError> {
+    let call = tool_calls::find(&state.db, &row.id, call_id)
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("Call {call_id} of session {}", row.id)))?;
+    if call.outcome == CallOutcome::Refused {
+        return Err(ApiError::Conflict(format!(
+            "Call {call_id} was refused; it has no result to report."
+        ))
+        .into());
+    }
+    if call.status != CallStatus::Awaiting {
+        return Err(ApiError::Conflict(format!("Call {call_id} already has its result.")).into());
+    }
+    Ok(call)
 }

@@ -19,7 +19,7 @@
 //! new todo also advances the session's numbering).
 
 use super::{plain, Ctx, Family};
-use crate::domain::todos::{self as rules, Todo, TodoCommand, TodoId};
+use crate::domain::todos::{self as rules, ListName, Todo, TodoCommand, TodoId, TodoText};
 use crate::server::store::todos as store;
 use crate::server::{AppState, ServerError};
 use futures_util::future::BoxFuture;
@@ -95,20 +95,7 @@ async fn existing(
 async fn execute(conn: &mut SqliteConnection, session: &str, command: TodoCommand) -> Outcome {
     Ok(Ok(match command {
         TodoCommand::CreateTodo { text, list } => {
-            if let Err(reason) = rules::room_for_todo(store::ids(conn, session).await?.len()) {
-                return Ok(Err(reason));
-            }
-            let list = match list {
-                None => store::active_list(conn, session).await?,
-                Some(name) => match store::find_list(conn, session, &name).await? {
-                    Some(list) => list,
-                    None => {
-                        let lists = list_names(conn, session).await?;
-                        return Ok(Err(rules::no_such_list(&name, &lists)));
-                    }
-                },
-            };
-            rules::created(&store::add(conn, session, &list, &text).await?)
+            return create_todo(conn, session, &text, list).await;
         }
         TodoCommand::ToggleTodo { id } => {
             let mut todo = match existing(conn, session, id).await? {
@@ -141,19 +128,7 @@ async fn execute(conn: &mut SqliteConnection, session: &str, command: TodoComman
             let todos = store::in_list(conn, &list).await?;
             rules::listing(&list.name, &filter, &todos)
         }
-        TodoCommand::CreateList { name } => {
-            let mut lists = list_names(conn, session).await?;
-            if store::find_list(conn, session, &name).await?.is_some() {
-                return Ok(Err(rules::list_exists(&name, &lists)));
-            }
-            if let Err(reason) = rules::room_for_list(&lists) {
-                return Ok(Err(reason));
-            }
-            let list = store::create_list(conn, session, &name).await?;
-            store::set_active_list(conn, session, &list).await?;
-            lists.push(list.name.clone());
-            rules::list_created(&list.name, &lists)
-        }
+        TodoCommand::CreateList { name } => return create_list(conn, session, &name).await,
         TodoCommand::SwitchList { name } => {
             let Some(list) = store::find_list(conn, session, &name).await? else {
                 let lists = list_names(conn, session).await?;
@@ -164,6 +139,48 @@ async fn execute(conn: &mut SqliteConnection, session: &str, command: TodoComman
             rules::switched(&list.name, &todos)
         }
     }))
+}
+
+/// `createTodo`: a todo in list `list` (default: the active one), within
+/// the session's cap; an unknown list is refused naming the lists.
+async fn create_todo(
+    conn: &mut SqliteConnection,
+    session: &str,
+    text: &TodoText,
+    list: Option<ListName>,
+) -> Outcome {
+    if let Err(reason) = rules::room_for_todo(store::ids(conn, session).await?.len()) {
+        return Ok(Err(reason));
+    }
+    let list = match list {
+        None => store::active_list(conn, session).await?,
+        Some(name) => match store::find_list(conn, session, &name).await? {
+            Some(list) => list,
+            None => {
+                let lists = list_names(conn, session).await?;
+                return Ok(Err(rules::no_such_list(&name, &lists)));
+            }
+        },
+    };
+    Ok(Ok(rules::created(
+        &store::add(conn, session, &list, text).await?,
+    )))
+}
+
+/// `createList`: a new list, made active, within the session's cap; a
+/// name taken (any case) is refused naming the lists.
+async fn create_list(conn: &mut SqliteConnection, session: &str, name: &ListName) -> Outcome {
+    let mut lists = list_names(conn, session).await?;
+    if store::find_list(conn, session, name).await?.is_some() {
+        return Ok(Err(rules::list_exists(name, &lists)));
+    }
+    if let Err(reason) = rules::room_for_list(&lists) {
+        return Ok(Err(reason));
+    }
+    let list = store::create_list(conn, session, name).await?;
+    store::set_active_list(conn, session, &list).await?;
+    lists.push(list.name.clone());
+    Ok(Ok(rules::list_created(&list.name, &lists)))
 }
 
 #[cfg(test)]
