@@ -86,7 +86,7 @@ pub async fn save_in_force(
         summary_prefix,
     )
     .await?;
-    crate::server::agent::listing::rules_changed(&state).await?;
+    crate::server::agent::listing::rules_changed(state).await?;
     Ok(saved)
 }
 
