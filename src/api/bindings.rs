@@ -219,7 +219,7 @@ pub async fn save_workflow(workflow: Workflow, create: bool) -> Result<(), ApiEr
             return Err(ApiError::Invalid(problem).into());
         }
         store::bindings::put_workflow(&state.db, &workflow, create).await?;
-        state.rules_changed().await
+        crate::server::agent::listing::rules_changed(&state).await
     })
     .await
 }

@@ -47,7 +47,9 @@ pub struct SessionPageData {
     pub workflows: Vec<Workflow>,
     /// Check labels and step descriptions, from the bindings in force.
     pub labels: StateLabels,
-    /// The whole catalogue, for the admin console (empty for teachers).
+    /// For the admin console (empty for teachers): the tools the session
+    /// may call now, as its listing describes them, then the rest of the
+    /// catalogue.
     pub console_tools: Vec<CatalogueTool>,
     /// Each workflow's steps in order, for the steps panel (the current
     /// one lit).
@@ -63,8 +65,12 @@ pub async fn session_page(id: String) -> Result<SessionPageData, ApiError> {
     ctx::finish(async {
         let user = ctx::teacher()?;
         let state = ctx::state()?;
+        // The console offers the session's listing, then the rest of the
+        // catalogue (to try a refusal).
         let console_tools = if user.0.role == Role::Admin {
-            store::bindings::tools(&state.db).await?
+            let row = sessions::get(&state, &id).await?;
+            let listing = crate::server::agent::listing::Listing::of(&state, &row).await?;
+            listing.console(store::bindings::tools(&state.db).await?)
         } else {
             Vec::new()
         };

@@ -4,7 +4,7 @@
 //! results and refusals the model reads back.
 //!
 //! Switchboard runs these tools itself on per-session lists kept in SQLite
-//! (`server::agent::todos`), the way it runs the banking demo's. Everything
+//! (`server::agent::execute::todos`), the way it runs the banking demo's. Everything
 //! that needs no database lives here, so it is tested without one and the
 //! limits the model is told (in the schemas) are the limits enforced.
 //!

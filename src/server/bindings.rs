@@ -86,7 +86,7 @@ pub async fn save_in_force(
         summary_prefix,
     )
     .await?;
-    state.rules_changed().await?;
+    crate::server::agent::listing::rules_changed(state).await?;
     Ok(saved)
 }
 

@@ -168,7 +168,7 @@ pub async fn change(
     let planned = plan(&state.db, actor, incoming, expected, place).await?;
     let version = commit(&state.db, &planned, actor, prefix).await?;
     if !planned.is_empty() {
-        state.rules_changed().await?;
+        crate::server::agent::listing::rules_changed(state).await?;
     }
     Ok(Changed {
         version,

@@ -248,7 +248,7 @@ pub async fn import(
     let replaced = vibes::replace_all(state, &set.agents, &set.vibes, &actor.name).await;
     if replaced.is_err() && !planned.is_empty() {
         // The tools are in; put them in force even though the set was not.
-        state.rules_changed().await?;
+        crate::server::agent::listing::rules_changed(state).await?;
     }
     replaced?;
     Ok((set.tools.len(), set.agents.len(), set.vibes.len()))

@@ -108,13 +108,6 @@ impl AppState {
         Ok(std::mem::replace(&mut *slot, fresh))
     }
 
-    /// After bindings or the catalogue changed: new rules in force at once,
-    /// and every open session whose tools changed is told (none restarted).
-    pub async fn rules_changed(&self) -> Result<(), ServerError> {
-        let before = self.reload_rules().await?;
-        crate::server::agent::sessions::announce_tools(self, &before).await
-    }
-
     /// Drops an ended session's lock so the map does not grow forever.
     pub fn forget_session_lock(&self, session: &str) {
         self.session_locks

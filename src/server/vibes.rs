@@ -98,7 +98,7 @@ pub async fn save_all(
         });
     }
     tx.commit().await?;
-    state.rules_changed().await?;
+    crate::server::agent::listing::rules_changed(state).await?;
     Ok(versions)
 }
 
@@ -115,7 +115,7 @@ pub async fn replace_all(
     let mut tx = state.db.begin().await?;
     store::replace_all(&mut tx, agents, vibes, by).await?;
     tx.commit().await?;
-    state.rules_changed().await
+    crate::server::agent::listing::rules_changed(state).await
 }
 
 /// Gives a database without vibes the demo set (adding the core and todo

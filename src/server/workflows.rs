@@ -110,7 +110,7 @@ pub async fn edit(
     let mut tx = state.db.begin().await?;
     let version = store::put(&mut tx, id, &next, edit, expected, by).await?;
     tx.commit().await?;
-    state.rules_changed().await?;
+    crate::server::agent::listing::rules_changed(state).await?;
     let json = json!({"type": "workflow_changed", "workflowId": id, "version": version, "by": by, "edit": edit});
     state
         .hub

@@ -20,6 +20,7 @@ mod labels;
 mod lesson_sessions;
 mod lessons;
 mod limits;
+mod listing;
 mod mcp;
 mod pages;
 mod passwords;

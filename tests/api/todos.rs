@@ -1,13 +1,13 @@
 //! The built-in todo tools against the real application's database: each
 //! test opens real agent sessions over the API (the todos' foreign key)
-//! and runs the tools through `server::agent::todos::run`, the function
+//! and runs the tools through `server::agent::execute::todos::run`, the function
 //! the built-in dispatch calls.
 
 use crate::helpers::{spawn_app, TestApp};
 use crate::sessions::{open, Session};
 use serde_json::{json, Value};
 use switchboard::domain::todos::{MAX_LISTS_PER_SESSION, MAX_TODOS_PER_SESSION};
-use switchboard::server::agent::todos;
+use switchboard::server::agent::execute::todos;
 
 /// Runs `tool`; the result, or the refusal. A server failure fails the test.
 async fn run(app: &TestApp, s: &Session, tool: &str, arguments: Value) -> Result<Value, String> {

@@ -12,6 +12,7 @@
 //! its id cannot be replayed on another session's URL.
 
 use crate::domain::agent_session::{CallResponse, CallStatus};
+use crate::server::agent::listing::Listing;
 use crate::server::agent::sessions;
 use crate::server::mcp_sessions::McpSessions;
 use crate::server::AppState;
@@ -97,18 +98,19 @@ impl SessionMcp {
         }
     }
 
-    /// The session's tools now, as MCP tools.
+    /// The session's tools now: its [`Listing`], as MCP tools.
     async fn tools(&self, session: &str) -> Result<Vec<Tool>, McpError> {
         let row = sessions::get(&self.state, session).await.map_err(|e| {
             McpError::invalid_request(crate::error::ApiError::from(e).to_string(), None)
         })?;
-        let ws = row
-            .workflow_state()
-            .map_err(|_| McpError::internal_error("unreadable session state", None))?;
-        let available = sessions::tools_now(&self.state, session, row.lesson_tools.as_deref(), &ws);
-        Ok(sessions::declarations(&self.state, session, &available)
+        let listing = Listing::of(&self.state, &row)
+            .await
+            .map_err(|_| McpError::internal_error("unreadable session", None))?;
+        Ok(listing
+            .tools
             .into_iter()
-            .map(|d| {
+            .map(|t| {
+                let d = t.declaration;
                 let schema = match d.parameters {
                     Value::Object(map) => map,
                     _ => serde_json::Map::new(),

@@ -1,18 +1,36 @@
-//! The agent-session engine: what a session may call now, enforcement of
-//! every tool call, the built-in tools, and the push of each change to
-//! watchers.
+//! The agent-session engine, cut along what happens to a session:
 //!
-//! Everything that decides or announces a session's tools lives here, so
-//! listing, enforcement, refusal reasons and events share one computation
-//! (`rules`) and one code path (`sessions`). Persistence is in
+//! - `open`: a session starts (workflow, vibe or lesson) with its
+//!   credentials; `access` lets each request in (`admit`).
+//! - `listing`: what it may call now, and the one `Listing` of its tools,
+//!   prompt and state that REST, MCP and the console render.
+//! - `call`: a tool call, through `domain::decide` (pure, a typed
+//!   `Refusal`) and `execute` (one table of built-in tool families keyed
+//!   by tool id), recorded and announced; `plugins` relays a plugin
+//!   tool's call.
+//! - `complete`: a backend's (or plugin's) result of a call it executed;
+//!   `patch` and `turns`: what a backend reports besides calls.
+//! - `end`: a session ends; `watch`: what watchers read (list, snapshot,
+//!   pages of calls) and the state-change events; `hub`: the push to them.
+//!
+//! `sessions` re-exports the steps for the doors; `rules` is the compiled
+//! rules in force; `budget` the per-session bounds. Persistence is in
 //! `server::store` (`agent_sessions`, `tool_calls`, `bank_accounts`,
 //! `todos`).
 
+mod access;
 pub mod budget;
-pub mod builtins;
+mod call;
+mod complete;
+mod end;
+pub mod execute;
 pub mod hub;
+pub mod listing;
 pub mod mcp;
+mod open;
+mod patch;
 pub mod plugins;
 pub mod rules;
 pub mod sessions;
-pub mod todos;
+mod turns;
+mod watch;

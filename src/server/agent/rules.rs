@@ -7,6 +7,7 @@
 use crate::domain::agent_session::AgentContext;
 use crate::domain::bindings::{Availability, ToolBindings};
 use crate::domain::catalogue::{CatalogueTool, Workflow, WORKFLOW_SWITCH_TOOL};
+use crate::domain::decide::Rulebook;
 use crate::domain::declaration::FunctionDeclaration;
 use crate::domain::limits::excerpt;
 use crate::domain::vibe::ultravox::PreparedStage;
@@ -283,6 +284,25 @@ impl Rules {
             Some((_, Some(validator))) => check_with(validator, arguments),
             _ => Ok(()),
         }
+    }
+}
+
+/// The rules in force, as `decide` reads them.
+impl Rulebook for Rules {
+    fn requires(&self, tool: &str) -> Option<&[String]> {
+        self.tool(tool).map(|t| t.requires.as_slice())
+    }
+    fn has_workflow(&self, workflow: &str) -> bool {
+        Rules::has_workflow(self, workflow)
+    }
+    fn workflow_ids(&self) -> Vec<&str> {
+        Rules::workflow_ids(self)
+    }
+    fn check_arguments(&self, tool: &str, arguments: &Value) -> Result<(), String> {
+        Rules::check_arguments(self, tool, arguments)
+    }
+    fn setters_of(&self, check: &str) -> Vec<&str> {
+        Rules::setters_of(self, check)
     }
 }
 

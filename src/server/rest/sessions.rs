@@ -10,12 +10,13 @@
 
 use crate::domain::agent_session::{SessionEvent, StatePatch};
 use crate::domain::api_key::Scope;
-use crate::domain::declaration::{export, export_with, DeclarationFormat};
+use crate::domain::declaration::DeclarationFormat;
 use crate::domain::lesson::nudge::{Speaker, TURN_TEXT_MAX_BYTES};
 use crate::domain::limits::{bytes_in_words, CALLS_PAGE_MAX};
 use crate::domain::session_access::Act;
 use crate::error::ApiError;
 use crate::server::agent::hub::Frame;
+use crate::server::agent::listing::{lesson_prompt, Listing};
 use crate::server::agent::sessions;
 use crate::server::auth::AuthUser;
 use crate::server::extract::{
@@ -36,16 +37,6 @@ use serde_json::{json, Value};
 
 /// Longest student name or id a tutor session may carry.
 pub const STUDENT_MAX_CHARS: usize = 80;
-
-/// The prompt a tutor session's model gets: the lesson as the prompt
-/// endpoint builds it (normal optimisation).
-fn lesson_prompt(
-    draft: &crate::domain::lesson::LessonDraft,
-) -> crate::domain::lesson::prompt::BuiltPrompt {
-    crate::domain::lesson::prompt::build(
-        &draft.prompt_input(Some(crate::domain::lesson::optimise::OptimiseMode::Normal)),
-    )
-}
 
 /// Session routes.
 pub fn router() -> Router<AppState> {
@@ -232,60 +223,9 @@ async fn tools(
 ) -> Result<Response, ServerError> {
     let row = session.into_inner().row;
     let format = DeclarationFormat::parse(query.format.as_deref().unwrap_or("gemini"))?;
-    let ws = row.workflow_state()?;
-    let available = sessions::tools_now(&state, &row.id, row.lesson_tools.as_deref(), &ws);
-    sessions::tools_told(&state, &row, &available).await?;
-    if let Some(lesson_id) = row.lesson_id {
-        // A tutor session: the lesson's prompt and its declarations (with
-        // the teacher's per-tool instructions), for the tools it opened with.
-        let lesson = crate::server::store::lessons::get_any(&state.db, lesson_id).await?;
-        let built = lesson_prompt(&lesson.draft);
-        let mut declarations: Vec<_> = built
-            .declarations
-            .into_iter()
-            .filter(|d| available.contains(&d.name))
-            .map(std::sync::Arc::unwrap_or_clone)
-            .collect();
-        // A plugin's tools follow the lesson's.
-        let lesson_names: Vec<String> = declarations.iter().map(|d| d.name.clone()).collect();
-        let rest: Vec<String> = available
-            .iter()
-            .filter(|t| !lesson_names.contains(t))
-            .cloned()
-            .collect();
-        declarations.extend(sessions::declarations(&state, &row.id, &rest));
-        return Ok(Json(json!({
-            "workflow": ws.current_workflow,
-            "lessonId": lesson_id,
-            "student": row.student,
-            "systemPrompt": built.system_prompt,
-            "available": available,
-            "tools": export(&declarations, format),
-            "state": ws,
-        }))
-        .into_response());
-    }
-    let rules = state.rules();
-    let declarations = sessions::declarations(&state, &row.id, &available);
-    let mut body = json!({
-        "workflow": ws.current_workflow,
-        "available": available,
-        "tools": export_with(&declarations, format, |t| rules.is_ultravox_builtin(t)),
-        "state": ws,
-    });
-    if let Some(ctx) = &ws.agent {
-        // A vibe session: the agent's stage (prompt, voice) too, and for
-        // Ultravox its `selectedTools` at the top, as a call takes them.
-        if let Some(stage) = rules.stage(ctx) {
-            body["agent"] = json!(ctx);
-            body["systemPrompt"] = json!(stage.stage.system_prompt);
-            body["voice"] = json!(stage.stage.voice);
-            if format == DeclarationFormat::Ultravox {
-                body["selectedTools"] = json!(stage.stage.selected_tools);
-            }
-        }
-    }
-    Ok(Json(body).into_response())
+    let listing = Listing::of(&state, &row).await?;
+    sessions::tools_told(&state, &row, &listing.available).await?;
+    Ok(Json(listing.rest(format)).into_response())
 }
 
 #[derive(Debug, Deserialize)]

@@ -11,8 +11,9 @@ use leptos::prelude::*;
 use std::collections::BTreeMap;
 
 /// The console: tool choice, the tool's fields, raw JSON, Call, result.
-/// `tools` is the catalogue and then the session's plugin tools, which
-/// come and go as the plugin registers them.
+/// `tools` is the session's listing (what it may call now, described as
+/// REST and MCP describe it), the rest of the catalogue, and then the
+/// session's plugin tools, which come and go as the plugin registers them.
 #[component]
 pub fn Console(session_id: String, tools: Signal<Vec<CatalogueTool>>) -> impl IntoView {
     let selected = RwSignal::new(

@@ -175,7 +175,9 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
             None => workflows.with_value(|list| workflow_name(list, &w.current_workflow)),
         })
     };
-    // The console offers the catalogue, then the plugin's active tools.
+    // The console offers the session's listing (its callable tools, as
+    // every door describes them), the rest of the catalogue, then the
+    // plugin's active tools.
     let catalogue = StoredValue::new(data.console_tools.clone());
     let console_tools = Signal::derive(move || {
         let mut list = catalogue.get_value();

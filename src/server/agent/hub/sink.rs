@@ -12,7 +12,7 @@
 //! something else (its snapshot, a keep-alive), or it has no socket of its
 //! own because hyper serves it (then it reads the queue as a body).
 
-use super::Frame;
+use super::frame::Frame;
 use crate::server::streams::StreamPermit;
 use axum::body::Bytes;
 use std::collections::VecDeque;

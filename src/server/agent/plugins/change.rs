@@ -12,7 +12,7 @@ use crate::domain::plugin::{
 };
 use crate::error::ApiError;
 use crate::server::agent::rules::compile_schema;
-use crate::server::agent::sessions;
+use crate::server::agent::{access, listing};
 use crate::server::store::agent_sessions::SessionRow;
 use crate::server::store::plugins as store;
 use crate::server::{AppState, ServerError};
@@ -62,6 +62,9 @@ fn configuration(set: &PluginSet) -> Value {
     })
 }
 
+/// Compiled schemas by their JSON text (or why one does not compile).
+type Known = HashMap<String, Result<Arc<jsonschema::Validator>, String>>;
+
 /// Applies a registration or patch from `row`'s plugin: 422 for a field
 /// over its limit or a set over the session's tool limit (nothing
 /// changes), 429 past the update limit, 404 without a registration to
@@ -71,10 +74,50 @@ pub async fn change(
     row: &SessionRow,
     change: Change,
 ) -> Result<ChangeAnswer, ServerError> {
-    if let Change::Register(r) = &change {
+    admit(state, row, &change)?;
+    // Compiled before taking the lock: the slow part holds nothing up.
+    let mut known = precompile(state, row, &change).await?;
+    let lock = state.session_lock(&row.id);
+    let _guard = lock.lock().await;
+    let row = access::get(state, &row.id).await?;
+    if row.ended_at.is_some() {
+        return Err(session_not_found(&row.id));
+    }
+    let previous = state.plugins.get(&row.id);
+    if let Some(loaded) = &previous {
+        for tool in &loaded.set.tools {
+            if let Some(v) = loaded.validators.get(&tool.definition.name) {
+                known
+                    .entry(tool.definition.parameters.json().to_owned())
+                    .or_insert_with(|| Ok(v.clone()));
+            }
+        }
+    }
+    let at = now_ms();
+    let (plan, set) = plan(state, &row, &change, previous.as_deref(), &known, at)?;
+    let registered = matches!(change, Change::Register(_));
+    install(state, &row, &set, &known, &plan, registered, at).await?;
+    let names = |list: &[ToolDefinition]| list.iter().map(|d| d.name.clone()).collect::<Vec<_>>();
+    let modified = plan.diff.changed_names();
+    Ok(ChangeAnswer {
+        success: true,
+        registered_tools: plan.registered,
+        failed_tools: plan.failed,
+        added: names(&plan.diff.added),
+        removed: plan.diff.removed,
+        modified,
+        session_configuration: configuration(&set),
+    })
+}
+
+/// Lets a change in, before any work: a registration's fields within
+/// their limits, a patch's entries within twice the tool limit, and the
+/// session's update window (429 past it).
+fn admit(state: &AppState, row: &SessionRow, change: &Change) -> Result<(), ServerError> {
+    if let Change::Register(r) = change {
         check_registration(r).map_err(ApiError::Invalid)?;
     }
-    if let Change::Patch(p) = &change {
+    if let Change::Patch(p) = change {
         let entries = p.add.len() + p.remove.len() + p.modify.len();
         if entries > state.config.plugin_tools_max * 2 {
             return Err(ApiError::invalid(
@@ -101,10 +144,18 @@ pub async fn change(
         }
         .into());
     }
-    // The schemas this change brings, each once (keyed by its JSON text,
-    // computed when the request was read): a schema this session already
-    // compiled, or one repeated within the request, is compiled once.
-    let incoming: Vec<&Schema> = match &change {
+    Ok(())
+}
+
+/// The schemas this change brings, each compiled once (keyed by its JSON
+/// text, computed when the request was read): a schema this session
+/// already compiled, or one repeated within the request, is compiled once.
+async fn precompile(
+    state: &AppState,
+    row: &SessionRow,
+    change: &Change,
+) -> Result<Known, ServerError> {
+    let incoming: Vec<&Schema> = match change {
         Change::Register(r) => r.available_tools.iter().map(|t| &t.parameters).collect(),
         Change::Patch(p) => p
             .add
@@ -125,8 +176,7 @@ pub async fn change(
             unique.entry(key).or_insert(schema);
         }
     }
-    // Compiled before taking the lock: the slow part holds nothing up.
-    let mut known: HashMap<String, Result<Arc<jsonschema::Validator>, String>> = compile_all(
+    Ok(compile_all(
         unique
             .into_iter()
             .map(|(key, schema)| (key.to_owned(), schema.clone()))
@@ -134,42 +184,34 @@ pub async fn change(
     )
     .await?
     .into_iter()
-    .collect();
+    .collect())
+}
 
-    let lock = state.session_lock(&row.id);
-    let _guard = lock.lock().await;
-    let row = sessions::get(state, &row.id).await?;
-    if row.ended_at.is_some() {
-        return Err(session_not_found(&row.id));
-    }
+/// Plans the change against the session's plugin `previous` (under the
+/// call lock): the plan and the plugin set it makes. A patch without a
+/// registration is 404; a set over a limit 422.
+fn plan(
+    state: &AppState,
+    row: &SessionRow,
+    change: &Change,
+    previous: Option<&Loaded>,
+    known: &Known,
+    at: i64,
+) -> Result<(Plan, PluginSet), ServerError> {
     let rules = state.rules();
     let reserved = |name: &str| rules.tool(name).is_some();
-    let previous = state.plugins.get(&row.id);
-    let current: Vec<PluginTool> = previous
-        .as_ref()
-        .map(|l| l.current().tools)
-        .unwrap_or_default();
+    let current: Vec<PluginTool> = previous.map(|l| l.current().tools).unwrap_or_default();
     let limits = Limits {
         max_tools: state.config.plugin_tools_max,
         max_bytes: PLUGIN_SET_MAX_BYTES,
     };
-    let at = now_ms();
-    if let Some(loaded) = &previous {
-        for tool in &loaded.set.tools {
-            if let Some(v) = loaded.validators.get(&tool.definition.name) {
-                known
-                    .entry(tool.definition.parameters.json().to_owned())
-                    .or_insert_with(|| Ok(v.clone()));
-            }
-        }
-    }
     let compile = |schema: &Schema| -> Result<(), String> {
         match known.get(schema.json()) {
             Some(compiled) => compiled.as_ref().map(|_| ()).map_err(Clone::clone),
             None => compile_schema(schema).map(|_| ()),
         }
     };
-    let (plan, registration) = match &change {
+    let (planned, registration) = match change {
         Change::Register(r) => (
             plan_registration(
                 &current,
@@ -182,25 +224,25 @@ pub async fn change(
             Some(r),
         ),
         Change::Patch(p) => {
-            let Some(_) = previous.as_ref() else {
+            if previous.is_none() {
                 return Err(ApiError::NotFound(format!(
                     "A plugin registration for session {} (register tools first)",
                     row.id
                 ))
                 .into());
-            };
+            }
             (
                 plan_patch(&current, p, at, limits, &reserved, &compile),
                 None,
             )
         }
     };
-    let plan: Plan = plan.map_err(|over| refusal(over, registration.is_some()))?;
+    let plan: Plan = planned.map_err(|over| refusal(over, registration.is_some()))?;
     // A registration describes the plugin anew; a patch keeps what the
     // registration said (a patch without one was refused above).
     let described = match registration {
         Some(r) => PluginSet::described_by(r),
-        None => previous.as_ref().map(|l| l.current()).ok_or_else(|| {
+        None => previous.map(|l| l.current()).ok_or_else(|| {
             ApiError::NotFound(format!("A plugin registration for session {}", row.id))
         })?,
     };
@@ -209,6 +251,21 @@ pub async fn change(
         updated_at: at,
         ..described
     };
+    Ok((plan, set))
+}
+
+/// Stores `set` and swaps it in with its compiled schemas, then tells the
+/// session's listeners what changed (`tool-availability-update`, then
+/// `tools_changed` if the session's tools did).
+async fn install(
+    state: &AppState,
+    row: &SessionRow,
+    set: &PluginSet,
+    known: &Known,
+    plan: &Plan,
+    registered: bool,
+    at: i64,
+) -> Result<(), ServerError> {
     let validators = set
         .tools
         .iter()
@@ -221,37 +278,26 @@ pub async fn change(
         })
         .collect();
     let ws = row.workflow_state()?;
-    let before = sessions::tools_now(state, &row.id, row.lesson_tools.as_deref(), &ws);
-    store::put(&state.db, &row.id, &set).await?;
+    let before = listing::tools_now(state, &row.id, row.lesson_tools.as_deref(), &ws);
+    store::put(&state.db, &row.id, set).await?;
     state
         .plugins
         .put(&row.id, Arc::new(Loaded::new(set.clone(), validators)));
-    if registration.is_some() || !plan.diff.is_empty() {
-        let update =
-            AvailabilityUpdate::of(&plan.diff, registration.is_some(), at, set.tools.len());
+    if registered || !plan.diff.is_empty() {
+        let update = AvailabilityUpdate::of(&plan.diff, registered, at, set.tools.len());
         state.hub.publish_named(
             &row.id,
             AVAILABILITY_EVENT,
             &serde_json::to_string(&update).unwrap_or_default(),
         );
     }
-    let after = sessions::tools_now(state, &row.id, row.lesson_tools.as_deref(), &ws);
+    let after = listing::tools_now(state, &row.id, row.lesson_tools.as_deref(), &ws);
     if after != before {
         state
             .hub
             .publish(&row.id, &SessionEvent::ToolsChanged { tools: after });
     }
-    let names = |list: &[ToolDefinition]| list.iter().map(|d| d.name.clone()).collect::<Vec<_>>();
-    let modified = plan.diff.changed_names();
-    Ok(ChangeAnswer {
-        success: true,
-        registered_tools: plan.registered,
-        failed_tools: plan.failed,
-        added: names(&plan.diff.added),
-        removed: plan.diff.removed,
-        modified,
-        session_configuration: configuration(&set),
-    })
+    Ok(())
 }
 
 /// The 422 for a change that would take the set over a limit (nothing

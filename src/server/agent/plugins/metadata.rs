@@ -1,7 +1,7 @@
 //! `GET /api/sessions/{id}/metadata`: what the session's plugin told
 //! Switchboard, or a session's default metadata without one.
 
-use crate::server::agent::sessions;
+use crate::server::agent::listing;
 use crate::server::store::agent_sessions::SessionRow;
 use crate::server::{AppState, ServerError};
 use serde_json::{json, Value};
@@ -33,7 +33,7 @@ pub fn metadata(state: &AppState, row: &SessionRow) -> Result<(Value, i64), Serv
                     "environment": set.environment,
                     "constraints": set.constraints,
                     "toolCount": set.tools.len(),
-                    "availableTools": sessions::tools_now(state, &row.id, row.lesson_tools.as_deref(), &ws),
+                    "availableTools": listing::tools_now(state, &row.id, row.lesson_tools.as_deref(), &ws),
                     "lastUpdated": iso(set.updated_at),
                     "supportedOperations": supported,
                 }),
@@ -41,8 +41,8 @@ pub fn metadata(state: &AppState, row: &SessionRow) -> Result<(Value, i64), Serv
             )
         }
         None => {
-            let available = sessions::tools_now(state, &row.id, row.lesson_tools.as_deref(), &ws);
-            let tools: Vec<Value> = sessions::declarations(state, &row.id, &available)
+            let available = listing::tools_now(state, &row.id, row.lesson_tools.as_deref(), &ws);
+            let tools: Vec<Value> = listing::declarations(state, &row.id, &available)
                 .into_iter()
                 .map(|d| json!({"name": d.name, "description": d.description, "parameters": d.parameters, "status": "active"}))
                 .collect();

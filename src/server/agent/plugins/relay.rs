@@ -7,7 +7,8 @@ use crate::domain::agent_session::{CallResponse, CallStatus};
 use crate::domain::limits::excerpt;
 use crate::domain::session_access::Act;
 use crate::error::ApiError;
-use crate::server::agent::sessions::{self, Admitted};
+use crate::server::agent::access::Admitted;
+use crate::server::agent::complete;
 use crate::server::store::agent_sessions::SessionRow;
 use crate::server::store::plugins as store;
 use crate::server::{AppState, ServerError};
@@ -80,7 +81,7 @@ async fn wait_and_record(
         Err(reason) => (false, json!({"error": reason})),
     };
     let (reported, ws) =
-        sessions::complete_after(state, row.clone(), call_id, ok, result, Some(duration_us))
+        complete::complete_after(state, row.clone(), call_id, ok, result, Some(duration_us))
             .await?;
     if ok {
         if let Some(loaded) = state.plugins.get(&row.id) {

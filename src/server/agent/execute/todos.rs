@@ -8,7 +8,7 @@
 //! (arguments, limits, filtering, wording) is `domain::todos`; this module
 //! is the half that needs the database.
 //!
-//! Same convention as `builtins::run`: `Ok(Ok(result))` ran;
+//! Same convention as every built-in (`execute`): `Ok(Ok(result))` ran;
 //! `Ok(Err(reason))` is a refusal the model is told (an unknown todo or
 //! list, naming the ones that exist; a cap reached; an argument over its
 //! limit, naming it); `Err` is a server failure.
@@ -18,11 +18,27 @@
 //! a change takes several statements (a new list is also made active; a
 //! new todo also advances the session's numbering).
 
-use crate::domain::todos::{self as rules, Todo, TodoCommand, TodoId};
+use super::{plain, Ctx, Family};
+use crate::domain::todos::{self as rules, ListName, Todo, TodoCommand, TodoId, TodoText};
 use crate::server::store::todos as store;
 use crate::server::{AppState, ServerError};
+use futures_util::future::BoxFuture;
 use serde_json::Value;
 use sqlx::SqliteConnection;
+
+/// The todo tools, run for vibe sessions (the Todo Assistant's).
+pub const FAMILY: Family = Family {
+    name: "todos",
+    tools: || TODO_TOOLS.to_vec(),
+    runs_for: |kind| kind.vibe,
+    run: |cx: Ctx<'_>| -> BoxFuture<'_, super::Outcome> {
+        Box::pin(async move {
+            Ok(plain(
+                run(cx.state, &cx.row.id, cx.tool, cx.arguments).await?,
+            ))
+        })
+    },
+};
 
 /// What a todo tool call gave: its result, a refusal, or a server failure.
 type Outcome = Result<Result<Value, String>, ServerError>;
@@ -79,20 +95,7 @@ async fn existing(
 async fn execute(conn: &mut SqliteConnection, session: &str, command: TodoCommand) -> Outcome {
     Ok(Ok(match command {
         TodoCommand::CreateTodo { text, list } => {
-            if let Err(reason) = rules::room_for_todo(store::ids(conn, session).await?.len()) {
-                return Ok(Err(reason));
-            }
-            let list = match list {
-                None => store::active_list(conn, session).await?,
-                Some(name) => match store::find_list(conn, session, &name).await? {
-                    Some(list) => list,
-                    None => {
-                        let lists = list_names(conn, session).await?;
-                        return Ok(Err(rules::no_such_list(&name, &lists)));
-                    }
-                },
-            };
-            rules::created(&store::add(conn, session, &list, &text).await?)
+            return create_todo(conn, session, &text, list).await;
         }
         TodoCommand::ToggleTodo { id } => {
             let mut todo = match existing(conn, session, id).await? {
@@ -125,19 +128,7 @@ async fn execute(conn: &mut SqliteConnection, session: &str, command: TodoComman
             let todos = store::in_list(conn, &list).await?;
             rules::listing(&list.name, &filter, &todos)
         }
-        TodoCommand::CreateList { name } => {
-            let mut lists = list_names(conn, session).await?;
-            if store::find_list(conn, session, &name).await?.is_some() {
-                return Ok(Err(rules::list_exists(&name, &lists)));
-            }
-            if let Err(reason) = rules::room_for_list(&lists) {
-                return Ok(Err(reason));
-            }
-            let list = store::create_list(conn, session, &name).await?;
-            store::set_active_list(conn, session, &list).await?;
-            lists.push(list.name.clone());
-            rules::list_created(&list.name, &lists)
-        }
+        TodoCommand::CreateList { name } => return create_list(conn, session, &name).await,
         TodoCommand::SwitchList { name } => {
             let Some(list) = store::find_list(conn, session, &name).await? else {
                 let lists = list_names(conn, session).await?;
@@ -148,6 +139,48 @@ async fn execute(conn: &mut SqliteConnection, session: &str, command: TodoComman
             rules::switched(&list.name, &todos)
         }
     }))
+}
+
+/// `createTodo`: a todo in list `list` (default: the active one), within
+/// the session's cap; an unknown list is refused naming the lists.
+async fn create_todo(
+    conn: &mut SqliteConnection,
+    session: &str,
+    text: &TodoText,
+    list: Option<ListName>,
+) -> Outcome {
+    if let Err(reason) = rules::room_for_todo(store::ids(conn, session).await?.len()) {
+        return Ok(Err(reason));
+    }
+    let list = match list {
+        None => store::active_list(conn, session).await?,
+        Some(name) => match store::find_list(conn, session, &name).await? {
+            Some(list) => list,
+            None => {
+                let lists = list_names(conn, session).await?;
+                return Ok(Err(rules::no_such_list(&name, &lists)));
+            }
+        },
+    };
+    Ok(Ok(rules::created(
+        &store::add(conn, session, &list, text).await?,
+    )))
+}
+
+/// `createList`: a new list, made active, within the session's cap; a
+/// name taken (any case) is refused naming the lists.
+async fn create_list(conn: &mut SqliteConnection, session: &str, name: &ListName) -> Outcome {
+    let mut lists = list_names(conn, session).await?;
+    if store::find_list(conn, session, name).await?.is_some() {
+        return Ok(Err(rules::list_exists(name, &lists)));
+    }
+    if let Err(reason) = rules::room_for_list(&lists) {
+        return Ok(Err(reason));
+    }
+    let list = store::create_list(conn, session, name).await?;
+    store::set_active_list(conn, session, &list).await?;
+    lists.push(list.name.clone());
+    Ok(Ok(rules::list_created(&list.name, &lists)))
 }
 
 #[cfg(test)]

@@ -1,0 +1,97 @@
+//! Who may act on a session: loading it, the door-keeper every session
+//! route asks (`admit`: a session token or a plugin token, and what each
+//! may do), plugin tokens, and the per-session write window.
+
+use crate::domain::session_access::{permits, Act, Credential, PLUGIN_TOKEN_PREFIX};
+use crate::error::ApiError;
+use crate::server::auth::{random_token, token_hash};
+use crate::server::store::agent_sessions::{self as rows, SessionRow};
+use crate::server::{AppState, ServerError};
+
+/// Loads a session.
+pub async fn get(state: &AppState, id: &str) -> Result<SessionRow, ServerError> {
+    rows::find(&state.db, id)
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("Session {id}")).into())
+}
+
+/// A request on a session, let in by [`admit`]: the session and which of
+/// its credentials came with it.
+#[derive(Debug, Clone)]
+pub struct Admitted {
+    /// The session.
+    pub row: SessionRow,
+    /// The session token or the plugin token.
+    pub credential: Credential,
+}
+
+impl Admitted {
+    /// Whether this request's credential may also do `act` (a check that
+    /// needs what the request is about, such as whether a call was relayed
+    /// to the plugin): 403 naming what is needed otherwise.
+    pub fn may(&self, act: Act) -> Result<(), ServerError> {
+        permits(self.credential, act).map_err(|needed| {
+            ApiError::Forbidden {
+                needed: needed.into(),
+            }
+            .into()
+        })
+    }
+}
+
+/// The door-keeper of every session route: finds the session `token`
+/// belongs to (a session token, or a plugin token by its `pt_` prefix) and
+/// lets the request do `act` only if that credential may
+/// (`domain::session_access`). 401 without a token or for an unknown one,
+/// 403 for another session's token or for a credential without the right.
+pub async fn admit(
+    state: &AppState,
+    id: &str,
+    token: Option<&str>,
+    act: Act,
+) -> Result<Admitted, ServerError> {
+    let token = token.ok_or(ApiError::Unauthenticated)?;
+    let hash = token_hash(token);
+    let (row, credential) = if token.starts_with(PLUGIN_TOKEN_PREFIX) {
+        let row = rows::find_by_plugin_token_hash(&state.db, &hash).await?;
+        (row, Credential::Plugin)
+    } else {
+        let row = rows::find_by_token_hash(&state.db, &hash).await?;
+        (row, Credential::Session)
+    };
+    let row = row.ok_or(ApiError::Unauthenticated)?;
+    if row.id != id {
+        return Err(ApiError::Forbidden {
+            needed: "this session's token".into(),
+        }
+        .into());
+    }
+    let admitted = Admitted { row, credential };
+    admitted.may(act)?;
+    Ok(admitted)
+}
+
+/// Issues session `row` a new plugin token, replacing the one it had;
+/// 409 once the session has ended.
+pub async fn issue_plugin_token(state: &AppState, row: &SessionRow) -> Result<String, ServerError> {
+    if row.ended_at.is_some() {
+        return Err(ApiError::Conflict(format!("Session {} has ended.", row.id)).into());
+    }
+    let token = new_plugin_token();
+    rows::set_plugin_token(&state.db, &row.id, &token_hash(&token), state.clock.now()).await?;
+    Ok(token)
+}
+
+pub(super) fn new_plugin_token() -> String {
+    format!("{PLUGIN_TOKEN_PREFIX}{}", random_token())
+}
+
+/// Counts one write of `session` in its per-minute window (429 past
+/// `SESSION_WRITES_PER_MINUTE`, nothing counted or stored).
+pub(super) fn admit_write(state: &AppState, session: &str) -> Result<(), ApiError> {
+    state.budgets.admit_write(
+        session,
+        state.clock.now(),
+        state.config.session_budget.writes_per_minute,
+    )
+}

@@ -1,0 +1,182 @@
+//! Opening a session: in a workflow, in a vibe with one of its agents, or
+//! running a lesson (a tutor session). Each is stored with its credentials
+//! and the tools it starts with, and announced to watchers.
+
+use super::access::new_plugin_token;
+use super::listing::tools_under;
+use super::watch::summary_of;
+use crate::domain::agent_session::{AgentContext, SessionEvent, WorkflowState};
+use crate::domain::limits::excerpt;
+use crate::domain::session_access::SESSION_TOKEN_PREFIX;
+use crate::domain::vibe::find_agent;
+use crate::error::ApiError;
+use crate::server::auth::{random_token, token_hash};
+use crate::server::store::agent_sessions::{self as rows, LessonFields, NewSession};
+use crate::server::{AppState, ServerError};
+use serde_json::json;
+
+/// A session just opened: its id and both credentials.
+#[derive(Debug, Clone)]
+pub struct Opened {
+    /// The session's id.
+    pub id: String,
+    /// The session token (`st_…`), for the agent backend.
+    pub token: String,
+    /// The plugin token (`pt_…`), for a plugin of the session.
+    pub plugin_token: String,
+}
+
+/// Opens a session in `workflow`; returns its id and credentials. With
+/// `runs_builtins` off, Switchboard executes only the session tools and the
+/// backend executes (and reports the result of) every other allowed call.
+pub async fn open(
+    state: &AppState,
+    workflow: &str,
+    api_key: Option<i64>,
+    runs_builtins: bool,
+) -> Result<Opened, ServerError> {
+    if !state.rules().has_workflow(workflow) {
+        return Err(ApiError::invalid(
+            "workflowId",
+            format!(
+                "unknown workflow \"{}\"; valid workflow ids: {}",
+                excerpt(workflow),
+                state.rules().workflow_ids().join(", ")
+            ),
+        )
+        .into());
+    }
+    let mut ws = WorkflowState::start(workflow);
+    ws.workflow_step = state.rules().first_step(workflow);
+    // A new session has no plugin yet.
+    let tools = tools_under(&state.rules(), None, &ws).join(",");
+    start(state, ws, api_key, runs_builtins, &tools, None).await
+}
+
+/// Stores a new session starting in `ws`, announces it to its (future)
+/// watchers and the session list, and returns its id and credentials.
+async fn start(
+    state: &AppState,
+    ws: WorkflowState,
+    api_key: Option<i64>,
+    runs_builtins: bool,
+    tools: &str,
+    lesson: Option<LessonFields<'_>>,
+) -> Result<Opened, ServerError> {
+    let id = format!("s{}", &random_token()[..15]).to_lowercase();
+    let token = format!("{SESSION_TOKEN_PREFIX}{}", random_token());
+    let plugin_token = new_plugin_token();
+    let t = state.clock.now();
+    rows::insert(
+        &state.db,
+        &NewSession {
+            id: &id,
+            token_hash: &token_hash(&token),
+            plugin_token_hash: &token_hash(&plugin_token),
+            api_key,
+            state: &ws,
+            runs_builtins,
+            tools_seen: tools,
+            lesson,
+            at: t,
+        },
+    )
+    .await?;
+    state
+        .hub
+        .publish(&id, &SessionEvent::WorkflowUpdate(ws.update()));
+    state
+        .hub
+        .publish_list(&json!({"type": "opened", "session": summary_of(&id, &ws, t, t, false, lesson.and_then(|l| l.student))}));
+    Ok(Opened {
+        id,
+        token,
+        plugin_token,
+    })
+}
+
+/// Opens a session in vibe `vibe` talking to `agent` (default: the vibe's
+/// default agent); its tools are the vibe's core tools and the agent's,
+/// through the same checks as any session.
+pub async fn open_vibe(
+    state: &AppState,
+    vibe: &str,
+    agent: Option<&str>,
+    api_key: Option<i64>,
+) -> Result<Opened, ServerError> {
+    let rules = state.rules();
+    let Some(v) = rules.vibe(vibe) else {
+        let ids: Vec<&str> = rules.vibes().iter().map(|v| v.id.as_str()).collect();
+        return Err(ApiError::invalid(
+            "vibeId",
+            format!(
+                "unknown vibe \"{}\"; vibes: {}",
+                excerpt(vibe),
+                ids.join(", ")
+            ),
+        )
+        .into());
+    };
+    let agent = match agent {
+        None => v.default_agent.to_string(),
+        Some(wanted) => {
+            let agents = rules.agents_of(v);
+            match find_agent(&agents, wanted) {
+                Some(a) => a.id.to_string(),
+                None => {
+                    return Err(ApiError::invalid(
+                        "agentId",
+                        format!(
+                            "agent \"{}\" is not in vibe \"{vibe}\"; agents: {}",
+                            excerpt(wanted),
+                            v.agents
+                                .iter()
+                                .map(|a| a.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    )
+                    .into())
+                }
+            }
+        }
+    };
+    let mut ws = WorkflowState::start(&format!("vibe-{vibe}"));
+    ws.agent = Some(AgentContext {
+        vibe: vibe.to_owned(),
+        agent,
+    });
+    // A new session has no plugin yet.
+    let tools = tools_under(&state.rules(), None, &ws).join(",");
+    start(state, ws, api_key, true, &tools, None).await
+}
+
+/// A tutor session's tools and whose session it is.
+pub struct LessonRun<'a> {
+    /// The lesson.
+    pub lesson_id: i64,
+    /// Its enabled tutor tools, as the prompt declares them.
+    pub tools: Vec<String>,
+    /// Who it is for.
+    pub student: Option<&'a str>,
+    /// How long it should run (the lesson's duration).
+    pub planned_minutes: Option<u32>,
+}
+
+/// Opens a tutor session for a lesson: its workflow is `lesson-{id}` and
+/// its tools are the lesson's, through the same checks as any session.
+pub async fn open_lesson(
+    state: &AppState,
+    run: LessonRun<'_>,
+    api_key: Option<i64>,
+) -> Result<Opened, ServerError> {
+    let ws = WorkflowState::start(&format!("lesson-{}", run.lesson_id));
+    let tools = run.tools.join(",");
+    let lesson = LessonFields {
+        lesson_id: run.lesson_id,
+        tools: &tools,
+        student: run.student,
+        planned_minutes: run.planned_minutes,
+    };
+    start(state, ws, api_key, true, &tools, Some(lesson)).await
+}
