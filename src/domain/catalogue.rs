@@ -4,12 +4,12 @@
 //! Ids are parsed once (`ToolId::parse`, `WorkflowId::parse`): a value of
 //! these types is known to satisfy the model APIs' naming limits.
 
-use crate::domain::agent_session::{ACCOUNT_FOUND, IDENTITY_VERIFIED, START_STEP};
 use crate::domain::declaration::FunctionDeclaration;
 use crate::domain::effect::{rules_problems, Effect, StateChange};
 use crate::domain::error::FieldError;
 use crate::domain::lesson::tools::TUTOR_TOOLS;
 use crate::domain::limits::excerpt;
+use crate::domain::workflow_state::{ACCOUNT_FOUND, IDENTITY_VERIFIED, START_STEP};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};

@@ -32,3 +32,4 @@ pub mod user;
 pub mod vibe;
 pub mod workflow_chat;
 pub mod workflow_def;
+pub mod workflow_state;

@@ -114,8 +114,8 @@ impl SessionFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::agent_session::WorkflowState;
     use crate::domain::catalogue::demo_workflows;
+    use crate::domain::workflow_state::WorkflowState;
 
     fn session(id: &str, workflow: &str, step: &str, ended: bool) -> SessionSummary {
         let mut state = WorkflowState::start(workflow);

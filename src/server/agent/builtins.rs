@@ -13,11 +13,11 @@
 //! `Ok(Ok(result))` ran; `Ok(Err(reason))` refused by the tool itself
 //! (e.g. identity checks locked); `Err` is a server failure.
 
-use crate::domain::agent_session::AgentContext;
-use crate::domain::agent_session::{WorkflowState, MAX_FAILED_IDENTITY_CHECKS};
 use crate::domain::lesson::outcome::{self, is_tutor_tool, Recorded};
 use crate::domain::limits::{excerpt, IDV_FAILURES_PER_ACCOUNT_PER_HOUR};
 use crate::domain::vibe::{find_agent, HANG_UP_TOOL, SWITCH_AGENT_TOOL};
+use crate::domain::workflow_state::AgentContext;
+use crate::domain::workflow_state::{WorkflowState, MAX_FAILED_IDENTITY_CHECKS};
 use crate::server::agent::todos;
 use crate::server::db::now;
 use crate::server::store::agent_sessions::SessionRow;

@@ -4,7 +4,6 @@
 //! Built once per bindings or catalogue change and swapped atomically, so a
 //! tool call never waits on the database to learn what is allowed.
 
-use crate::domain::agent_session::AgentContext;
 use crate::domain::bindings::{Availability, ToolBindings};
 use crate::domain::catalogue::{CatalogueTool, Workflow, WORKFLOW_SWITCH_TOOL};
 use crate::domain::declaration::FunctionDeclaration;
@@ -12,6 +11,7 @@ use crate::domain::limits::excerpt;
 use crate::domain::vibe::ultravox::PreparedStage;
 use crate::domain::vibe::{stage, Agent, Vibe};
 use crate::domain::workflow_def::Definition;
+use crate::domain::workflow_state::AgentContext;
 use crate::server::store::bindings as store;
 use crate::server::store::vibes as vibes_store;
 use crate::server::ServerError;

@@ -3,10 +3,9 @@
 //! to watchers.
 
 use crate::domain::agent_session::own_checks_problem;
-use crate::domain::agent_session::AgentContext;
 use crate::domain::agent_session::{
     CallOutcome, CallResponse, CallResult, CallStatus, SessionEvent, SessionSnapshot,
-    SessionSummary, StatePatch, ToolCallRecord, TurnUpdate, WorkflowState,
+    SessionSummary, StatePatch, ToolCallRecord, TurnUpdate,
 };
 use crate::domain::catalogue::{ToolId, WORKFLOW_SWITCH_TOOL};
 use crate::domain::effect::{apply_effects, missing_checks};
@@ -21,6 +20,8 @@ use crate::domain::session_access::{
     permits, Act, Credential, PLUGIN_TOKEN_PREFIX, SESSION_TOKEN_PREFIX,
 };
 use crate::domain::vibe::{find_agent, AgentView, HANG_UP_TOOL};
+use crate::domain::workflow_state::AgentContext;
+use crate::domain::workflow_state::WorkflowState;
 use crate::error::ApiError;
 use crate::server::agent::rules::Rules;
 use crate::server::agent::{budget, builtins, plugins};

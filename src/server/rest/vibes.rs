@@ -343,7 +343,7 @@ async fn call_config(
     let vibe = rules
         .vibe(&id)
         .ok_or_else(|| ApiError::NotFound(format!("Vibe \"{}\"", excerpt(&id))))?;
-    let ctx = crate::domain::agent_session::AgentContext {
+    let ctx = crate::domain::workflow_state::AgentContext {
         vibe: vibe.id.to_string(),
         agent: vibe.default_agent.to_string(),
     };
