@@ -9,8 +9,8 @@
 //! label reads as its humanised self (`account_found` → "Account found"),
 //! so documents written before labels existed still show something sane.
 
-use crate::domain::bindings::BindingProblem;
 use crate::domain::effect::label_problem;
+use crate::domain::error::BindingProblem;
 use crate::domain::limits::excerpt;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};

@@ -6,11 +6,10 @@
 //! The browser and the JSON API both save through here, so a document is
 //! validated exactly the same way whichever door it comes in by.
 
-use crate::domain::bindings::{
-    BindingProblem, BindingsDiff, BindingsVersion, SaveOutcome, ToolBindings,
-};
+use crate::domain::bindings::{BindingsDiff, BindingsVersion, SaveOutcome, ToolBindings};
 use crate::domain::bindings_file::{BindingsFileStatus, FileComparison};
 use crate::domain::catalogue::known_checks;
+use crate::domain::error::BindingProblem;
 use crate::error::ApiError;
 use crate::server::store::bindings as store;
 use crate::server::{AppState, ServerError};

@@ -173,21 +173,6 @@ impl LessonDraft {
         }
     }
 
-    /// What the prompt builder needs from this lesson; the editor's preview
-    /// and the backends' prompt endpoint both build from it.
-    pub fn prompt_input(&self, optimise: Option<optimise::OptimiseMode>) -> prompt::PromptInput {
-        prompt::PromptInput {
-            conversation_prompt: self.conversation_prompt.clone(),
-            configuration: self.tool_configuration.clone(),
-            tasks: self.tasks.clone(),
-            review_items: self.review_items.clone(),
-            duration_minutes: self.duration_minutes,
-            level: self.level,
-            review: self.review,
-            optimise,
-        }
-    }
-
     /// The facts smart defaults react to.
     pub fn facts(&self) -> config::LessonFacts {
         config::LessonFacts {

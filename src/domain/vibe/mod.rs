@@ -13,10 +13,8 @@ pub mod demo;
 pub mod manifest;
 pub mod rules;
 pub mod template;
-pub mod ultravox;
 
 use crate::domain::catalogue::ToolId;
-use crate::domain::declaration::FunctionDeclaration;
 use crate::domain::error::FieldError;
 use crate::domain::limits::excerpt;
 use serde::{Deserialize, Serialize};
@@ -167,25 +165,6 @@ impl Vibe {
     /// Whether `agent` is one of this vibe's.
     pub fn has_agent(&self, agent: &str) -> bool {
         self.agents.iter().any(|a| a.as_str() == agent)
-    }
-}
-
-/// What `agent` gets in `vibe`: its rendered prompt (with `agents`, the
-/// vibe's agents, as `{{otherAgents}}`), its voice, and `declarations` (of
-/// [`Vibe::tools_of`]) as Ultravox `selectedTools`, `builtin` saying which
-/// are Ultravox's own. The stage a call starts with and a switch moves to.
-pub fn stage(
-    vibe: &Vibe,
-    agent: &Agent,
-    agents: &[&Agent],
-    declarations: &[FunctionDeclaration],
-    builtin: impl Fn(&str) -> bool,
-) -> ultravox::Stage {
-    let tools = vibe.tools_of(agent);
-    ultravox::Stage {
-        system_prompt: template::render(agent, &tools, agents),
-        voice: agent.voice_id.clone(),
-        selected_tools: ultravox::selected_tools(declarations, builtin),
     }
 }
 

@@ -6,10 +6,11 @@
 
 use crate::domain::bindings::{Availability, ToolBindings};
 use crate::domain::catalogue::{CatalogueTool, Workflow, WORKFLOW_SWITCH_TOOL};
+use crate::domain::declaration::ultravox::PreparedStage;
 use crate::domain::declaration::FunctionDeclaration;
 use crate::domain::limits::excerpt;
-use crate::domain::vibe::ultravox::PreparedStage;
-use crate::domain::vibe::{stage, Agent, Vibe};
+use crate::domain::vibe::template::stage;
+use crate::domain::vibe::{Agent, Vibe};
 use crate::domain::workflow_def::Definition;
 use crate::domain::workflow_state::AgentContext;
 use crate::server::store::bindings as store;

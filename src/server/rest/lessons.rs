@@ -3,7 +3,8 @@
 //! download of the lesson's runs.
 
 use crate::domain::api_key::Scope;
-use crate::domain::declaration::{export, DeclarationFormat};
+use crate::domain::declaration::export::export;
+use crate::domain::declaration::DeclarationFormat;
 use crate::domain::lesson::optimise::OptimiseMode;
 use crate::domain::lesson::prompt::build;
 use crate::error::ApiError;

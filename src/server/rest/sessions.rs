@@ -9,7 +9,8 @@
 
 use crate::domain::agent_session::{SessionEvent, StatePatch};
 use crate::domain::api_key::Scope;
-use crate::domain::declaration::{export, export_with, DeclarationFormat};
+use crate::domain::declaration::export::{export, export_with};
+use crate::domain::declaration::DeclarationFormat;
 use crate::domain::lesson::nudge::{Speaker, TURN_TEXT_MAX_BYTES};
 use crate::domain::limits::{bytes_in_words, API_BODY_MAX_BYTES, CALLS_PAGE_MAX};
 use crate::domain::session_access::Act;
