@@ -33,3 +33,6 @@ pub mod vibe;
 pub mod workflow_chat;
 pub mod workflow_def;
 pub mod workflow_state;
+
+#[cfg(test)]
+mod import_graph;
