@@ -1,127 +1,22 @@
 //! The tool catalogue and workflows, held as data so admins can change which
 //! tools exist and where they apply without touching code.
 //!
-//! Ids are parsed once (`ToolId::parse`, `WorkflowId::parse`): a value of
+//! Ids are parsed once (`ToolId::parse`, `WorkflowId::parse`, in `ids`): a value of
 //! these types is known to satisfy the model APIs' naming limits.
 
 use crate::domain::declaration::FunctionDeclaration;
 use crate::domain::effect::{rules_problems, Effect, StateChange};
 use crate::domain::error::FieldError;
+use crate::domain::ids::{ToolId, WorkflowId};
 use crate::domain::lesson::tools::TUTOR_TOOLS;
-use crate::domain::limits::excerpt;
 use crate::domain::workflow_state::{ACCOUNT_FOUND, IDENTITY_VERIFIED, START_STEP};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 
 /// The tool that switches an agent's workflow; it must stay global or an
 /// agent could get stuck inside a sub-workflow.
 pub const WORKFLOW_SWITCH_TOOL: &str = "start_workflow";
-
-/// A tool (function) name: `^[a-zA-Z0-9_-]{1,64}$`, the limit Gemini, OpenAI
-/// and Anthropic all enforce on function names.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
-pub struct ToolId(String);
-
-impl ToolId {
-    /// Accepts 1–64 ASCII letters, digits, `_` and `-`.
-    pub fn parse(raw: &str) -> Result<Self, FieldError> {
-        let ok = !raw.is_empty()
-            && raw.len() <= 64
-            && raw
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-        if ok {
-            Ok(Self(raw.to_owned()))
-        } else {
-            Err(FieldError::new(
-                "id",
-                format!(
-                    "tool id \"{}\" must be 1-64 characters of a-z, A-Z, 0-9, _ or -",
-                    excerpt(raw)
-                ),
-            ))
-        }
-    }
-
-    /// The id.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl TryFrom<String> for ToolId {
-    type Error = FieldError;
-    fn try_from(value: String) -> Result<Self, Self::Error> {
-        Self::parse(&value)
-    }
-}
-
-impl From<ToolId> for String {
-    fn from(value: ToolId) -> Self {
-        value.0
-    }
-}
-
-impl fmt::Display for ToolId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-/// A workflow id: a lower-case slug (`banking-master`), 1–64 characters.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
-pub struct WorkflowId(String);
-
-impl WorkflowId {
-    /// Accepts `a-z`, `0-9` and `-`, starting with a letter or digit.
-    pub fn parse(raw: &str) -> Result<Self, FieldError> {
-        let ok = !raw.is_empty()
-            && raw.len() <= 64
-            && !raw.starts_with('-')
-            && raw
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
-        if ok {
-            Ok(Self(raw.to_owned()))
-        } else {
-            Err(FieldError::new(
-                "id",
-                format!(
-                    "workflow id \"{}\" must be a slug of 1-64 characters: a-z, 0-9 and -",
-                    excerpt(raw)
-                ),
-            ))
-        }
-    }
-
-    /// The id.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl TryFrom<String> for WorkflowId {
-    type Error = FieldError;
-    fn try_from(value: String) -> Result<Self, Self::Error> {
-        Self::parse(&value)
-    }
-}
-
-impl From<WorkflowId> for String {
-    fn from(value: WorkflowId) -> Self {
-        value.0
-    }
-}
-
-impl fmt::Display for WorkflowId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
 
 /// A tool in the catalogue.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -482,7 +377,7 @@ pub fn demo_workflows() -> Vec<Workflow> {
     ]
     .into_iter()
     .map(|(id, name, description)| Workflow {
-        id: WorkflowId(id.to_owned()),
+        id: WorkflowId::parse(id).expect("a valid demo workflow id"),
         name: name.to_owned(),
         description: description.to_owned(),
     })

@@ -17,6 +17,7 @@ pub mod console_form;
 pub mod declaration;
 pub mod effect;
 pub mod error;
+pub mod ids;
 pub mod lesson;
 pub mod limits;
 pub mod net;

@@ -7,8 +7,9 @@ use crate::domain::agent_session::{
     CallOutcome, CallResponse, CallResult, CallStatus, SessionEvent, SessionSnapshot,
     SessionSummary, StatePatch, ToolCallRecord, TurnUpdate,
 };
-use crate::domain::catalogue::{ToolId, WORKFLOW_SWITCH_TOOL};
+use crate::domain::catalogue::WORKFLOW_SWITCH_TOOL;
 use crate::domain::effect::{apply_effects, missing_checks};
+use crate::domain::ids::ToolId;
 use crate::domain::lesson::config::ToolConfig;
 use crate::domain::lesson::nudge::{evaluate, Nudge, Speaker};
 use crate::domain::limits::{

@@ -7,8 +7,9 @@
 //! code as the editor page and manifest imports.
 
 use crate::domain::api_key::Scope;
-use crate::domain::catalogue::{CatalogueTool, ToolId};
+use crate::domain::catalogue::CatalogueTool;
 use crate::domain::catalogue_history::CatalogueDiff;
+use crate::domain::ids::ToolId;
 use crate::domain::limits::{API_BODY_MAX_BYTES, CATALOGUE_HISTORY_PAGE_MAX};
 use crate::error::ApiError;
 use crate::server::catalogue::{self, Changed};

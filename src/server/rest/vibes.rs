@@ -4,8 +4,9 @@
 
 use crate::domain::actor::Actor;
 use crate::domain::api_key::Scope;
+use crate::domain::ids::{AgentId, VibeId};
 use crate::domain::limits::{bytes_in_words, excerpt};
-use crate::domain::vibe::{Agent, AgentId, Vibe, VibeId};
+use crate::domain::vibe::{Agent, Vibe};
 use crate::error::ApiError;
 use crate::server::manifests::{self, ArchiveFormat, MANIFEST_ARCHIVE_MAX_BYTES};
 use crate::server::rest::bindings::{etag, if_match};
