@@ -396,7 +396,7 @@ pub struct SaveOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::catalogue::{demo_catalogue, demo_workflows};
+    use crate::server::seed::catalogue::{demo_catalogue, demo_workflows};
     use serde_json::json;
 
     fn known() -> (HashSet<String>, HashSet<String>) {

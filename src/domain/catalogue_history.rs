@@ -185,7 +185,7 @@ impl CatalogueDiff {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::catalogue::demo_catalogue;
+    use crate::server::seed::catalogue::demo_catalogue;
 
     fn find<'a>(tools: &'a mut [CatalogueTool], id: &str) -> &'a mut CatalogueTool {
         tools.iter_mut().find(|t| t.id.as_str() == id).unwrap()

@@ -113,7 +113,7 @@ pub fn console_arguments(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::catalogue::demo_catalogue;
+    use crate::server::seed::catalogue::demo_catalogue;
     use serde_json::json;
 
     fn mortgage() -> Value {

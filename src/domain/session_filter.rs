@@ -114,8 +114,8 @@ impl SessionFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::catalogue::demo_workflows;
     use crate::domain::workflow_state::WorkflowState;
+    use crate::server::seed::catalogue::demo_workflows;
 
     fn session(id: &str, workflow: &str, step: &str, ended: bool) -> SessionSummary {
         let mut state = WorkflowState::start(workflow);

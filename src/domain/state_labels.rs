@@ -221,7 +221,8 @@ impl StateLabels {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::catalogue::{demo_catalogue, known_checks, known_steps};
+    use crate::domain::catalogue::{known_checks, known_steps};
+    use crate::server::seed::catalogue::demo_catalogue;
 
     #[test]
     fn keys_nobody_labelled_read_as_words() {

@@ -347,7 +347,7 @@ pub fn compile_schema(schema: &Value) -> Result<jsonschema::Validator, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::catalogue::{demo_catalogue, demo_workflows};
+    use crate::server::seed::catalogue::{demo_catalogue, demo_workflows};
     use serde_json::json;
 
     fn demo() -> Rules {
