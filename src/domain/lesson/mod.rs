@@ -5,9 +5,7 @@
 //! prompt, the structured tool configuration, and the system's trigger
 //! templates — and `prompt::build` assembles them at run time.
 
-pub mod advice;
 pub mod config;
-pub mod edit;
 pub mod nudge;
 pub mod optimise;
 pub mod outcome;
@@ -295,7 +293,6 @@ mod tests {
             config::Preset::for_lesson(config, draft.facts()),
             Some(config::Preset::StandardLesson)
         );
-        assert!(advice::advice(&draft).is_empty());
     }
 
     #[test]

@@ -3,6 +3,9 @@
 //!
 //! Pure, so the list filters the sessions it already has in the browser,
 //! and keeps filtering the fresh list each live update brings.
+//!
+//! It lives beside its page, not in `domain`: only the sessions list uses it
+//! (pure all the same, and compiled into that page's bundle only).
 
 use crate::domain::agent_session::SessionSummary;
 use crate::domain::catalogue::{workflow_name, Workflow};
