@@ -7,7 +7,7 @@
 //! them apart from those modules is what lets them not import each other.
 
 use crate::domain::error::FieldError;
-use crate::domain::limits::excerpt;
+use crate::domain::limits::{excerpt, ID_MAX_BYTES};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -61,10 +61,6 @@ macro_rules! id_type {
         }
     };
 }
-
-/// Longest id, in bytes: the limit Gemini, OpenAI and Anthropic all
-/// enforce on function names, used for every id so one rule reads the same.
-pub const ID_MAX_BYTES: usize = 64;
 
 /// 1–[`ID_MAX_BYTES`] ASCII letters, digits, `_` and `-`: a function name
 /// every provider accepts.

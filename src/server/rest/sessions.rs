@@ -12,7 +12,9 @@ use crate::domain::api_key::Scope;
 use crate::domain::declaration::export::{export, export_with};
 use crate::domain::declaration::DeclarationFormat;
 use crate::domain::lesson::nudge::{Speaker, TURN_TEXT_MAX_BYTES};
-use crate::domain::limits::{bytes_in_words, API_BODY_MAX_BYTES, CALLS_PAGE_MAX};
+use crate::domain::limits::{
+    bytes_in_words, API_BODY_MAX_BYTES, CALLS_PAGE_MAX, STUDENT_MAX_CHARS,
+};
 use crate::domain::session_access::Act;
 use crate::error::ApiError;
 use crate::server::agent::hub::Frame;
@@ -31,9 +33,6 @@ use axum::routing::{get, patch, post};
 use axum::{Extension, Json, Router};
 use serde::Deserialize;
 use serde_json::{json, Value};
-
-/// Longest student name or id a tutor session may carry.
-pub const STUDENT_MAX_CHARS: usize = 80;
 
 /// The prompt a tutor session's model gets: the lesson as the prompt
 /// endpoint builds it (normal optimisation).

@@ -5,10 +5,12 @@
 use crate::domain::actor::Actor;
 use crate::domain::api_key::Scope;
 use crate::domain::ids::{AgentId, VibeId};
-use crate::domain::limits::{bytes_in_words, excerpt};
+use crate::domain::limits::{
+    bytes_in_words, excerpt, MANIFEST_ARCHIVE_MAX_BYTES, MANIFEST_BODY_MAX_BYTES,
+};
 use crate::domain::vibe::{Agent, Vibe};
 use crate::error::ApiError;
-use crate::server::manifests::{self, ArchiveFormat, MANIFEST_ARCHIVE_MAX_BYTES};
+use crate::server::manifests::{self, ArchiveFormat};
 use crate::server::rest::bindings::{etag, if_match};
 use crate::server::rest::{json_body, ApiKey};
 use crate::server::store::vibes::Versioned;
@@ -22,10 +24,6 @@ use axum::routing::get;
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::json;
-
-/// Largest agent or vibe body: a 20,000-character template with room to
-/// spare.
-pub const MANIFEST_BODY_MAX_BYTES: usize = 128 * 1024;
 
 /// Agent and vibe routes.
 pub fn router() -> Router<AppState> {
