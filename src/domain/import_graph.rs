@@ -33,7 +33,10 @@ const SOURCES: &[(&str, &str)] = &[
     ("catalogue_history", include_str!("catalogue_history.rs")),
     ("declaration", include_str!("declaration/mod.rs")),
     ("declaration::export", include_str!("declaration/export.rs")),
-    ("declaration::ultravox", include_str!("declaration/ultravox.rs")),
+    (
+        "declaration::ultravox",
+        include_str!("declaration/ultravox.rs"),
+    ),
     ("effect", include_str!("effect.rs")),
     ("error", include_str!("error.rs")),
     ("ids", include_str!("ids.rs")),
