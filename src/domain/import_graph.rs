@@ -255,8 +255,11 @@ fn every_module_of_the_domain_is_checked() {
 }
 
 #[test]
-fn the_domain_does_no_io_and_has_no_cfg_gates() {
-    const FORBIDDEN: [&str; 9] = [
+fn the_domain_does_no_io_has_no_cfg_gates_and_imports_no_other_layer() {
+    const FORBIDDEN: [&str; 12] = [
+        "crate::server",
+        "crate::api",
+        "crate::ui",
         "cfg(",
         "cfg!(",
         "std::fs",
