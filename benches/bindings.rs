@@ -11,7 +11,8 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, HashSet};
 use std::hint::black_box;
 use switchboard::domain::bindings::{Availability, ToolBindings};
-use switchboard::domain::catalogue::{CatalogueTool, ToolId, Workflow, WorkflowId};
+use switchboard::domain::catalogue::{CatalogueTool, Workflow};
+use switchboard::domain::ids::{ToolId, WorkflowId};
 
 fn matrix() -> (ToolBindings, Vec<String>, Vec<String>) {
     let tools: Vec<String> = (0..100).map(|i| format!("tool_{i:03}")).collect();

@@ -11,11 +11,11 @@ use common::{percentile, spawn};
 use criterion::Criterion;
 use std::hint::black_box;
 use std::time::Instant;
-use switchboard::domain::agent_session::AgentContext;
 use switchboard::domain::bindings::ToolBindings;
-use switchboard::domain::catalogue::{demo_catalogue, demo_workflows};
 use switchboard::domain::vibe::demo;
+use switchboard::domain::workflow_state::AgentContext;
 use switchboard::server::agent::rules::Rules;
+use switchboard::server::seed::catalogue::{demo_catalogue, demo_workflows};
 
 fn stage_payload(c: &mut Criterion) {
     let tools = demo_catalogue()

@@ -7,8 +7,9 @@
 //! server for the exact token count, so the two can never disagree.
 
 use crate::domain::catalogue::CatalogueTool;
-use crate::domain::vibe::ultravox::{stage_change, Stage};
-use crate::domain::vibe::{stage, Agent, Vibe};
+use crate::domain::declaration::ultravox::{stage_change, Stage};
+use crate::domain::vibe::template::stage;
+use crate::domain::vibe::{Agent, Vibe};
 use crate::error::ApiError;
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;

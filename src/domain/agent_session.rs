@@ -1,5 +1,5 @@
-//! Live agent sessions: the workflow state a session is in, the record of a
-//! tool call, and the events pushed to whoever is watching.
+//! Live agent sessions: the record of a tool call and the events pushed to
+//! whoever is watching (the state they carry is `workflow_state`'s).
 //!
 //! Shared by the server (which produces them) and the visualiser (which
 //! renders them), so an event's JSON shape is defined exactly once.
@@ -7,80 +7,16 @@
 use crate::domain::lesson::nudge::{Nudge, TurnLog};
 use crate::domain::limits::SESSION_OWN_CHECKS_MAX;
 use crate::domain::vibe::AgentView;
+use crate::domain::workflow_state::{
+    AgentContext, WorkflowState, ACCOUNT_FOUND, IDENTITY_VERIFIED,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-/// Check set by a successful identity check; banking tools refuse without it.
-pub const IDENTITY_VERIFIED: &str = "identity_verified";
-/// Check set when `lookup_account` finds the account.
-pub const ACCOUNT_FOUND: &str = "account_found";
-
-/// The step every session starts at (and is back at after a workflow switch).
-pub const START_STEP: &str = "started";
-
-/// Where a session is: its workflow, the step within it, and named checks
-/// (absent = not yet known).
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct WorkflowState {
-    /// Workflow id (`idv`).
-    pub current_workflow: String,
-    /// Step within it, as the last tool call left it (`awaiting_identity`).
-    pub current_step: String,
-    /// Named checks such as `identity_verified`.
-    pub checks: BTreeMap<String, bool>,
-    /// Failed identity checks so far; at [`MAX_FAILED_IDENTITY_CHECKS`] the
-    /// session may not try again (a caller guessing dates of birth).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub failed_identity_checks: u32,
-    /// For a session in a vibe: the vibe and its current agent. Their tools
-    /// (core ∪ the agent's) are the session's, instead of a workflow's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent: Option<AgentContext>,
-    /// The workflow step (a `workflow_def::Step` uuid) the session is in,
-    /// when its workflow has steps: that step's tools join the workflow's.
-    /// Not `current_step`, which is an outcome label.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub workflow_step: Option<String>,
-}
-
-/// The vibe a session runs in and the agent it is talking to now.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AgentContext {
-    /// The vibe (`todos`).
-    pub vibe: String,
-    /// The current agent (`Oliver`).
-    pub agent: String,
-}
-
-/// Failed `perform_idv_check` calls a session may make before identity
-/// checks are locked for it.
-pub const MAX_FAILED_IDENTITY_CHECKS: u32 = 5;
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
-}
-
+/// The `workflow_update` event for a state: kept here, beside the event,
+/// so `workflow_state` stays a leaf.
 impl WorkflowState {
-    /// A fresh session in `workflow`.
-    pub fn start(workflow: &str) -> Self {
-        Self {
-            current_workflow: workflow.to_owned(),
-            current_step: START_STEP.into(),
-            checks: BTreeMap::new(),
-            failed_identity_checks: 0,
-            agent: None,
-            workflow_step: None,
-        }
-    }
-
-    /// Whether `check` is known to be true.
-    pub fn passed(&self, check: &str) -> bool {
-        self.checks.get(check).copied().unwrap_or(false)
-    }
-
     /// The `workflow_update` payload for this state.
     pub fn update(&self) -> WorkflowUpdate {
         WorkflowUpdate {
@@ -602,17 +538,6 @@ mod tests {
         let back: SessionEvent =
             serde_json::from_value(serde_json::to_value(&event).unwrap()).unwrap();
         assert_eq!(back, event);
-    }
-
-    #[test]
-    fn checks_are_unknown_until_set() {
-        let mut state = WorkflowState::start("idv");
-        assert!(!state.passed(IDENTITY_VERIFIED));
-        assert_eq!(state.checks.get(IDENTITY_VERIFIED), None);
-        state.checks.insert(IDENTITY_VERIFIED.into(), false);
-        assert!(!state.passed(IDENTITY_VERIFIED));
-        state.checks.insert(IDENTITY_VERIFIED.into(), true);
-        assert!(state.passed(IDENTITY_VERIFIED));
     }
 
     #[test]

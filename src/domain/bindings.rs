@@ -6,6 +6,7 @@
 //! called in workflow W" so enforcement is a hash lookup.
 
 use crate::domain::catalogue::{Workflow, WORKFLOW_SWITCH_TOOL};
+use crate::domain::error::BindingProblem;
 use crate::domain::state_labels::StateLabels;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -25,15 +26,6 @@ pub struct ToolBindings {
     /// Labels of checks and descriptions of steps.
     #[serde(default, skip_serializing_if = "StateLabels::is_empty")]
     pub labels: StateLabels,
-}
-
-/// A problem with a bindings document.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BindingProblem {
-    /// Where: `global`, or `workflows.<id>`.
-    pub at: String,
-    /// What is wrong, naming the offender.
-    pub message: String,
 }
 
 /// The result of validating a document: the normalised bindings and the
@@ -404,7 +396,7 @@ pub struct SaveOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::catalogue::{demo_catalogue, demo_workflows};
+    use crate::server::seed::catalogue::{demo_catalogue, demo_workflows};
     use serde_json::json;
 
     fn known() -> (HashSet<String>, HashSet<String>) {

@@ -185,7 +185,7 @@ impl CatalogueDiff {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::catalogue::demo_catalogue;
+    use crate::server::seed::catalogue::demo_catalogue;
 
     fn find<'a>(tools: &'a mut [CatalogueTool], id: &str) -> &'a mut CatalogueTool {
         tools.iter_mut().find(|t| t.id.as_str() == id).unwrap()
@@ -206,7 +206,7 @@ mod tests {
         let mut incoming = current.clone();
         find(&mut incoming, "check_balance").requires.clear();
         let mut new = current[0].clone();
-        new.id = crate::domain::catalogue::ToolId::parse("loan_quote").unwrap();
+        new.id = crate::domain::ids::ToolId::parse("loan_quote").unwrap();
         incoming.push(new);
         let changes = changed_tools(&current, &incoming);
         let shape: Vec<(&str, bool)> = changes

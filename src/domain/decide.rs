@@ -9,10 +9,10 @@
 //! so the model can act on it (call the named tool first, pick a real
 //! workflow, …).
 
-use crate::domain::agent_session::WorkflowState;
 use crate::domain::catalogue::WORKFLOW_SWITCH_TOOL;
 use crate::domain::limits::excerpt;
 use crate::domain::plugin::ToolStatus;
+use crate::domain::workflow_state::WorkflowState;
 use serde_json::Value;
 use std::fmt;
 

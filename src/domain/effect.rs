@@ -8,9 +8,9 @@
 //! checks a tool needs is its `requires` list. The built-in demo tools use
 //! the same data, so there is one way state changes, whoever ran the tool.
 
-use crate::domain::agent_session::WorkflowState;
 use crate::domain::error::FieldError;
 use crate::domain::limits::excerpt;
+use crate::domain::workflow_state::WorkflowState;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};

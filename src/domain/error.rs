@@ -3,6 +3,11 @@
 //! Every layer reports bad input the same way, so a form can show the message
 //! next to the field and an API client can branch on the field's name. It is
 //! plain data, so the browser and the server share one definition.
+//!
+//! A bindings document is refused by place (`global`, `workflows.<id>`,
+//! `labels.checks.<key>`) rather than by form field: [`BindingProblem`]. It
+//! lives here, with the other refusal, so the bindings and their labels
+//! both report through it without importing each other.
 
 use serde::{Deserialize, Serialize};
 
@@ -25,6 +30,15 @@ impl FieldError {
             rule: rule.into(),
         }
     }
+}
+
+/// A problem with a bindings document (bindings or their labels).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BindingProblem {
+    /// Where: `global`, or `workflows.<id>`.
+    pub at: String,
+    /// What is wrong, naming the offender.
+    pub message: String,
 }
 
 /// The rule broken by `field` exactly, or (with `prefix`) by anything under

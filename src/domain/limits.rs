@@ -1,5 +1,19 @@
-//! Every size limit on input from outside, in one place, so the code that
-//! enforces a limit, the message that names it and the API reference agree.
+//! The limits on input from outside that the edges enforce (request
+//! bodies, call arguments and results, pages, streams, sign-in attempts),
+//! in one place, so the code that enforces a limit, the message that names
+//! it and the API reference agree.
+//!
+//! Not every named limit is here, and that is deliberate: a limit that is a
+//! field rule of one domain type is declared beside that type, so the type
+//! and its rule are read together — the `*_MAX*` constants of
+//! `state_labels`, `effect`, `plugin`, `todos`, `user`, `workflow_chat`,
+//! `workflow_def`, `workflow_state`, `assets`, `vibe::rules`,
+//! `vibe::manifest` and the `lesson` modules, each with a `///` doc saying
+//! why (find them all with `grep -rn "pub const .*MAX" src/`). The server's
+//! own operational bounds (the model client's timeout and reply size in
+//! `server::llm`, the sign-in throttle's table in `server::throttle`, the
+//! history pages of `server::rest::workflows` and `server::lesson_runs`)
+//! stay with the code they bound.
 //!
 //! Switchboard decides what an agent may do; a caller that can make it store,
 //! echo or replay megabytes can starve every other session. Each limit below
@@ -175,6 +189,22 @@ pub const MCP_SESSION_IDLE_SECS: u64 = 5 * 60;
 /// head (an `EventSource` sends none): past it the connection is closed,
 /// so a client that keeps writing cannot keep the server reading.
 pub const STREAM_CLIENT_BYTES_MAX: usize = 4 * 1024;
+
+/// Longest id (tool, workflow, agent, vibe), in bytes: the limit Gemini,
+/// OpenAI and Anthropic all enforce on function names, used for every id
+/// so one rule reads the same (`domain::ids`).
+pub const ID_MAX_BYTES: usize = 64;
+
+/// Longest student name or id a tutor session may carry (it is shown on
+/// every row of the lesson's runs).
+pub const STUDENT_MAX_CHARS: usize = 80;
+
+/// Largest agent or vibe body: a 20,000-character template with room to
+/// spare.
+pub const MANIFEST_BODY_MAX_BYTES: usize = 128 * 1024;
+
+/// Largest archive an import may send.
+pub const MANIFEST_ARCHIVE_MAX_BYTES: usize = 4 * 1024 * 1024;
 
 #[cfg(test)]
 mod tests {

@@ -13,19 +13,17 @@ pub mod bindings;
 pub mod bindings_file;
 pub mod catalogue;
 pub mod catalogue_history;
-pub mod console_form;
 pub mod decide;
 pub mod declaration;
 pub mod effect;
 pub mod error;
+pub mod ids;
 pub mod lesson;
 pub mod limits;
 pub mod net;
 pub mod pages;
-pub mod playground;
 pub mod plugin;
 pub mod session_access;
-pub mod session_filter;
 pub mod state_labels;
 pub mod time;
 pub mod todos;
@@ -33,3 +31,7 @@ pub mod user;
 pub mod vibe;
 pub mod workflow_chat;
 pub mod workflow_def;
+pub mod workflow_state;
+
+#[cfg(test)]
+mod import_graph;

@@ -9,9 +9,9 @@
 //! with what was added, removed and modified. The server applies a plan
 //! atomically, so a refused request changes nothing.
 
-use crate::domain::catalogue::ToolId;
 use crate::domain::declaration::FunctionDeclaration;
 use crate::domain::error::FieldError;
+use crate::domain::ids::ToolId;
 use crate::domain::limits::excerpt;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;

@@ -9,8 +9,8 @@
 //! label reads as its humanised self (`account_found` → "Account found"),
 //! so documents written before labels existed still show something sane.
 
-use crate::domain::bindings::BindingProblem;
 use crate::domain::effect::label_problem;
+use crate::domain::error::BindingProblem;
 use crate::domain::limits::excerpt;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -221,7 +221,8 @@ impl StateLabels {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::catalogue::{demo_catalogue, known_checks, known_steps};
+    use crate::domain::catalogue::{known_checks, known_steps};
+    use crate::server::seed::catalogue::demo_catalogue;
 
     #[test]
     fn keys_nobody_labelled_read_as_words() {

@@ -13,7 +13,7 @@
 //! use a `custom_agent` step"). Checking filter rules against a schema and
 //! making new uuids are injected ([`EditContext`]).
 
-use crate::domain::catalogue::ToolId;
+use crate::domain::ids::ToolId;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;

@@ -6,11 +6,10 @@
 //! The browser and the JSON API both save through here, so a document is
 //! validated exactly the same way whichever door it comes in by.
 
-use crate::domain::bindings::{
-    BindingProblem, BindingsDiff, BindingsVersion, SaveOutcome, ToolBindings,
-};
+use crate::domain::bindings::{BindingsDiff, BindingsVersion, SaveOutcome, ToolBindings};
 use crate::domain::bindings_file::{BindingsFileStatus, FileComparison};
 use crate::domain::catalogue::known_checks;
+use crate::domain::error::BindingProblem;
 use crate::error::ApiError;
 use crate::server::store::bindings as store;
 use crate::server::{AppState, ServerError};
@@ -98,7 +97,7 @@ pub async fn seed_catalogue(db: &SqlitePool) -> Result<(), ServerError> {
     if !fresh {
         return Ok(());
     }
-    for workflow in crate::domain::catalogue::demo_workflows() {
+    for workflow in crate::server::seed::catalogue::demo_workflows() {
         store::put_workflow(db, &workflow, true).await?;
     }
     Ok(())
@@ -204,8 +203,8 @@ pub async fn import_file(
 
 #[cfg(test)]
 mod tests {
-    use crate::domain::catalogue::demo_catalogue;
     use crate::domain::effect::Effect;
+    use crate::server::seed::catalogue::demo_catalogue;
 
     /// Databases made before effects existed get the demo tools' effects
     /// and requirements from migration 0007; they must be exactly what a

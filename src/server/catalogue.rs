@@ -269,7 +269,7 @@ async fn check_tool(tool: &CatalogueTool, after: &[CatalogueTool]) -> Result<(),
 pub async fn seed(db: &SqlitePool) -> Result<(), ServerError> {
     if tool_count(db).await? == 0 {
         let system = Actor::system("Demo catalogue");
-        let demo = crate::domain::catalogue::demo_catalogue();
+        let demo = crate::server::seed::catalogue::demo_catalogue();
         let planned = plan(db, &system, &demo, Some(0), &field_as_is).await?;
         commit(db, &planned, &system, None).await?;
         return Ok(());

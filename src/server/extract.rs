@@ -673,19 +673,19 @@ pub trait PathId: Sized {
     fn parse_path(raw: &str) -> Result<Self, FieldError>;
 }
 
-impl PathId for crate::domain::catalogue::ToolId {
+impl PathId for crate::domain::ids::ToolId {
     fn parse_path(raw: &str) -> Result<Self, FieldError> {
         Self::parse(raw)
     }
 }
 
-impl PathId for crate::domain::vibe::VibeId {
+impl PathId for crate::domain::ids::VibeId {
     fn parse_path(raw: &str) -> Result<Self, FieldError> {
         Self::parse(raw)
     }
 }
 
-impl PathId for crate::domain::vibe::AgentId {
+impl PathId for crate::domain::ids::AgentId {
     fn parse_path(raw: &str) -> Result<Self, FieldError> {
         Self::parse(raw)
     }

@@ -19,9 +19,6 @@ use std::collections::HashSet;
 use std::io::{Cursor, Read, Write};
 use std::path::Path;
 
-/// Largest archive an import may send.
-pub const MANIFEST_ARCHIVE_MAX_BYTES: usize = 4 * 1024 * 1024;
-
 /// An archive's format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArchiveFormat {

@@ -141,7 +141,7 @@ async fn a_vibes_key_emptying_check_balances_requirements_is_refused_whole() {
     // A new tool is as much a change as a loosened one.
     let mut set = export(&app, &vibes).await;
     let mut extra = stored(&app, "get_server_time").await;
-    extra.id = switchboard::domain::catalogue::ToolId::parse("wire_money").unwrap();
+    extra.id = switchboard::domain::ids::ToolId::parse("wire_money").unwrap();
     set.tools.push(extra);
     let (status, body) = import(&app, &vibes, &set).await;
     assert_eq!(

@@ -415,7 +415,7 @@ async fn manifests_export_and_import_as_zip_and_tar_and_a_broken_set_changes_not
 
     // A broken set: 422 naming file and field; nothing written.
     let mut broken = set.clone();
-    broken.vibes[0].default_agent = switchboard::domain::vibe::AgentId::parse("Ghost").unwrap();
+    broken.vibes[0].default_agent = switchboard::domain::ids::AgentId::parse("Ghost").unwrap();
     let (status, body) = import(&app, &key, archive(&broken, ArchiveFormat::Zip).unwrap()).await;
     assert_eq!(status, 422, "{body}");
     assert_eq!(

@@ -5,9 +5,7 @@
 //! prompt, the structured tool configuration, and the system's trigger
 //! templates — and `prompt::build` assembles them at run time.
 
-pub mod advice;
 pub mod config;
-pub mod edit;
 pub mod nudge;
 pub mod optimise;
 pub mod outcome;
@@ -173,21 +171,6 @@ impl LessonDraft {
         }
     }
 
-    /// What the prompt builder needs from this lesson; the editor's preview
-    /// and the backends' prompt endpoint both build from it.
-    pub fn prompt_input(&self, optimise: Option<optimise::OptimiseMode>) -> prompt::PromptInput {
-        prompt::PromptInput {
-            conversation_prompt: self.conversation_prompt.clone(),
-            configuration: self.tool_configuration.clone(),
-            tasks: self.tasks.clone(),
-            review_items: self.review_items.clone(),
-            duration_minutes: self.duration_minutes,
-            level: self.level,
-            review: self.review,
-            optimise,
-        }
-    }
-
     /// The facts smart defaults react to.
     pub fn facts(&self) -> config::LessonFacts {
         config::LessonFacts {
@@ -310,7 +293,6 @@ mod tests {
             config::Preset::for_lesson(config, draft.facts()),
             Some(config::Preset::StandardLesson)
         );
-        assert!(advice::advice(&draft).is_empty());
     }
 
     #[test]

@@ -14,10 +14,29 @@ use crate::domain::lesson::optimise::{estimate_tokens, optimise, OptimisationSta
 use crate::domain::lesson::review::{push_prompt_section as push_review_section, ReviewItem};
 use crate::domain::lesson::tools::{prepared_declarations, PreparedDeclaration, TUTOR_TOOLS};
 use crate::domain::lesson::trigger::{TriggerCondition, TriggerKind};
-use crate::domain::lesson::{CefrLevel, LessonTask};
+use crate::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::sync::Arc;
+
+/// A lesson's prompt input: here, beside [`PromptInput`], so the lesson
+/// module need not import the prompt builder that imports it.
+impl LessonDraft {
+    /// What the prompt builder needs from this lesson; the editor's preview
+    /// and the backends' prompt endpoint both build from it.
+    pub fn prompt_input(&self, optimise: Option<OptimiseMode>) -> PromptInput {
+        PromptInput {
+            conversation_prompt: self.conversation_prompt.clone(),
+            configuration: self.tool_configuration.clone(),
+            tasks: self.tasks.clone(),
+            review_items: self.review_items.clone(),
+            duration_minutes: self.duration_minutes,
+            level: self.level,
+            review: self.review,
+            optimise,
+        }
+    }
+}
 
 /// The instruction template of each trigger kind, in the design's full
 /// wording (the concrete error types and "wait for clear completion" are

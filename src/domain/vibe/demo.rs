@@ -2,8 +2,10 @@
 //! an orchestrator (Hominio), a todo specialist (Oliver) and tech support
 //! (Rajesh), and the core tools every vibe needs.
 
-use crate::domain::catalogue::{object, CatalogueTool, ToolId};
-use crate::domain::vibe::{Agent, AgentId, Vibe, VibeId, HANG_UP_TOOL, SWITCH_AGENT_TOOL};
+use crate::domain::catalogue::{object, CatalogueTool};
+use crate::domain::ids::ToolId;
+use crate::domain::ids::{AgentId, VibeId};
+use crate::domain::vibe::{Agent, Vibe, HANG_UP_TOOL, SWITCH_AGENT_TOOL};
 use serde_json::json;
 
 /// The core tools: `switchAgent` (run by Switchboard) and `hangUp`

@@ -13,14 +13,9 @@ pub mod demo;
 pub mod manifest;
 pub mod rules;
 pub mod template;
-pub mod ultravox;
 
-use crate::domain::catalogue::ToolId;
-use crate::domain::declaration::FunctionDeclaration;
-use crate::domain::error::FieldError;
-use crate::domain::limits::excerpt;
+use crate::domain::ids::{AgentId, ToolId, VibeId};
 use serde::{Deserialize, Serialize};
-use std::fmt;
 
 /// The tool that moves a vibe session to another agent.
 pub const SWITCH_AGENT_TOOL: &str = "switchAgent";
@@ -29,77 +24,6 @@ pub const HANG_UP_TOOL: &str = "hangUp";
 /// Core tools every vibe must have: without them a user could be stuck
 /// with one persona or unable to end the call.
 pub const REQUIRED_CORE_TOOLS: [&str; 2] = [SWITCH_AGENT_TOOL, HANG_UP_TOOL];
-
-macro_rules! id_type {
-    ($name:ident, $what:literal, $check:expr, $rule:literal) => {
-        #[doc = concat!("A ", $what, " id, parsed once: ", $rule, ".")]
-        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-        #[serde(try_from = "String", into = "String")]
-        pub struct $name(String);
-
-        impl $name {
-            #[doc = concat!("Accepts ", $rule, ".")]
-            pub fn parse(raw: &str) -> Result<Self, FieldError> {
-                let check: fn(&str) -> bool = $check;
-                if check(raw) {
-                    Ok(Self(raw.to_owned()))
-                } else {
-                    Err(FieldError::new(
-                        "id",
-                        format!(concat!($what, " id \"{}\" must be ", $rule), excerpt(raw)),
-                    ))
-                }
-            }
-
-            /// The id.
-            pub fn as_str(&self) -> &str {
-                &self.0
-            }
-        }
-
-        impl TryFrom<String> for $name {
-            type Error = FieldError;
-            fn try_from(value: String) -> Result<Self, Self::Error> {
-                Self::parse(&value)
-            }
-        }
-
-        impl From<$name> for String {
-            fn from(value: $name) -> Self {
-                value.0
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(&self.0)
-            }
-        }
-    };
-}
-
-id_type!(
-    AgentId,
-    "agent",
-    |raw| !raw.is_empty()
-        && raw.len() <= 64
-        && raw
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'),
-    "1-64 characters of a-z, A-Z, 0-9, _ or -"
-);
-
-id_type!(
-    VibeId,
-    "vibe",
-    |raw| !raw.is_empty()
-        && raw.len() <= 64
-        && !raw.starts_with('-')
-        && raw
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
-    "a slug of 1-64 characters: a-z, 0-9 and -"
-);
 
 /// A persona: who it is, how it sounds, what it may call, and its prompt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -167,25 +91,6 @@ impl Vibe {
     /// Whether `agent` is one of this vibe's.
     pub fn has_agent(&self, agent: &str) -> bool {
         self.agents.iter().any(|a| a.as_str() == agent)
-    }
-}
-
-/// What `agent` gets in `vibe`: its rendered prompt (with `agents`, the
-/// vibe's agents, as `{{otherAgents}}`), its voice, and `declarations` (of
-/// [`Vibe::tools_of`]) as Ultravox `selectedTools`, `builtin` saying which
-/// are Ultravox's own. The stage a call starts with and a switch moves to.
-pub fn stage(
-    vibe: &Vibe,
-    agent: &Agent,
-    agents: &[&Agent],
-    declarations: &[FunctionDeclaration],
-    builtin: impl Fn(&str) -> bool,
-) -> ultravox::Stage {
-    let tools = vibe.tools_of(agent);
-    ultravox::Stage {
-        system_prompt: template::render(agent, &tools, agents),
-        voice: agent.voice_id.clone(),
-        selected_tools: ultravox::selected_tools(declarations, builtin),
     }
 }
 

@@ -227,9 +227,9 @@ pub fn problems(agents: &[Agent], vibes: &[Vibe], catalogue: &HashSet<String>) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::catalogue::ToolId;
+    use crate::domain::ids::AgentId;
+    use crate::domain::ids::ToolId;
     use crate::domain::vibe::tests::{agent, vibe};
-    use crate::domain::vibe::AgentId;
 
     fn catalogue() -> HashSet<String> {
         [

@@ -2,9 +2,13 @@
 //! `{{tools}}` and `{{otherAgents}}` filled in for the vibe it runs in.
 //!
 //! Placeholders are checked at save: a typo (`{{agentname}}`) would
-//! otherwise reach the model verbatim.
+//! otherwise reach the model verbatim. [`stage`] renders it, with the
+//! agent's voice and tools, into the Ultravox stage a call starts with or a
+//! switch moves to.
 
-use crate::domain::vibe::Agent;
+use crate::domain::declaration::ultravox;
+use crate::domain::declaration::FunctionDeclaration;
+use crate::domain::vibe::{Agent, Vibe};
 
 /// The placeholders a template may use.
 pub const PLACEHOLDERS: [&str; 4] = ["agentName", "personality", "tools", "otherAgents"];
@@ -65,6 +69,25 @@ pub fn render(agent: &Agent, tools: &[String], others: &[&Agent]) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// What `agent` gets in `vibe`: its rendered prompt (with `agents`, the
+/// vibe's agents, as `{{otherAgents}}`), its voice, and `declarations` (of
+/// [`Vibe::tools_of`]) as Ultravox `selectedTools`, `builtin` saying which
+/// are Ultravox's own. The stage a call starts with and a switch moves to.
+pub fn stage(
+    vibe: &Vibe,
+    agent: &Agent,
+    agents: &[&Agent],
+    declarations: &[FunctionDeclaration],
+    builtin: impl Fn(&str) -> bool,
+) -> ultravox::Stage {
+    let tools = vibe.tools_of(agent);
+    ultravox::Stage {
+        system_prompt: render(agent, &tools, agents),
+        voice: agent.voice_id.clone(),
+        selected_tools: ultravox::selected_tools(declarations, builtin),
+    }
 }
 
 #[cfg(test)]

@@ -9,16 +9,17 @@ use super::execute::{self, Ctx, Kind};
 use super::listing::{agent_view, tools_now};
 use super::watch::publish_state_change;
 use crate::domain::agent_session::{
-    CallOutcome, CallResponse, CallStatus, SessionEvent, ToolCallRecord, WorkflowState,
+    CallOutcome, CallResponse, CallStatus, SessionEvent, ToolCallRecord,
 };
-use crate::domain::catalogue::ToolId;
 use crate::domain::decide::{decide, Ask, Place, PluginTool, Refusal};
 use crate::domain::effect::apply_effects;
+use crate::domain::ids::ToolId;
 use crate::domain::lesson::outcome::TutorOutcome;
 use crate::domain::limits::{
     bytes_in_words, excerpt, TOOL_ARGUMENTS_MAX_BYTES, TOOL_NAME_MAX_CHARS,
 };
 use crate::domain::vibe::HANG_UP_TOOL;
+use crate::domain::workflow_state::WorkflowState;
 use crate::error::ApiError;
 use crate::server::agent::{budget, plugins};
 use crate::server::store::agent_sessions::SessionRow;

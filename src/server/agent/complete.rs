@@ -3,13 +3,12 @@
 
 use super::access::{admit_write, get};
 use super::watch::publish_state_change;
-use crate::domain::agent_session::{
-    CallOutcome, CallResult, CallStatus, SessionEvent, WorkflowState,
-};
+use crate::domain::agent_session::{CallOutcome, CallResult, CallStatus, SessionEvent};
 use crate::domain::effect::apply_effects;
 use crate::domain::limits::{
     bytes_in_words, excerpt, SNAPSHOT_VALUE_MAX_BYTES, TOOL_RESULT_MAX_BYTES,
 };
+use crate::domain::workflow_state::WorkflowState;
 use crate::error::ApiError;
 use crate::server::agent::budget;
 use crate::server::store::agent_sessions::SessionRow;

@@ -7,15 +7,17 @@
 //! in force, then its plugin's active tools), which enforcement,
 //! `tools_changed` and watchers use too.
 
-use crate::domain::agent_session::{AgentContext, SessionEvent, WorkflowState};
+use crate::domain::agent_session::SessionEvent;
 use crate::domain::catalogue::CatalogueTool;
-use crate::domain::declaration::{export_with, DeclarationFormat, FunctionDeclaration};
+use crate::domain::declaration::export::export_with;
+use crate::domain::declaration::ultravox::PreparedStage;
+use crate::domain::declaration::{DeclarationFormat, FunctionDeclaration};
 use crate::domain::lesson::optimise::OptimiseMode;
 use crate::domain::lesson::prompt::{build, BuiltPrompt};
 use crate::domain::lesson::LessonDraft;
 use crate::domain::plugin::union;
-use crate::domain::vibe::ultravox::PreparedStage;
 use crate::domain::vibe::AgentView;
+use crate::domain::workflow_state::{AgentContext, WorkflowState};
 use crate::server::agent::rules::Rules;
 use crate::server::store::agent_sessions::{self as rows, SessionRow};
 use crate::server::store::lessons;

@@ -5,10 +5,11 @@
 use super::access::new_plugin_token;
 use super::listing::tools_under;
 use super::watch::summary_of;
-use crate::domain::agent_session::{AgentContext, SessionEvent, WorkflowState};
+use crate::domain::agent_session::SessionEvent;
 use crate::domain::limits::excerpt;
 use crate::domain::session_access::SESSION_TOKEN_PREFIX;
 use crate::domain::vibe::find_agent;
+use crate::domain::workflow_state::{AgentContext, WorkflowState};
 use crate::error::ApiError;
 use crate::server::auth::{random_token, token_hash};
 use crate::server::store::agent_sessions::{self as rows, LessonFields, NewSession};

@@ -4,15 +4,16 @@
 //! Built once per bindings or catalogue change and swapped atomically, so a
 //! tool call never waits on the database to learn what is allowed.
 
-use crate::domain::agent_session::AgentContext;
 use crate::domain::bindings::{Availability, ToolBindings};
 use crate::domain::catalogue::{CatalogueTool, Workflow, WORKFLOW_SWITCH_TOOL};
 use crate::domain::decide::Rulebook;
+use crate::domain::declaration::ultravox::PreparedStage;
 use crate::domain::declaration::FunctionDeclaration;
 use crate::domain::limits::excerpt;
-use crate::domain::vibe::ultravox::PreparedStage;
-use crate::domain::vibe::{stage, Agent, Vibe};
+use crate::domain::vibe::template::stage;
+use crate::domain::vibe::{Agent, Vibe};
 use crate::domain::workflow_def::Definition;
+use crate::domain::workflow_state::AgentContext;
 use crate::server::store::bindings as store;
 use crate::server::store::vibes as vibes_store;
 use crate::server::ServerError;
@@ -366,7 +367,7 @@ pub fn compile_schema(schema: &Value) -> Result<jsonschema::Validator, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::catalogue::{demo_catalogue, demo_workflows};
+    use crate::server::seed::catalogue::{demo_catalogue, demo_workflows};
     use serde_json::json;
 
     fn demo() -> Rules {

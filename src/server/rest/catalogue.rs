@@ -7,8 +7,9 @@
 //! code as the editor page and manifest imports.
 
 use crate::domain::bindings::VersionMeta;
-use crate::domain::catalogue::{CatalogueTool, ToolId};
+use crate::domain::catalogue::CatalogueTool;
 use crate::domain::catalogue_history::CatalogueDiff;
+use crate::domain::ids::ToolId;
 use crate::domain::limits::CATALOGUE_HISTORY_PAGE_MAX;
 use crate::server::catalogue::{self, Changed};
 use crate::server::extract::{

@@ -6,9 +6,9 @@
 //! built from the documents' own keys (what reaches the deeper checks).
 
 use crate::domain::bindings::ToolBindings;
-use crate::domain::catalogue::{demo_catalogue, demo_workflows};
 use crate::domain::lesson::LessonDraft;
 use crate::server::agent::sessions::check_call_size;
+use crate::server::seed::catalogue::{demo_catalogue, demo_workflows};
 use proptest::prelude::*;
 use serde_json::Value;
 use std::collections::HashSet;

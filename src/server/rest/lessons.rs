@@ -2,7 +2,8 @@
 //! model for a lesson; and `GET /lessons/{id}/sessions.csv`, the teacher's
 //! download of the lesson's runs.
 
-use crate::domain::declaration::{export, DeclarationFormat};
+use crate::domain::declaration::export::export;
+use crate::domain::declaration::DeclarationFormat;
 use crate::domain::lesson::optimise::OptimiseMode;
 use crate::domain::lesson::prompt::build;
 use crate::error::ApiError;

@@ -12,7 +12,7 @@ use crate::domain::agent_session::{SessionEvent, StatePatch};
 use crate::domain::api_key::Scope;
 use crate::domain::declaration::DeclarationFormat;
 use crate::domain::lesson::nudge::{Speaker, TURN_TEXT_MAX_BYTES};
-use crate::domain::limits::{bytes_in_words, CALLS_PAGE_MAX};
+use crate::domain::limits::{bytes_in_words, CALLS_PAGE_MAX, STUDENT_MAX_CHARS};
 use crate::domain::session_access::Act;
 use crate::error::ApiError;
 use crate::server::agent::hub::Frame;
@@ -34,9 +34,6 @@ use axum::routing::{get, patch, post};
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-
-/// Longest student name or id a tutor session may carry.
-pub const STUDENT_MAX_CHARS: usize = 80;
 
 /// Session routes.
 pub fn router() -> Router<AppState> {

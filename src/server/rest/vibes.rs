@@ -3,13 +3,15 @@
 //! the body an Ultravox backend creates a call with.
 
 use crate::domain::actor::Actor;
+use crate::domain::ids::{AgentId, VibeId};
 use crate::domain::limits::excerpt;
-use crate::domain::vibe::{Agent, AgentId, Vibe, VibeId};
+use crate::domain::limits::{MANIFEST_ARCHIVE_MAX_BYTES, MANIFEST_BODY_MAX_BYTES};
+use crate::domain::vibe::{Agent, Vibe};
 use crate::error::ApiError;
 use crate::server::extract::{
     self, Admin, BytesBody, Expected, IdPath, IfMatchOptional, JsonBody, Key, VibesRead, VibesWrite,
 };
-use crate::server::manifests::{self, ArchiveFormat, MANIFEST_ARCHIVE_MAX_BYTES};
+use crate::server::manifests::{self, ArchiveFormat};
 use crate::server::rest::bindings::etag;
 use crate::server::store::vibes::Versioned;
 use crate::server::vibes::{self, Change};
@@ -21,10 +23,6 @@ use axum::routing::get;
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-
-/// Largest agent or vibe body: a 20,000-character template with room to
-/// spare.
-pub const MANIFEST_BODY_MAX_BYTES: usize = 128 * 1024;
 
 /// Agent and vibe routes.
 pub fn router() -> Router<AppState> {
@@ -288,7 +286,7 @@ async fn call_config(
     let vibe = rules
         .vibe(&id)
         .ok_or_else(|| ApiError::NotFound(format!("Vibe \"{}\"", excerpt(&id))))?;
-    let ctx = crate::domain::agent_session::AgentContext {
+    let ctx = crate::domain::workflow_state::AgentContext {
         vibe: vibe.id.to_string(),
         agent: vibe.default_agent.to_string(),
     };

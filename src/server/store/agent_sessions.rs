@@ -6,8 +6,8 @@
 //! The session engine (`server::agent::sessions`) decides; this module only
 //! reads and writes rows.
 
-use crate::domain::agent_session::WorkflowState;
 use crate::domain::lesson::nudge::{Timing, TurnLog};
+use crate::domain::workflow_state::WorkflowState;
 use crate::server::db::now;
 use crate::server::ServerError;
 use sqlx::SqlitePool;

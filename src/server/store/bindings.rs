@@ -3,7 +3,8 @@
 
 use crate::domain::bindings::ToolBindings;
 use crate::domain::bindings::{BindingsVersion, VersionMeta};
-use crate::domain::catalogue::{CatalogueTool, ToolId, Workflow, WorkflowId};
+use crate::domain::catalogue::{CatalogueTool, Workflow};
+use crate::domain::ids::{ToolId, WorkflowId};
 use crate::domain::time::format_utc;
 use crate::error::ApiError;
 use crate::server::db::now;

@@ -4,8 +4,9 @@
 //! A call and the session state it leaves behind are written in one
 //! transaction, so the timeline and the session never disagree.
 
-use crate::domain::agent_session::{CallOutcome, CallStatus, ToolCallRecord, WorkflowState};
+use crate::domain::agent_session::{CallOutcome, CallStatus, ToolCallRecord};
 use crate::domain::lesson::outcome::TutorOutcome;
+use crate::domain::workflow_state::WorkflowState;
 use crate::server::db::now;
 use crate::server::store::lesson_outcomes;
 use crate::server::ServerError;

@@ -5,8 +5,10 @@
 //! an app tool gives it to that agent, a changed cell is marked until the
 //! vibe editor's Save puts it in force.
 
-use crate::domain::catalogue::{by_category, CatalogueTool, ToolId};
-use crate::domain::vibe::{Agent, AgentId, Vibe};
+use crate::domain::catalogue::{by_category, CatalogueTool};
+use crate::domain::ids::AgentId;
+use crate::domain::ids::ToolId;
+use crate::domain::vibe::{Agent, Vibe};
 use crate::ui::agents::Shared;
 use crate::ui::components::tool_checks::set_tool;
 use leptos::prelude::*;

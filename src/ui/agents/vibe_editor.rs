@@ -5,7 +5,8 @@
 //! in the matrix in force together, or none of them.
 
 use crate::api::vibes::{SaveVibeWithAgents, Saved, VibeSaved};
-use crate::domain::vibe::{Agent, AgentId, Vibe};
+use crate::domain::ids::AgentId;
+use crate::domain::vibe::{Agent, Vibe};
 use crate::error::ApiError;
 use crate::ui::agents::matrix::AgentMatrix;
 use crate::ui::agents::{

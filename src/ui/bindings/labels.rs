@@ -3,9 +3,10 @@
 //! into the same unsaved document as the matrix and saved, versioned,
 //! downloaded and restored with it.
 
-use crate::domain::bindings::{BindingProblem, ToolBindings};
+use crate::domain::bindings::ToolBindings;
 use crate::domain::catalogue::{known_checks, known_steps, CatalogueTool};
 use crate::domain::effect::label_problem;
+use crate::domain::error::BindingProblem;
 use crate::domain::state_labels::{humanise, CheckLabel};
 use crate::ui::components::FieldProblem;
 use leptos::prelude::*;

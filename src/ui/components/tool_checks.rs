@@ -2,7 +2,8 @@
 //! an agent's tools, a vibe's core and app tools, and a workflow step's
 //! tools.
 
-use crate::domain::catalogue::{by_category, CatalogueTool, ToolId};
+use crate::domain::catalogue::{by_category, CatalogueTool};
+use crate::domain::ids::ToolId;
 use leptos::prelude::*;
 
 /// A fieldset of checkboxes, one per tool in `tools`, grouped by category;

@@ -4,8 +4,8 @@
 //! resolves it; the list follows the draft, so a notice goes as soon as its
 //! cause does.
 
-use crate::domain::lesson::advice::advice;
 use crate::domain::lesson::LessonDraft;
+use crate::ui::lessons::advice_rules::advice;
 use crate::ui::lessons::editor::apply;
 use leptos::prelude::*;
 

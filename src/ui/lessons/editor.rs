@@ -9,7 +9,6 @@
 
 use crate::api::lessons::{get_lesson, lesson_history, DuplicateLesson, SaveLesson};
 use crate::domain::declaration::DeclarationFormat;
-use crate::domain::lesson::edit::edit_draft;
 use crate::domain::lesson::optimise::OptimiseMode;
 use crate::domain::lesson::prompt::build;
 use crate::domain::lesson::record::LessonView;
@@ -20,6 +19,7 @@ use crate::error::ApiError;
 use crate::ui::auth::RequireRole;
 use crate::ui::components::{fetched, guard_unsaved, Loaded, MaybeEmpty, SaveMessage, SaveStatus};
 use crate::ui::current;
+use crate::ui::lessons::edit::edit_draft;
 use crate::ui::lessons::form::LessonForm;
 use crate::ui::lessons::history::{LessonHistory, Versions};
 use crate::ui::lessons::preview::Preview;

@@ -2,9 +2,9 @@
 //! the ordered task list and (for a review lesson) its review items.
 
 use crate::domain::error::{problem_for, FieldError};
-use crate::domain::lesson::edit::add_task;
 use crate::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
 use crate::ui::components::FieldProblem;
+use crate::ui::lessons::edit::add_task;
 use crate::ui::lessons::editor::apply;
 use crate::ui::lessons::review_items::ReviewItems;
 use leptos::prelude::*;

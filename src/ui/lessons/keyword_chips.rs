@@ -2,8 +2,8 @@
 //! a comma) to add it, × to remove one.
 
 use crate::domain::lesson::config::ToolConfig;
-use crate::domain::lesson::edit::{edit_keywords, keywords_of};
 use crate::domain::lesson::LessonDraft;
+use crate::ui::lessons::edit::{edit_keywords, keywords_of};
 use crate::ui::lessons::tool_row::change_tool;
 use leptos::prelude::*;
 

@@ -2,7 +2,7 @@
 //! tool panel and live prompt preview.
 //!
 //! One file per part of the page; what they do to a draft (smart defaults,
-//! tasks, presets, tool settings) lives in `domain::lesson::edit`, so these
+//! tasks, presets, tool settings) lives in `edit` (pure, with tests), so these
 //! files only route events and show state.
 //!
 //! The list and a lesson's runs are in the `pages-start` group; the editor
@@ -20,6 +20,10 @@ pub use runs::LessonRunsPage;
 
 #[cfg(feature = "pages-editor")]
 pub mod advice;
+#[cfg(feature = "pages-editor")]
+pub mod advice_rules;
+#[cfg(feature = "pages-editor")]
+pub mod edit;
 #[cfg(feature = "pages-editor")]
 pub mod editor;
 #[cfg(feature = "pages-editor")]

@@ -4,7 +4,8 @@
 //! pause in typing. Both figures cover the same text (prompt plus
 //! declarations, `BuiltPrompt::token_text`), so they can be compared.
 
-use crate::domain::declaration::{export, DeclarationFormat};
+use crate::domain::declaration::export::export;
+use crate::domain::declaration::DeclarationFormat;
 use crate::domain::lesson::optimise::{optimise_choice, OptimiseMode};
 use crate::domain::lesson::prompt::BuiltPrompt;
 use crate::domain::lesson::tools::{tutor_tool, TUTOR_TOOLS};

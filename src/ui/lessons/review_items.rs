@@ -3,10 +3,10 @@
 //! earlier recording. Shown only for review lessons.
 
 use crate::domain::error::{problem_for, FieldError};
-use crate::domain::lesson::edit::add_review_item;
 use crate::domain::lesson::review::ReviewItem;
 use crate::domain::lesson::LessonDraft;
 use crate::ui::components::FieldProblem;
+use crate::ui::lessons::edit::add_review_item;
 use crate::ui::lessons::editor::apply;
 use leptos::prelude::*;
 

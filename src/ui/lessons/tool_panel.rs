@@ -8,12 +8,12 @@
 
 use crate::domain::error::{problem_for, FieldError};
 use crate::domain::lesson::config::Preset;
-use crate::domain::lesson::edit::{enabled_count, preset_losses, use_preset};
 use crate::domain::lesson::prompt::BuiltPrompt;
 use crate::domain::lesson::tools::TUTOR_TOOLS;
 use crate::domain::lesson::LessonDraft;
 use crate::ui::components::FieldProblem;
 use crate::ui::lessons::advice::AdviceList;
+use crate::ui::lessons::edit::{enabled_count, preset_losses, use_preset};
 use crate::ui::lessons::editor::apply;
 use crate::ui::lessons::tool_row::ToolRow;
 use leptos::prelude::*;

@@ -4,14 +4,12 @@
 
 use crate::domain::error::FieldError;
 use crate::domain::lesson::config::{ToolConfig, MAX_INSTRUCTION_CHARS};
-use crate::domain::lesson::edit::{
-    config_of, edit_tool, min_turns, minutes_remaining, tool_problem,
-};
 use crate::domain::lesson::prompt::BuiltPrompt;
 use crate::domain::lesson::tools::TutorTool;
 use crate::domain::lesson::trigger::{TriggerCondition, TriggerKind, MINUTE_MARKS};
 use crate::domain::lesson::LessonDraft;
 use crate::ui::components::FieldProblem;
+use crate::ui::lessons::edit::{config_of, edit_tool, min_turns, minutes_remaining, tool_problem};
 use crate::ui::lessons::editor::apply;
 use crate::ui::lessons::keyword_chips::KeywordChips;
 use leptos::prelude::*;

@@ -1,19 +1,20 @@
 //! `/playground`: a small CODAP-like plugin that runs in the browser, to
 //! drive the plugin loop by hand. It opens a session (or joins one by id
-//! and plugin token), registers the tools its data allows (`domain::playground`),
+//! and plugin token), registers the tools its data allows (`ui::playground::model`),
 //! listens for the agent's relayed calls on `plugin-events`, runs them on
 //! its visible table and graph, answers on `tool-results`, and registers
 //! again when its tools change. The session page's console plays the
 //! agent. Its calls go through `ui::components::http`, as a plugin's would.
 
+pub mod model;
 pub mod view;
 
 use crate::api::playground::{playground_workflows, OpenPlaygroundSession, PlaygroundSession};
-use crate::domain::playground::Playground;
 use crate::domain::user::Role;
 use crate::ui::auth::RequireRole;
 use crate::ui::components::{fetched, read_json, Loaded};
 use crate::ui::current;
+use crate::ui::playground::model::Playground;
 use leptos::prelude::*;
 use view::{BarGraph, DataTable};
 
@@ -128,7 +129,7 @@ fn Plugin(session: PlaygroundSession) -> impl IntoView {
                 leptos::task::spawn_local(async move {
                     let body = registration(&state.get_untracked());
                     let names: Vec<String> =
-                        crate::domain::playground::tools_for(&state.get_untracked())
+                        crate::ui::playground::model::tools_for(&state.get_untracked())
                             .into_iter()
                             .map(|t| t.name)
                             .collect();
@@ -164,7 +165,9 @@ fn Plugin(session: PlaygroundSession) -> impl IntoView {
             let name = request["name"].as_str().unwrap_or_default().to_owned();
             let call_id = request["callId"].as_str().unwrap_or_default().to_owned();
             let outcome = state
-                .try_update(|s| crate::domain::playground::execute(s, &name, &request["arguments"]))
+                .try_update(|s| {
+                    crate::ui::playground::model::execute(s, &name, &request["arguments"])
+                })
                 .unwrap_or_else(|| Err("the playground was closed".into()));
             note(match &outcome {
                 Ok(result) => format!("{name} → {result}"),
@@ -174,7 +177,7 @@ fn Plugin(session: PlaygroundSession) -> impl IntoView {
                 Ok(result) => serde_json::json!({"result": result}),
                 Err(e) => serde_json::json!({"error": e}),
             };
-            let now: Vec<String> = crate::domain::playground::tools_for(&state.get_untracked())
+            let now: Vec<String> = crate::ui::playground::model::tools_for(&state.get_untracked())
                 .into_iter()
                 .map(|t| t.name)
                 .collect();
@@ -259,11 +262,11 @@ pub fn registration(state: &Playground) -> serde_json::Value {
             {"type": "data_analysis", "level": "basic", "resources": ["table"], "permissions": ["read", "write"]},
             {"type": "visualization", "level": "basic", "resources": ["bar-graph"], "permissions": ["write"]}
         ],
-        "availableTools": crate::domain::playground::tools_for(state),
+        "availableTools": crate::ui::playground::model::tools_for(state),
         "environment": {
             "version": "1.0",
             "features": ["table", "bar-graph"],
-            "limitations": [format!("{} rows", crate::domain::playground::MAX_ROWS)],
+            "limitations": [format!("{} rows", crate::ui::playground::model::MAX_ROWS)],
             "contextInfo": {"dataContexts": tables, "components": if state.graph.is_some() { vec!["graph"] } else { vec![] }}
         }
     })

@@ -1,6 +1,6 @@
 //! What the playground's plugin holds, drawn: its table and its bar graph.
 
-use crate::domain::playground::Playground;
+use crate::ui::playground::model::Playground;
 use leptos::prelude::*;
 
 /// The table (or a note that there is none yet).

@@ -2,8 +2,9 @@
 //! always shows) with its label from the bindings, an icon that does not
 //! need an emoji font, and a pulse when it changes.
 
-use crate::domain::agent_session::{check_names, WorkflowState};
+use crate::domain::agent_session::check_names;
 use crate::domain::state_labels::StateLabels;
+use crate::domain::workflow_state::WorkflowState;
 use crate::ui::components::{Status, StatusIcon};
 use leptos::prelude::*;
 use std::collections::BTreeSet;

@@ -5,8 +5,8 @@
 
 use crate::api::sessions::ConsoleCall;
 use crate::domain::catalogue::CatalogueTool;
-use crate::domain::console_form::{console_arguments, fields, schema_of, ConsoleField};
 use crate::ui::current;
+use crate::ui::sessions::console_form::{console_arguments, fields, schema_of, ConsoleField};
 use leptos::prelude::*;
 use std::collections::BTreeMap;
 

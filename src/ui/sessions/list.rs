@@ -5,12 +5,12 @@
 use crate::api::sessions::{list_sessions, NewDemoSession, SessionListData};
 use crate::domain::agent_session::SessionSummary;
 use crate::domain::catalogue::{workflow_name, Workflow};
-use crate::domain::session_filter::{SessionFilter, StatusFilter};
 use crate::domain::state_labels::StateLabels;
 use crate::domain::user::Role;
 use crate::ui::auth::{signed_in_admin, RequireRole};
 use crate::ui::components::events::{subscribe, Link, LinkBadge};
 use crate::ui::components::{fetched, Fetched, Loaded, LocalTime, MaybeEmpty};
+use crate::ui::sessions::session_filter::{SessionFilter, StatusFilter};
 use leptos::prelude::*;
 
 impl MaybeEmpty for SessionListData {

@@ -9,10 +9,12 @@
 pub mod agent_panel;
 pub mod checks;
 pub mod console;
+pub mod console_form;
 pub mod end_button;
 pub mod list;
 pub mod plugin_panel;
 pub mod progress;
+pub mod session_filter;
 pub mod visualiser;
 pub mod workflow_steps;
 

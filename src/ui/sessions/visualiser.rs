@@ -5,11 +5,12 @@
 use crate::api::sessions::{session_page, SessionPageData};
 use crate::domain::agent_session::SESSION_EVENT_NAMES;
 use crate::domain::agent_session::{
-    changed_checks, CallOutcome, CallStatus, SessionEvent, ToolCallRecord, WorkflowState,
+    changed_checks, CallOutcome, CallStatus, SessionEvent, ToolCallRecord,
 };
 use crate::domain::catalogue::{workflow_name, Workflow};
 use crate::domain::plugin::{AvailabilityUpdate, PluginSet, AVAILABILITY_EVENT};
 use crate::domain::user::Role;
+use crate::domain::workflow_state::WorkflowState;
 use crate::ui::auth::RequireRole;
 use crate::ui::components::events::{subscribe, Link, LinkBadge};
 use crate::ui::components::{

@@ -2,8 +2,8 @@
 //! the one the session is in lit, so a watcher sees where in the workflow
 //! the agent is. Shown only for a workflow that has steps.
 
-use crate::domain::agent_session::WorkflowState;
 use crate::domain::workflow_def::Step;
+use crate::domain::workflow_state::WorkflowState;
 use leptos::prelude::*;
 use std::collections::BTreeMap;
 

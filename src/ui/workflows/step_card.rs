@@ -2,7 +2,7 @@
 //! prompt, and — for a custom_agent step — its tools, ticked from the
 //! catalogue. Each change is one edit, sent at once (the prompt on Save).
 
-use crate::domain::catalogue::ToolId;
+use crate::domain::ids::ToolId;
 use crate::domain::workflow_def::{Edit, StepType};
 use crate::ui::components::tool_checks::{set_tool, ToolChecks};
 use crate::ui::components::{Draft, DraftArea};

@@ -4,8 +4,8 @@
 //! and a mortgage calculator.
 
 use super::{arg, plain, Ctx, Family, Outcome};
-use crate::domain::agent_session::MAX_FAILED_IDENTITY_CHECKS;
 use crate::domain::limits::{excerpt, IDV_FAILURES_PER_ACCOUNT_PER_HOUR};
+use crate::domain::workflow_state::MAX_FAILED_IDENTITY_CHECKS;
 use crate::server::store::bank_accounts;
 use crate::server::ServerError;
 use futures_util::future::BoxFuture;

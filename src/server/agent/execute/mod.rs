@@ -20,8 +20,8 @@ pub mod todos;
 mod tutor;
 mod vibe;
 
-use crate::domain::agent_session::WorkflowState;
 use crate::domain::lesson::outcome::Recorded;
+use crate::domain::workflow_state::WorkflowState;
 use crate::server::store::agent_sessions::SessionRow;
 use crate::server::{AppState, ServerError};
 use futures_util::future::BoxFuture;

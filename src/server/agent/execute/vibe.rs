@@ -2,9 +2,9 @@
 //! (`switchAgent`) and ending the call (`hangUp`).
 
 use super::{arg, plain, Ctx, Family, Outcome};
-use crate::domain::agent_session::{AgentContext, WorkflowState};
 use crate::domain::limits::excerpt;
 use crate::domain::vibe::{find_agent, HANG_UP_TOOL, SWITCH_AGENT_TOOL};
+use crate::domain::workflow_state::{AgentContext, WorkflowState};
 use crate::server::AppState;
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};

@@ -1,4 +1,7 @@
-//! Demo data for a fresh database, so `make run` shows a usable app at once.
+//! Demo data for a fresh database, so `make run` shows a usable app at once:
+//! accounts here, the catalogue and workflows in [`catalogue`].
+
+pub mod catalogue;
 
 use crate::domain::user::{Email, Role};
 use crate::server::auth::{hash_password, random_token};

@@ -5,6 +5,9 @@
 //!
 //! Computed from the draft alone on every change, so a notice disappears as
 //! soon as its cause does; each carries the one edit that resolves it.
+//!
+//! It lives beside its page, not in `domain`: only the lesson editor's tool panel uses it
+//! (pure all the same, and compiled into that page's bundle only).
 
 use crate::domain::lesson::config::{fits_lesson, suggestions, TASK_TOOL};
 use crate::domain::lesson::tools::tutor_tool;
@@ -122,8 +125,8 @@ pub fn advice(draft: &LessonDraft) -> Vec<Advice> {
 mod tests {
     use super::*;
     use crate::domain::lesson::config::Preset;
-    use crate::domain::lesson::edit::use_preset;
     use crate::domain::lesson::LessonTask;
+    use crate::ui::lessons::edit::use_preset;
 
     fn with_task(mut draft: LessonDraft) -> LessonDraft {
         draft.tasks.push(LessonTask {
@@ -135,6 +138,11 @@ mod tests {
 
     fn kinds(list: &[Advice]) -> Vec<(AdviceKind, Option<Fix>)> {
         list.iter().map(|a| (a.kind, a.fix.clone())).collect()
+    }
+
+    #[test]
+    fn a_new_lesson_gets_no_advice() {
+        assert!(advice(&LessonDraft::new("Café")).is_empty());
     }
 
     #[test]

@@ -6,6 +6,9 @@
 //! until there is a table, then `addRow`, and `createGraph` only once the
 //! table has rows — the seed's conditional tool sets), and what each call
 //! does. The page only moves these values over HTTP.
+//!
+//! It lives beside its page, not in `domain`: only the playground page uses it
+//! (pure all the same, and compiled into that page's bundle only).
 
 use crate::domain::plugin::ToolDefinition;
 use serde::{Deserialize, Serialize};

@@ -4,6 +4,9 @@
 //!
 //! The editor's views only route events here, so these rules are tested
 //! without a browser and the tool panel and the form cannot drift apart.
+//!
+//! It lives beside its page, not in `domain`: only the lesson editor uses it
+//! (pure all the same, and compiled into that page's bundle only).
 
 use crate::domain::error::{problem_for, FieldError};
 use crate::domain::lesson::config::{

@@ -5,6 +5,9 @@
 //! Kept out of the view so the rules (which inputs a schema yields, how a
 //! typed "25" becomes the number 25) are unit-tested here rather than only
 //! exercised through a browser.
+//!
+//! It lives beside its page, not in `domain`: only the session console uses it
+//! (pure all the same, and compiled into that page's bundle only).
 
 use crate::domain::catalogue::CatalogueTool;
 use serde_json::{Map, Value};
@@ -113,7 +116,7 @@ pub fn console_arguments(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::catalogue::demo_catalogue;
+    use crate::server::seed::catalogue::demo_catalogue;
     use serde_json::json;
 
     fn mortgage() -> Value {

@@ -3,6 +3,9 @@
 //!
 //! Pure, so the list filters the sessions it already has in the browser,
 //! and keeps filtering the fresh list each live update brings.
+//!
+//! It lives beside its page, not in `domain`: only the sessions list uses it
+//! (pure all the same, and compiled into that page's bundle only).
 
 use crate::domain::agent_session::SessionSummary;
 use crate::domain::catalogue::{workflow_name, Workflow};
@@ -114,8 +117,8 @@ impl SessionFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::agent_session::WorkflowState;
-    use crate::domain::catalogue::demo_workflows;
+    use crate::domain::workflow_state::WorkflowState;
+    use crate::server::seed::catalogue::demo_workflows;
 
     fn session(id: &str, workflow: &str, step: &str, ended: bool) -> SessionSummary {
         let mut state = WorkflowState::start(workflow);

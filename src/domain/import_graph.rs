@@ -1,0 +1,314 @@
+//! The domain's import graph, checked: no two modules of `domain/` import
+//! each other, directly or through others, and none does I/O or has a
+//! `cfg` gate.
+//!
+//! Why: a module in a loop cannot be read, moved or tested without every
+//! other module of the loop, and a loop grows (five modules were in one).
+//! Leaf-first means each module only uses modules below it, so a newcomer
+//! reads from the leaves (`error`, `limits`, `ids`, `workflow_state`) up.
+//!
+//! The sources are read at compile time (`include_str!`), so the check does
+//! no I/O either. What counts as an import, in a module's code before its
+//! `#[cfg(test)]` with comments left out: a path `crate::domain::a::b`
+//! (resolved to the longest module it names), a `super::`/`self::` path,
+//! and in a folder's `mod.rs` a path through one of its own children
+//! (`child::Item`). A folder's `mod.rs` and its children are modules like
+//! any other: a child may import its `mod.rs`, but then the `mod.rs` must
+//! not use that child back. The list below has one row per file; a module
+//! missing from it fails `every_module_of_the_domain_is_checked`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Every module of the domain: its path below `crate::domain` and its
+/// source.
+const SOURCES: &[(&str, &str)] = &[
+    ("", include_str!("mod.rs")),
+    ("actor", include_str!("actor.rs")),
+    ("agent_session", include_str!("agent_session.rs")),
+    ("api_key", include_str!("api_key.rs")),
+    ("assets", include_str!("assets.rs")),
+    ("bindings", include_str!("bindings.rs")),
+    ("bindings_file", include_str!("bindings_file.rs")),
+    ("catalogue", include_str!("catalogue.rs")),
+    ("catalogue_history", include_str!("catalogue_history.rs")),
+    ("decide", include_str!("decide.rs")),
+    ("declaration", include_str!("declaration/mod.rs")),
+    ("declaration::export", include_str!("declaration/export.rs")),
+    (
+        "declaration::ultravox",
+        include_str!("declaration/ultravox.rs"),
+    ),
+    ("effect", include_str!("effect.rs")),
+    ("error", include_str!("error.rs")),
+    ("ids", include_str!("ids.rs")),
+    ("lesson", include_str!("lesson/mod.rs")),
+    ("lesson::config", include_str!("lesson/config.rs")),
+    ("lesson::nudge", include_str!("lesson/nudge.rs")),
+    ("lesson::optimise", include_str!("lesson/optimise.rs")),
+    ("lesson::outcome", include_str!("lesson/outcome.rs")),
+    ("lesson::prompt", include_str!("lesson/prompt.rs")),
+    ("lesson::record", include_str!("lesson/record.rs")),
+    ("lesson::review", include_str!("lesson/review.rs")),
+    ("lesson::tools", include_str!("lesson/tools.rs")),
+    ("lesson::trigger", include_str!("lesson/trigger.rs")),
+    ("limits", include_str!("limits.rs")),
+    ("net", include_str!("net.rs")),
+    ("pages", include_str!("pages.rs")),
+    ("plugin", include_str!("plugin.rs")),
+    ("session_access", include_str!("session_access.rs")),
+    ("state_labels", include_str!("state_labels.rs")),
+    ("time", include_str!("time.rs")),
+    ("todos", include_str!("todos.rs")),
+    ("user", include_str!("user.rs")),
+    ("vibe", include_str!("vibe/mod.rs")),
+    ("vibe::demo", include_str!("vibe/demo.rs")),
+    ("vibe::manifest", include_str!("vibe/manifest.rs")),
+    ("vibe::rules", include_str!("vibe/rules.rs")),
+    ("vibe::template", include_str!("vibe/template.rs")),
+    ("workflow_chat", include_str!("workflow_chat.rs")),
+    ("workflow_def", include_str!("workflow_def.rs")),
+    ("workflow_state", include_str!("workflow_state.rs")),
+];
+
+/// The code that counts: before the test module, without `//` comments.
+fn live_code(source: &str) -> String {
+    let live = source.split("#[cfg(test)]").next().unwrap_or("");
+    live.lines()
+        .map(|line| line.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The `a::b::c` path segments at the start of `rest` (identifiers joined
+/// by `::`).
+fn segments(rest: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut tail = rest;
+    loop {
+        let len = tail
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(tail.len());
+        if len == 0 {
+            break;
+        }
+        out.push(&tail[..len]);
+        match tail[len..].strip_prefix("::") {
+            Some(next) => tail = next,
+            None => break,
+        }
+    }
+    out
+}
+
+/// The longest module of `modules` that `path` (segments from the domain's
+/// root) names, if any.
+fn resolve(modules: &BTreeSet<&str>, path: &[&str]) -> Option<String> {
+    (1..=path.len())
+        .rev()
+        .map(|n| path[..n].join("::"))
+        .find(|m| modules.contains(m.as_str()))
+}
+
+/// `module`'s parent (`""` for a top-level module).
+fn parent(module: &str) -> &str {
+    module.rsplit_once("::").map_or("", |(p, _)| p)
+}
+
+/// Where `prefix` starts a path in `code`: not as the tail of a longer
+/// path or identifier (`super::super::x` starts once).
+fn path_starts<'c>(code: &'c str, prefix: &'c str) -> impl Iterator<Item = usize> + 'c {
+    code.match_indices(prefix)
+        .map(|(at, _)| at)
+        .filter(move |&at| {
+            code[..at]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+        })
+}
+
+/// `base` followed by `path`, each leading `super` going one module up.
+fn joined<'a>(base: &'a str, path: Vec<&'a str>) -> Vec<&'a str> {
+    let mut out: Vec<&str> = base.split("::").filter(|s| !s.is_empty()).collect();
+    for seg in path {
+        if seg == "super" {
+            out.pop();
+        } else {
+            out.push(seg);
+        }
+    }
+    out
+}
+
+/// The modules `module` imports (itself left out), given its live code.
+fn imports_of(
+    module: &str,
+    code: &str,
+    modules: &BTreeSet<&str>,
+) -> Result<BTreeSet<String>, String> {
+    let mut out = BTreeSet::new();
+    let prefixed = |prefix: &str, base: &str| -> Result<Vec<String>, String> {
+        let mut found = Vec::new();
+        for at in path_starts(code, prefix) {
+            let rest = &code[at + prefix.len()..];
+            if rest.starts_with('{') {
+                return Err(format!(
+                    "{module}: `{prefix}{{…}}` groups modules; name each module's path"
+                ));
+            }
+            found.extend(resolve(modules, &joined(base, segments(rest))));
+        }
+        Ok(found)
+    };
+    out.extend(prefixed("crate::domain::", "")?);
+    out.extend(prefixed("super::", parent(module))?);
+    out.extend(prefixed("self::", module)?);
+    for child in modules
+        .iter()
+        .filter(|m| parent(m) == module && !m.is_empty())
+    {
+        let name = child.rsplit("::").next().unwrap_or(child);
+        if path_starts(code, &format!("{name}::")).next().is_some() {
+            out.insert((*child).to_owned());
+        }
+    }
+    out.remove(module);
+    Ok(out)
+}
+
+/// Who imports whom among `sources` (module path, source).
+fn graph(sources: &[(&str, &str)]) -> Result<BTreeMap<String, BTreeSet<String>>, String> {
+    let modules: BTreeSet<&str> = sources.iter().map(|(m, _)| *m).collect();
+    sources
+        .iter()
+        .map(|(m, src)| Ok(((*m).to_owned(), imports_of(m, &live_code(src), &modules)?)))
+        .collect()
+}
+
+/// A loop in `graph`, as the modules along it (the first one repeated at
+/// the end), or `None` when it has none.
+fn find_loop(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|p| p == node) {
+            let mut cycle = path[at..].to_vec();
+            cycle.push(node.to_owned());
+            return Some(cycle);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node.to_owned());
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(cycle) = visit(next, graph, path, done) {
+                return Some(cycle);
+            }
+        }
+        path.pop();
+        done.insert(node.to_owned());
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|node| visit(node, graph, &mut Vec::new(), &mut done))
+}
+
+/// The modules `source` (a module's file) declares: `mod name;` lines.
+fn declared_children(source: &str) -> Vec<String> {
+    live_code(source)
+        .lines()
+        .filter_map(|line| {
+            let line = line.trim().trim_start_matches("pub ");
+            line.strip_prefix("mod ")?
+                .strip_suffix(';')
+                .map(str::to_owned)
+        })
+        .collect()
+}
+
+#[test]
+fn no_module_of_the_domain_imports_one_that_imports_it_back() {
+    let graph = graph(SOURCES).unwrap();
+    assert_eq!(find_loop(&graph), None, "modules of domain/ in a loop");
+}
+
+#[test]
+fn every_module_of_the_domain_is_checked() {
+    let listed: BTreeSet<&str> = SOURCES.iter().map(|(m, _)| *m).collect();
+    for (module, source) in SOURCES {
+        for child in declared_children(source) {
+            let path = if module.is_empty() {
+                child
+            } else {
+                format!("{module}::{child}")
+            };
+            assert!(
+                listed.contains(path.as_str()),
+                "domain module `{path}` is not in import_graph::SOURCES"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_domain_does_no_io_has_no_cfg_gates_and_imports_no_other_layer() {
+    const FORBIDDEN: [&str; 12] = [
+        "crate::server",
+        "crate::api",
+        "crate::ui",
+        "cfg(",
+        "cfg!(",
+        "std::fs",
+        "std::env",
+        "tokio",
+        "sqlx",
+        "reqwest",
+        "SystemTime::now",
+        "Instant::now",
+    ];
+    for (module, source) in SOURCES {
+        let code = live_code(source);
+        for word in FORBIDDEN {
+            assert!(!code.contains(word), "domain::{module} uses `{word}`");
+        }
+    }
+}
+
+#[test]
+fn a_loop_through_three_modules_is_found_whatever_the_path_form() {
+    let a = "use crate::domain::b::Thing;";
+    let b = "fn f() -> crate::domain::c::deep::Other { todo() }";
+    let c_back = "use super::super::a::Item;";
+    let loop_found = graph(&[("a", a), ("b", b), ("c", ""), ("c::deep", c_back)]).unwrap();
+    assert_eq!(
+        find_loop(&loop_found).unwrap(),
+        ["a", "b", "c::deep", "a"].map(String::from)
+    );
+    let no_back = graph(&[("a", a), ("b", b), ("c", ""), ("c::deep", "")]).unwrap();
+    assert_eq!(find_loop(&no_back), None);
+}
+
+#[test]
+fn a_folder_module_using_a_child_that_imports_it_is_a_loop() {
+    let folder = "pub mod kid;\npub fn f() -> kid::Thing { todo() }";
+    let kid = "use crate::domain::folder::Base;";
+    let g = graph(&[("folder", folder), ("folder::kid", kid)]).unwrap();
+    assert!(find_loop(&g).is_some());
+    let one_way = "pub mod kid;\n/// See [`kid::Thing`].\npub struct Base;";
+    let g = graph(&[("folder", one_way), ("folder::kid", kid)]).unwrap();
+    assert_eq!(find_loop(&g), None, "a doc link is not an import");
+    let in_tests = "pub mod kid;\n#[cfg(test)]\nmod tests { use kid::Thing; }";
+    let g = graph(&[("folder", in_tests), ("folder::kid", kid)]).unwrap();
+    assert_eq!(find_loop(&g), None, "test code is not counted");
+}
+
+#[test]
+fn grouped_domain_imports_are_refused_so_none_is_missed() {
+    let err = graph(&[("a", "use crate::domain::{b, c};")]).unwrap_err();
+    assert!(err.contains("name each module's path"), "{err}");
+}
