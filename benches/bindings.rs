@@ -69,7 +69,7 @@ fn benches(c: &mut Criterion) {
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let db = runtime
-        .block_on(switchboard::server::db::connect(&format!(
+        .block_on(switchboard::server::platform::db::connect(&format!(
             "sqlite://{}/bench.db",
             dir.path().display()
         )))
@@ -112,7 +112,7 @@ fn benches(c: &mut Criterion) {
             let v = version.get();
             let doc = if v % 2 == 0 { &bindings } else { &other };
             let saved = runtime
-                .block_on(switchboard::server::bindings::save_document(
+                .block_on(switchboard::server::catalogue::bindings::save_document(
                     &db, v, doc, None, "bench", None,
                 ))
                 .unwrap();

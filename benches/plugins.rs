@@ -187,7 +187,9 @@ async fn phases() {
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}/phases.db", dir.path().display());
-    let pool = switchboard::server::db::connect(&url).await.unwrap();
+    let pool = switchboard::server::platform::db::connect(&url)
+        .await
+        .unwrap();
     for round in 0..9 {
         let started = Instant::now();
         std::hint::black_box(serde_json::from_slice::<Registration>(&body).unwrap());

@@ -197,10 +197,10 @@ fn benches(c: &mut Criterion) {
 
     let long = "The student should practise ordering food, asking for directions and talking about their weekend. "
         .repeat(625);
-    let tokens = switchboard::server::tokens::count_blocking(&long).unwrap();
+    let tokens = switchboard::server::platform::tokens::count_blocking(&long).unwrap();
     assert!((9_000..=11_000).contains(&tokens), "{tokens} tokens");
     c.bench_function("bpe_count_10k_tokens", |b| {
-        b.iter(|| switchboard::server::tokens::count_blocking(black_box(&long)).unwrap())
+        b.iter(|| switchboard::server::platform::tokens::count_blocking(black_box(&long)).unwrap())
     });
 }
 

@@ -17,7 +17,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ServiceExt;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-use switchboard::server::scripted_model::{parse, spawn, DEFAULT_SCRIPT};
+use switchboard::server::workflows::scripted_model::{parse, spawn, DEFAULT_SCRIPT};
 
 const ADMIN_PASSWORD: &str = "bench-admin-pass";
 const ROUNDS: usize = 200;

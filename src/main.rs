@@ -2,7 +2,9 @@
 //! (see `switchboard::startup`), prints the demo passwords of a new database
 //! once, and serves until Ctrl-C or SIGTERM.
 
-use switchboard::server::{config::Config, memory, telemetry, ServerError};
+use switchboard::server::{
+    platform::config::Config, platform::memory, platform::telemetry, ServerError,
+};
 use switchboard::startup::Application;
 
 /// Stack of each runtime worker thread. Rendering a page walks its whole

@@ -11,9 +11,12 @@
 
 use crate::app::{bundle_for, shell, App};
 use crate::domain::assets::Bundle;
-use crate::server::config::Config;
+use crate::server::platform::config::Config;
 use crate::server::seed::SeededAccounts;
-use crate::server::{agent, bindings, db, router, seed, store, tokens, AppState, ServerError};
+use crate::server::{
+    agent, catalogue::bindings, http::router, platform::db, platform::tokens, seed, store,
+    AppState, ServerError,
+};
 use axum::http::request::Parts;
 use axum::Router;
 use leptos::prelude::{provide_context, use_context};
@@ -134,7 +137,7 @@ impl Application {
 async fn seed_new_database(state: &AppState) -> Result<Option<SeededAccounts>, ServerError> {
     bindings::seed_catalogue(&state.db).await?;
     bindings::seed_bindings(&state.db, state.config.bindings_file.as_deref()).await?;
-    if !crate::server::manifests::seed_from_dir(state).await? {
+    if !crate::server::vibes::manifests::seed_from_dir(state).await? {
         crate::server::vibes::seed_demo(state).await?;
     }
     let accounts = seed::seed_demo_accounts(state).await?;
@@ -197,14 +200,16 @@ pub fn app(state: AppState) -> Router {
         state.clone(),
         state.shutdown.clone(),
     ));
-    let workflow_mcp = Arc::new(crate::server::workflow_mcp::service(
+    let workflow_mcp = Arc::new(crate::server::workflows::mcp::service(
         state.clone(),
         state.shutdown.clone(),
     ));
     let api = router::routes()
-        .merge(crate::server::assets::router(&state.config.site_root))
-        .merge(crate::server::rest::mcp::router(mcp))
-        .merge(crate::server::rest::mcp::workflow_router(workflow_mcp));
+        .merge(crate::server::http::assets::router(&state.config.site_root))
+        .merge(crate::server::http::rest::mcp::router(mcp))
+        .merge(crate::server::http::rest::mcp::workflow_router(
+            workflow_mcp,
+        ));
     router::with_middleware(api.merge(pages), state)
 }
 

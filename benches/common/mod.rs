@@ -7,7 +7,7 @@
 //! each side has its own open-file limit.
 
 use std::time::Duration;
-use switchboard::server::{db, store};
+use switchboard::server::{platform::db, store};
 use tokio::net::TcpStream;
 
 /// Resident memory of process `pid`, KiB (`VmRSS` in `/proc/PID/status`);

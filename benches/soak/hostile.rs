@@ -320,7 +320,7 @@ async fn import(h: Arc<Hostile>) {
     let Ok(bytes) = res.bytes().await else {
         return h.unexpected("import: export body".into());
     };
-    let Ok(files) = switchboard::server::manifests::unpack(&bytes) else {
+    let Ok(files) = switchboard::server::vibes::manifests::unpack(&bytes) else {
         return h.unexpected("import: unreadable export".into());
     };
     let loosened = json!({"id": "check_balance", "name": "Check balance",

@@ -12,7 +12,7 @@ use leptos::prelude::*;
 #[server(prefix = "/rpc", endpoint = "login")]
 pub async fn login(email: String, password: String, next: Option<String>) -> Result<(), ApiError> {
     use crate::domain::user::{safe_next_path, Email};
-    use crate::server::{auth, ctx};
+    use crate::server::{auth, http::ctx};
     ctx::finish(async {
         let state = ctx::state()?;
         let email = Email::parse(&email)?;
@@ -29,7 +29,7 @@ pub async fn login(email: String, password: String, next: Option<String>) -> Res
 /// sends the browser to the login page.
 #[server(prefix = "/rpc", endpoint = "logout")]
 pub async fn logout() -> Result<(), ApiError> {
-    use crate::server::{auth, ctx};
+    use crate::server::{auth, http::ctx};
     ctx::finish(async {
         let state = ctx::state()?;
         if let Some(token) = ctx::session_token() {
@@ -46,7 +46,7 @@ pub async fn logout() -> Result<(), ApiError> {
 /// so it never fails for lack of a session.
 #[server(prefix = "/rpc", endpoint = "current_user")]
 pub async fn current_user() -> Result<Option<UserView>, ApiError> {
-    use crate::server::ctx;
+    use crate::server::http::ctx;
     ctx::finish(async { Ok(ctx::user().map(|u| u.view())) }).await
 }
 
@@ -54,7 +54,7 @@ pub async fn current_user() -> Result<Option<UserView>, ApiError> {
 /// see who has access to the installation.
 #[server(prefix = "/rpc", endpoint = "list_accounts")]
 pub async fn list_accounts() -> Result<Vec<AccountSummary>, ApiError> {
-    use crate::server::{ctx, store};
+    use crate::server::{http::ctx, store};
     ctx::finish(async {
         ctx::admin()?;
         let state = ctx::state()?;
@@ -71,7 +71,7 @@ pub async fn set_password(
     new_password: String,
     #[server(default)] current_password: String,
 ) -> Result<(), ApiError> {
-    use crate::server::{auth, ctx};
+    use crate::server::{auth, http::ctx};
     ctx::finish(async {
         let admin = ctx::admin()?;
         let state = ctx::state()?;

@@ -27,7 +27,7 @@ pub struct MatrixData {
 /// The current bindings with the catalogue and workflows (admins only).
 #[server(prefix = "/rpc", endpoint = "bindings_matrix")]
 pub async fn bindings_matrix() -> Result<MatrixData, ApiError> {
-    use crate::server::{ctx, store};
+    use crate::server::{http::ctx, store};
     ctx::finish(async {
         ctx::admin()?;
         let state = ctx::state()?;
@@ -50,7 +50,7 @@ pub async fn bindings_matrix() -> Result<MatrixData, ApiError> {
 /// Saves new bindings if the current version is still `version`.
 #[server(prefix = "/rpc", endpoint = "save_bindings", input = Json)]
 pub async fn save_bindings(version: i64, bindings: ToolBindings) -> Result<SaveOutcome, ApiError> {
-    use crate::server::{bindings, ctx};
+    use crate::server::{catalogue::bindings, http::ctx};
     ctx::finish(async {
         let admin = ctx::admin()?;
         let state = ctx::state()?;
@@ -70,7 +70,7 @@ pub async fn save_bindings(version: i64, bindings: ToolBindings) -> Result<SaveO
 /// Every version, newest first.
 #[server(prefix = "/rpc", endpoint = "bindings_history")]
 pub async fn bindings_history() -> Result<Vec<VersionMeta>, ApiError> {
-    use crate::server::{ctx, store};
+    use crate::server::{http::ctx, store};
     ctx::finish(async {
         ctx::admin()?;
         let state = ctx::state()?;
@@ -82,7 +82,7 @@ pub async fn bindings_history() -> Result<Vec<VersionMeta>, ApiError> {
 /// One earlier version, for viewing its diff against the current one.
 #[server(prefix = "/rpc", endpoint = "get_bindings_version")]
 pub async fn get_bindings_version(version: i64) -> Result<BindingsVersion, ApiError> {
-    use crate::server::{ctx, store};
+    use crate::server::{http::ctx, store};
     ctx::finish(async {
         ctx::admin()?;
         let state = ctx::state()?;
@@ -95,7 +95,7 @@ pub async fn get_bindings_version(version: i64) -> Result<BindingsVersion, ApiEr
 /// if the current version is still `current`.
 #[server(prefix = "/rpc", endpoint = "restore_bindings")]
 pub async fn restore_bindings(restore: i64, current: i64) -> Result<SaveOutcome, ApiError> {
-    use crate::server::{bindings, ctx, store};
+    use crate::server::{catalogue::bindings, http::ctx, store};
     ctx::finish(async {
         let admin = ctx::admin()?;
         let state = ctx::state()?;
@@ -117,7 +117,7 @@ pub async fn restore_bindings(restore: i64, current: i64) -> Result<SaveOutcome,
 /// bindings in force; `None` without a file (admins only).
 #[server(prefix = "/rpc", endpoint = "bindings_file")]
 pub async fn bindings_file() -> Result<Option<BindingsFileStatus>, ApiError> {
-    use crate::server::{bindings, ctx};
+    use crate::server::{catalogue::bindings, http::ctx};
     ctx::finish(async {
         ctx::admin()?;
         let state = ctx::state()?;
@@ -130,7 +130,7 @@ pub async fn bindings_file() -> Result<Option<BindingsFileStatus>, ApiError> {
 /// version is still `current`.
 #[server(prefix = "/rpc", endpoint = "import_bindings_file")]
 pub async fn import_bindings_file(current: i64) -> Result<SaveOutcome, ApiError> {
-    use crate::server::{bindings, ctx};
+    use crate::server::{catalogue::bindings, http::ctx};
     ctx::finish(async {
         let admin = ctx::admin()?;
         let state = ctx::state()?;
@@ -149,7 +149,7 @@ pub async fn save_tool(
     create: bool,
     version: Option<i64>,
 ) -> Result<(), ApiError> {
-    use crate::server::{catalogue, ctx};
+    use crate::server::{catalogue, http::ctx};
     ctx::finish(async {
         let admin = ctx::admin()?.admin_actor()?;
         let state = ctx::state()?;
@@ -165,7 +165,7 @@ pub async fn save_tool(
 #[server(prefix = "/rpc", endpoint = "catalogue_history")]
 pub async fn catalogue_history(before: Option<i64>) -> Result<Vec<VersionMeta>, ApiError> {
     use crate::domain::limits::CATALOGUE_HISTORY_PAGE_MAX;
-    use crate::server::{ctx, store};
+    use crate::server::{http::ctx, store};
     ctx::finish(async {
         ctx::admin()?;
         let state = ctx::state()?;
@@ -180,7 +180,7 @@ pub async fn catalogue_history(before: Option<i64>) -> Result<Vec<VersionMeta>, 
 pub async fn get_catalogue_version(
     version: i64,
 ) -> Result<(CatalogueVersion, CatalogueDiff), ApiError> {
-    use crate::server::{ctx, store};
+    use crate::server::{http::ctx, store};
     ctx::finish(async {
         ctx::admin()?;
         let state = ctx::state()?;
@@ -197,7 +197,7 @@ pub async fn get_catalogue_version(
 /// `current` (admins). The catalogue's version after it.
 #[server(prefix = "/rpc", endpoint = "restore_catalogue")]
 pub async fn restore_catalogue(restore: i64, current: i64) -> Result<i64, ApiError> {
-    use crate::server::{catalogue, ctx};
+    use crate::server::{catalogue, http::ctx};
     ctx::finish(async {
         let admin = ctx::admin()?.admin_actor()?;
         let state = ctx::state()?;
@@ -211,7 +211,7 @@ pub async fn restore_catalogue(restore: i64, current: i64) -> Result<i64, ApiErr
 /// Adds (`create`) or edits a workflow.
 #[server(prefix = "/rpc", endpoint = "save_workflow", input = Json)]
 pub async fn save_workflow(workflow: Workflow, create: bool) -> Result<(), ApiError> {
-    use crate::server::{ctx, store};
+    use crate::server::{http::ctx, store};
     ctx::finish(async {
         ctx::admin()?;
         let state = ctx::state()?;

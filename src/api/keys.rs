@@ -12,7 +12,7 @@ pub async fn create_api_key(
     #[server(default)] scopes: Vec<String>,
 ) -> Result<CreatedApiKey, ApiError> {
     use crate::domain::api_key::Scope;
-    use crate::server::{ctx, store};
+    use crate::server::{http::ctx, store};
     ctx::finish(async {
         let admin = ctx::admin()?;
         let state = ctx::state()?;
@@ -27,7 +27,7 @@ pub async fn create_api_key(
 /// Every API key (admins only).
 #[server(prefix = "/rpc", endpoint = "list_api_keys")]
 pub async fn list_api_keys() -> Result<Vec<ApiKeyView>, ApiError> {
-    use crate::server::{ctx, store};
+    use crate::server::{http::ctx, store};
     ctx::finish(async {
         ctx::admin()?;
         let state = ctx::state()?;
@@ -40,7 +40,7 @@ pub async fn list_api_keys() -> Result<Vec<ApiKeyView>, ApiError> {
 #[server(prefix = "/rpc", endpoint = "revoke_api_key")]
 pub async fn revoke_api_key(id: i64) -> Result<(), ApiError> {
     use crate::server::agent::sessions;
-    use crate::server::{ctx, store};
+    use crate::server::{http::ctx, store};
     ctx::finish(async {
         ctx::admin()?;
         let state = ctx::state()?;

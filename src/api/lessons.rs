@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 /// The lessons the caller may see (own, or all for admins).
 #[server(prefix = "/rpc", endpoint = "list_lessons")]
 pub async fn list_lessons() -> Result<Vec<LessonSummary>, ApiError> {
-    use crate::server::{ctx, store};
+    use crate::server::{http::ctx, store};
     ctx::finish(async {
         let user = ctx::teacher()?;
         let state = ctx::state()?;
@@ -23,7 +23,7 @@ pub async fn list_lessons() -> Result<Vec<LessonSummary>, ApiError> {
 /// One lesson for the editor.
 #[server(prefix = "/rpc", endpoint = "get_lesson")]
 pub async fn get_lesson(id: i64) -> Result<LessonView, ApiError> {
-    use crate::server::{ctx, store};
+    use crate::server::{http::ctx, store};
     ctx::finish(async {
         let user = ctx::teacher()?;
         let state = ctx::state()?;
@@ -35,7 +35,7 @@ pub async fn get_lesson(id: i64) -> Result<LessonView, ApiError> {
 /// Creates a lesson with the standard tools and returns its id.
 #[server(prefix = "/rpc", endpoint = "create_lesson")]
 pub async fn create_lesson(title: String) -> Result<i64, ApiError> {
-    use crate::server::{ctx, store};
+    use crate::server::{http::ctx, store};
     ctx::finish(async {
         let user = ctx::teacher()?;
         let state = ctx::state()?;
@@ -54,7 +54,7 @@ pub async fn create_lesson(title: String) -> Result<i64, ApiError> {
 /// version. Invalid content is refused naming the field; nothing is written.
 #[server(prefix = "/rpc", endpoint = "save_lesson", input = Json)]
 pub async fn save_lesson(id: i64, version: i64, draft: LessonDraft) -> Result<i64, ApiError> {
-    use crate::server::{ctx, store};
+    use crate::server::{http::ctx, store};
     ctx::finish(async {
         let user = ctx::teacher()?;
         let state = ctx::state()?;
@@ -69,7 +69,7 @@ pub async fn save_lesson(id: i64, version: i64, draft: LessonDraft) -> Result<i6
 /// Deletes the lesson if nobody changed it since `version`.
 #[server(prefix = "/rpc", endpoint = "delete_lesson")]
 pub async fn delete_lesson(id: i64, version: i64) -> Result<(), ApiError> {
-    use crate::server::{ctx, store};
+    use crate::server::{http::ctx, store};
     ctx::finish(async {
         let user = ctx::teacher()?;
         let state = ctx::state()?;
@@ -82,7 +82,7 @@ pub async fn delete_lesson(id: i64, version: i64) -> Result<(), ApiError> {
 /// what changed.
 #[server(prefix = "/rpc", endpoint = "lesson_history")]
 pub async fn lesson_history(id: i64) -> Result<Vec<LessonVersionMeta>, ApiError> {
-    use crate::server::{ctx, store};
+    use crate::server::{http::ctx, store};
     ctx::finish(async {
         let user = ctx::teacher()?;
         let state = ctx::state()?;
@@ -95,7 +95,7 @@ pub async fn lesson_history(id: i64) -> Result<Vec<LessonVersionMeta>, ApiError>
 /// rewritten), if the lesson is still at `version`; returns the new version.
 #[server(prefix = "/rpc", endpoint = "restore_lesson")]
 pub async fn restore_lesson(id: i64, version: i64, restore: i64) -> Result<i64, ApiError> {
-    use crate::server::{ctx, store};
+    use crate::server::{http::ctx, store};
     ctx::finish(async {
         let user = ctx::teacher()?;
         let state = ctx::state()?;
@@ -117,7 +117,7 @@ pub async fn restore_lesson(id: i64, version: i64, restore: i64) -> Result<i64, 
 /// caller and returns the copy's id.
 #[server(prefix = "/rpc", endpoint = "duplicate_lesson")]
 pub async fn duplicate_lesson(id: i64) -> Result<i64, ApiError> {
-    use crate::server::{ctx, store};
+    use crate::server::{http::ctx, store};
     ctx::finish(async {
         let user = ctx::teacher()?;
         let state = ctx::state()?;
@@ -137,7 +137,7 @@ pub struct TokenCount {
 /// the browser, so the preview asks the server after a pause in typing).
 #[server(prefix = "/rpc", endpoint = "count_tokens", input = Json)]
 pub async fn count_tokens(text: String) -> Result<TokenCount, ApiError> {
-    use crate::server::{ctx, tokens};
+    use crate::server::{http::ctx, platform::tokens};
     ctx::finish(async {
         ctx::teacher()?;
         if text.len() > 400_000 {
@@ -165,14 +165,14 @@ pub struct LessonRunsPage {
 /// The runs of a lesson the caller may see (own, or any for admins).
 #[server(prefix = "/rpc", endpoint = "lesson_runs")]
 pub async fn lesson_runs(id: i64) -> Result<LessonRunsPage, ApiError> {
-    use crate::server::{ctx, lesson_runs, store};
+    use crate::server::{http::ctx, lessons::runs, store};
     ctx::finish(async {
         let user = ctx::teacher()?;
         let state = ctx::state()?;
         let lesson = store::lessons::get(&state.db, &user.0, id).await?;
         Ok(LessonRunsPage {
             lesson_id: lesson.id,
-            runs: lesson_runs::runs(&state, &lesson).await?,
+            runs: runs::runs(&state, &lesson).await?,
             title: lesson.draft.title,
         })
     })

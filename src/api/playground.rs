@@ -22,7 +22,7 @@ pub struct PlaygroundSession {
 /// The workflows (id, name) a playground session may start in.
 #[server(prefix = "/rpc", endpoint = "playground_workflows")]
 pub async fn playground_workflows() -> Result<Vec<(String, String)>, ApiError> {
-    use crate::server::ctx;
+    use crate::server::http::ctx;
     ctx::finish(async {
         ctx::teacher()?;
         let state = ctx::state()?;
@@ -41,7 +41,7 @@ pub async fn playground_workflows() -> Result<Vec<(String, String)>, ApiError> {
 #[server(prefix = "/rpc", endpoint = "open_playground_session")]
 pub async fn open_playground_session(workflow_id: String) -> Result<PlaygroundSession, ApiError> {
     use crate::server::agent::sessions;
-    use crate::server::ctx;
+    use crate::server::http::ctx;
     ctx::finish(async {
         let user = ctx::teacher()?;
         let state = ctx::state()?;

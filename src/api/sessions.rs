@@ -24,7 +24,7 @@ pub struct SessionListData {
 #[server(prefix = "/rpc", endpoint = "list_sessions")]
 pub async fn list_sessions() -> Result<SessionListData, ApiError> {
     use crate::server::agent::sessions;
-    use crate::server::{ctx, store};
+    use crate::server::{http::ctx, store};
     ctx::finish(async {
         ctx::teacher()?;
         let state = ctx::state()?;
@@ -61,7 +61,7 @@ pub struct SessionPageData {
 pub async fn session_page(id: String) -> Result<SessionPageData, ApiError> {
     use crate::domain::user::Role;
     use crate::server::agent::sessions;
-    use crate::server::{ctx, store};
+    use crate::server::{http::ctx, store};
     ctx::finish(async {
         let user = ctx::teacher()?;
         let state = ctx::state()?;
@@ -100,7 +100,7 @@ pub async fn session_page(id: String) -> Result<SessionPageData, ApiError> {
 #[server(prefix = "/rpc", endpoint = "admin_end_session")]
 pub async fn admin_end_session(id: String) -> Result<(), ApiError> {
     use crate::server::agent::sessions;
-    use crate::server::ctx;
+    use crate::server::http::ctx;
     ctx::finish(async {
         let admin = ctx::admin()?;
         let state = ctx::state()?;
@@ -116,7 +116,7 @@ pub async fn admin_end_session(id: String) -> Result<(), ApiError> {
 #[server(prefix = "/rpc", endpoint = "new_demo_session")]
 pub async fn new_demo_session() -> Result<String, ApiError> {
     use crate::server::agent::sessions;
-    use crate::server::ctx;
+    use crate::server::http::ctx;
     ctx::finish(async {
         ctx::admin()?;
         let state = ctx::state()?;
@@ -136,7 +136,7 @@ pub async fn console_call(
     arguments: serde_json::Value,
 ) -> Result<CallResponse, ApiError> {
     use crate::server::agent::sessions;
-    use crate::server::ctx;
+    use crate::server::http::ctx;
     ctx::finish(async {
         ctx::admin()?;
         let state = ctx::state()?;

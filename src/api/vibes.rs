@@ -104,7 +104,7 @@ pub fn preview(
 /// Every agent and vibe with versions, and the catalogue (admins only).
 #[server(prefix = "/rpc", endpoint = "agents_data")]
 pub async fn agents_data() -> Result<AgentsSet, ApiError> {
-    use crate::server::{ctx, store, vibes};
+    use crate::server::{http::ctx, store, vibes};
     ctx::finish(async {
         ctx::admin()?;
         let state = ctx::state()?;
@@ -135,7 +135,7 @@ pub async fn agents_data() -> Result<AgentsSet, ApiError> {
 /// tools change are told at once.
 #[server(prefix = "/rpc", endpoint = "save_agent", input = Json)]
 pub async fn save_agent(agent: Agent, version: Option<i64>) -> Result<i64, ApiError> {
-    use crate::server::ctx;
+    use crate::server::http::ctx;
     use crate::server::vibes::{save, Change};
     ctx::finish(async {
         let admin = ctx::admin()?;
@@ -149,7 +149,7 @@ pub async fn save_agent(agent: Agent, version: Option<i64>) -> Result<i64, ApiEr
 /// whole set stays valid; returns its new version.
 #[server(prefix = "/rpc", endpoint = "save_vibe", input = Json)]
 pub async fn save_vibe(vibe: Vibe, version: Option<i64>) -> Result<i64, ApiError> {
-    use crate::server::ctx;
+    use crate::server::http::ctx;
     use crate::server::vibes::{save, Change};
     ctx::finish(async {
         let admin = ctx::admin()?;
@@ -181,7 +181,7 @@ pub async fn save_vibe_with_agents(
     agents: Vec<Saved<Agent>>,
 ) -> Result<VibeSaved, ApiError> {
     use crate::domain::vibe::rules::MAX_AGENTS_PER_VIBE;
-    use crate::server::ctx;
+    use crate::server::http::ctx;
     use crate::server::vibes::{save_all, Change};
     ctx::finish(async {
         let admin = ctx::admin()?;
@@ -242,7 +242,7 @@ pub async fn save_vibe_with_agents(
 /// to the browser).
 #[server(prefix = "/rpc", endpoint = "agent_preview", input = Json)]
 pub async fn agent_preview(agent: Agent, vibe_id: String) -> Result<StagePreview, ApiError> {
-    use crate::server::{ctx, store, tokens, vibes};
+    use crate::server::{http::ctx, platform::tokens, store, vibes};
     ctx::finish(async {
         ctx::admin()?;
         let state = ctx::state()?;

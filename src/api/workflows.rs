@@ -58,7 +58,7 @@ pub struct WorkflowSettings {
 /// Every workflow, for `/workflows` (admins).
 #[server(prefix = "/rpc", endpoint = "workflows_list")]
 pub async fn workflows_list() -> Result<Vec<WorkflowSummary>, ApiError> {
-    use crate::server::{ctx, store};
+    use crate::server::{http::ctx, store};
     ctx::finish(async {
         ctx::admin()?;
         let state = ctx::state()?;
@@ -88,7 +88,7 @@ pub async fn workflows_list() -> Result<Vec<WorkflowSummary>, ApiError> {
 #[server(prefix = "/rpc", endpoint = "workflow_page")]
 pub async fn workflow_page(id: String) -> Result<WorkflowSettings, ApiError> {
     use crate::domain::workflow_def::trigger_types;
-    use crate::server::{ctx, store, workflows};
+    use crate::server::{http::ctx, store, workflows};
     ctx::finish(async {
         ctx::admin()?;
         let state = ctx::state()?;
@@ -122,7 +122,7 @@ pub async fn workflow_page(id: String) -> Result<WorkflowSettings, ApiError> {
 /// the argument for a refused edit.
 #[server(prefix = "/rpc", endpoint = "edit_workflow", input = Json)]
 pub async fn edit_workflow(id: String, version: i64, edit: Edit) -> Result<i64, ApiError> {
-    use crate::server::{ctx, workflows};
+    use crate::server::{http::ctx, workflows};
     ctx::finish(async {
         let admin = ctx::admin()?;
         let state = ctx::state()?;

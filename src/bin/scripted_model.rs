@@ -1,11 +1,11 @@
 //! `scripted-model`: Switchboard's scripted OpenAI-compatible model server
-//! (`server::scripted_model`), for Playwright and `make demo-chat`.
+//! (`server::workflows::scripted_model`), for Playwright and `make demo-chat`.
 //!
 //! Usage: `scripted-model [--port N] [--script FILE]` (default port 3999,
 //! the built-in `scripts/model-script.json`). Point Switchboard at it with
 //! `SWITCHBOARD_LLM_BASE_URL=http://127.0.0.1:N/v1`.
 
-use switchboard::server::scripted_model::{parse, router, DEFAULT_SCRIPT};
+use switchboard::server::workflows::scripted_model::{parse, router, DEFAULT_SCRIPT};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {

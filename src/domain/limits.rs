@@ -11,8 +11,8 @@
 //! `vibe::manifest` and the `lesson` modules, each with a `///` doc saying
 //! why (find them all with `grep -rn "pub const .*MAX" src/`). The server's
 //! own operational bounds (the model client's timeout and reply size in
-//! `server::llm`, the sign-in throttle's table in `server::throttle`, the
-//! history pages of `server::rest::workflows` and `server::lesson_runs`)
+//! `server::workflows::llm`, the sign-in throttle's table in `server::auth::throttle`, the
+//! history pages of `server::http::rest::workflows` and `server::lessons::runs`)
 //! stay with the code they bound.
 //!
 //! Switchboard decides what an agent may do; a caller that can make it store,

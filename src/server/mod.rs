@@ -1,41 +1,33 @@
-//! Everything that only exists on the server: configuration, the database,
-//! authentication, the HTTP router.
+//! Everything that only exists on the server, grouped by concern:
+//!
+//! - [`http`]: the edges — router, accept loop, REST handlers, extractors
+//!   that say who is calling, the assets and stream caps;
+//! - [`auth`]: passwords, sign-in sessions, the page guard, the throttle;
+//! - [`agent`]: live agent sessions, from open to end (the engine);
+//! - [`catalogue`]: changing the tool catalogue and the bindings;
+//! - [`workflows`]: workflow definitions, the workflow-editing chat, its
+//!   MCP server, the model client and the scripted model;
+//! - [`lessons`]: what a teacher sees of a lesson's runs;
+//! - [`vibes`]: saving agents and vibes, and their manifests as files;
+//! - [`store`]: all SQL; [`seed`]: the demo data;
+//! - [`platform`]: configuration, the database, the shared state, clock,
+//!   allocator, logging and token counts.
 //!
 //! This is the one `#[cfg(feature = "ssr")]` module; nothing in here is
-//! compiled into the browser bundle.
+//! compiled into the browser bundle. `docs/architecture.md` draws the map.
 
 pub mod agent;
-pub mod assets;
 pub mod auth;
-pub mod bindings;
 pub mod catalogue;
-pub mod clock;
-pub mod config;
-pub mod ctx;
-pub mod db;
 pub mod error;
-pub mod extract;
-pub mod lesson_runs;
-pub mod llm;
-pub mod manifests;
-pub mod mcp_sessions;
-pub mod memory;
-pub mod rest;
-pub mod router;
-pub mod scripted_model;
+pub mod http;
+pub mod lessons;
+pub mod platform;
 pub mod seed;
-pub mod serve;
-pub mod state;
 pub mod store;
-pub mod streams;
-pub mod telemetry;
-pub mod throttle;
-pub mod tokens;
 pub mod vibes;
-pub mod workflow_chat;
-pub mod workflow_mcp;
 pub mod workflows;
 
 pub use error::ServerError;
-pub use serve::serve;
-pub use state::AppState;
+pub use http::serve::serve;
+pub use platform::state::AppState;

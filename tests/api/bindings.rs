@@ -295,16 +295,20 @@ async fn an_invalid_bindings_file_stops_start_up_with_a_clear_message() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("tool-bindings.json");
     std::fs::write(&file, r#"{"global": ["get_server_time"], "workflows": {}}"#).unwrap();
-    let db = switchboard::server::db::connect(&format!("sqlite://{}/x.db", dir.path().display()))
+    let db = switchboard::server::platform::db::connect(&format!(
+        "sqlite://{}/x.db",
+        dir.path().display()
+    ))
+    .await
+    .unwrap();
+    switchboard::server::catalogue::bindings::seed_catalogue(&db)
         .await
         .unwrap();
-    switchboard::server::bindings::seed_catalogue(&db)
-        .await
-        .unwrap();
-    let err = switchboard::server::bindings::seed_bindings(&db, Some(file.to_str().unwrap()))
-        .await
-        .unwrap_err()
-        .to_string();
+    let err =
+        switchboard::server::catalogue::bindings::seed_bindings(&db, Some(file.to_str().unwrap()))
+            .await
+            .unwrap_err()
+            .to_string();
     assert!(
         err.contains("tool-bindings.json") && err.contains("\"start_workflow\" must be global"),
         "{err}"
@@ -317,7 +321,7 @@ async fn an_invalid_bindings_file_stops_start_up_with_a_clear_message() {
             .replace("disputes-2", "mortgage"),
     )
     .unwrap();
-    switchboard::server::bindings::seed_bindings(&db, Some(file.to_str().unwrap()))
+    switchboard::server::catalogue::bindings::seed_bindings(&db, Some(file.to_str().unwrap()))
         .await
         .unwrap();
     let current = switchboard::server::store::bindings::current(&db)

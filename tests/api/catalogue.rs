@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use switchboard::domain::api_key::Scope;
 use switchboard::domain::catalogue::CatalogueTool;
 use switchboard::domain::vibe::manifest::{from_files, Manifests};
-use switchboard::server::manifests::{archive, unpack, ArchiveFormat};
+use switchboard::server::vibes::manifests::{archive, unpack, ArchiveFormat};
 
 /// The manifests a key exports.
 async fn export(app: &TestApp, key: &str) -> Manifests {
@@ -461,9 +461,12 @@ async fn a_workflows_key_may_only_put_tools_the_bindings_allow_on_a_step() {
 async fn a_catalogue_from_before_versions_gets_its_first_version_and_history_is_append_only() {
     use switchboard::server::store::catalogue as versions;
     let dir = tempfile::tempdir().unwrap();
-    let db = switchboard::server::db::connect(&format!("sqlite://{}/old.db", dir.path().display()))
-        .await
-        .unwrap();
+    let db = switchboard::server::platform::db::connect(&format!(
+        "sqlite://{}/old.db",
+        dir.path().display()
+    ))
+    .await
+    .unwrap();
     sqlx::query(
         "INSERT INTO catalogue_tools (id, name, description, category, parameters, position, updated_at)
          VALUES ('old_tool', 'Old tool', 'Made before versions.', 'legacy', '{\"type\":\"object\"}', 1, 0)",
@@ -471,10 +474,10 @@ async fn a_catalogue_from_before_versions_gets_its_first_version_and_history_is_
     .execute(&db)
     .await
     .unwrap();
-    switchboard::server::bindings::seed_catalogue(&db)
+    switchboard::server::catalogue::bindings::seed_catalogue(&db)
         .await
         .unwrap();
-    switchboard::server::bindings::seed_catalogue(&db)
+    switchboard::server::catalogue::bindings::seed_catalogue(&db)
         .await
         .unwrap();
     let history = versions::history(&db, None, 10).await.unwrap();

@@ -1,5 +1,5 @@
 //! Event streams asked for on a new connection, as `EventSource` and agent
-//! backends open them, are answered on the bare socket (`server::serve`):
+//! backends open them, are answered on the bare socket (`server::http::serve`):
 //! a complete HTTP/1.1 response with chunked events, the same middleware
 //! and refusals as any route, a freed slot the moment the watcher hangs
 //! up, and a terminated body when the stream ends. Everything else on such

@@ -3,7 +3,7 @@
 
 use reqwest::{redirect::Policy, Client, Response};
 use switchboard::domain::api_key::Scope;
-use switchboard::server::{config::Config, AppState};
+use switchboard::server::{platform::config::Config, AppState};
 use switchboard::startup::Application;
 use tempfile::TempDir;
 

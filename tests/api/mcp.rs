@@ -364,7 +364,7 @@ async fn an_ended_sessions_mcp_endpoint_refuses_and_its_mcp_sessions_close() {
     let res = initialize_response(&app.client, &url, Some(&s.token), None).await;
     assert_eq!(res.status(), 200);
     let mcp_session = res.headers()["mcp-session-id"].to_str().unwrap().to_owned();
-    let owner = switchboard::server::mcp_sessions::session_owner(&s.id);
+    let owner = switchboard::server::http::mcp_sessions::session_owner(&s.id);
     assert_eq!(app.state.session_mcp.open_for(&owner), 1);
 
     crate::freed::end(&app, &s).await;

@@ -386,7 +386,7 @@ async fn import(app: &TestApp, key: &str, body: Vec<u8>) -> (u16, Value) {
 #[tokio::test]
 async fn manifests_export_and_import_as_zip_and_tar_and_a_broken_set_changes_nothing() {
     use switchboard::domain::vibe::manifest::{from_files, to_files};
-    use switchboard::server::manifests::{archive, unpack, ArchiveFormat};
+    use switchboard::server::vibes::manifests::{archive, unpack, ArchiveFormat};
     let app = spawn_app().await;
     let key = app.api_key().await;
     let zip = export(&app, &key, "zip").await;
@@ -493,7 +493,7 @@ async fn a_manifests_directory_seeds_a_new_database_and_a_broken_one_stops_start
     .unwrap();
     let db = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}/broken.db", db.path().display());
-    let config = switchboard::server::config::Config::from_lookup(|k| match k {
+    let config = switchboard::server::platform::config::Config::from_lookup(|k| match k {
         "DATABASE_URL" => Some(url.clone()),
         "PORT" => Some("0".into()),
         "SWITCHBOARD_MANIFESTS_DIR" => Some(dir.path().to_str().unwrap().into()),

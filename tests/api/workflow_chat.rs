@@ -7,7 +7,7 @@ use crate::helpers::{spawn_app_with, TestApp, ADMIN, TEACHER};
 use crate::sessions::read_events;
 use reqwest::Client;
 use serde_json::{json, Value};
-use switchboard::server::scripted_model::{parse, spawn, DEFAULT_SCRIPT};
+use switchboard::server::workflows::scripted_model::{parse, spawn, DEFAULT_SCRIPT};
 
 const WORKFLOW: &str = "banking-master";
 const ASK: &str = "Add a custom_agent step called Verify identity with perform_idv_check";

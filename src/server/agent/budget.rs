@@ -13,7 +13,7 @@ use crate::domain::limits::{
     bytes_in_words, IDV_FAILURES_PER_ACCOUNT_PER_HOUR, PLAYGROUND_SESSIONS_PER_HOUR,
 };
 use crate::error::ApiError;
-use crate::server::config::SessionBudget;
+use crate::server::platform::config::SessionBudget;
 use crate::server::store::agent_sessions::SessionRow;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;

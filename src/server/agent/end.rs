@@ -3,7 +3,7 @@
 //! windows, MCP sessions, call lock) is freed.
 
 use crate::domain::agent_session::SessionEvent;
-use crate::server::db::now;
+use crate::server::platform::db::now;
 use crate::server::store::agent_sessions as rows;
 use crate::server::{AppState, ServerError};
 use serde_json::json;
@@ -37,7 +37,7 @@ pub(super) async fn end_locked(
     state.budgets.forget_session(id);
     state
         .session_mcp
-        .close_owner(&crate::server::mcp_sessions::session_owner(id));
+        .close_owner(&crate::server::http::mcp_sessions::session_owner(id));
     state.forget_session_lock(id);
     Ok(())
 }

@@ -14,7 +14,7 @@
 use crate::domain::agent_session::{CallResponse, CallStatus};
 use crate::server::agent::listing::Listing;
 use crate::server::agent::sessions;
-use crate::server::mcp_sessions::McpSessions;
+use crate::server::http::mcp_sessions::McpSessions;
 use crate::server::AppState;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Extensions,

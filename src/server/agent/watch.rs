@@ -7,7 +7,7 @@ use super::listing::{agent_view, tools_now};
 use crate::domain::agent_session::{SessionEvent, SessionSnapshot, SessionSummary, ToolCallRecord};
 use crate::domain::limits::{CALLS_PAGE_MAX, SNAPSHOT_CALLS, SNAPSHOT_VALUE_MAX_BYTES};
 use crate::domain::workflow_state::WorkflowState;
-use crate::server::db::now;
+use crate::server::platform::db::now;
 use crate::server::store::agent_sessions::{self as rows, SessionRow};
 use crate::server::store::tool_calls;
 use crate::server::{AppState, ServerError};

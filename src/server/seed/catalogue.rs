@@ -4,7 +4,7 @@
 //!
 //! Seed data, not rules: it lives with the seeding, and the domain's
 //! `catalogue` keeps only what a catalogue is. `migrations/` inserts the
-//! same rows (a test in `server::bindings` checks they agree); tests that
+//! same rows (a test in `server::catalogue::bindings` checks they agree); tests that
 //! need a realistic catalogue read it from here.
 
 use crate::domain::catalogue::{object, CatalogueTool, Workflow};

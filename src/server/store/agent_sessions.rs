@@ -8,7 +8,7 @@
 
 use crate::domain::lesson::nudge::{Timing, TurnLog};
 use crate::domain::workflow_state::WorkflowState;
-use crate::server::db::now;
+use crate::server::platform::db::now;
 use crate::server::ServerError;
 use sqlx::SqlitePool;
 

@@ -4,7 +4,7 @@
 use crate::domain::api_key::{ApiKeyView, Scope};
 use crate::error::ApiError;
 use crate::server::auth::{random_token, token_hash};
-use crate::server::db::now;
+use crate::server::platform::db::now;
 use crate::server::ServerError;
 use sqlx::SqlitePool;
 

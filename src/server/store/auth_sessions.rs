@@ -1,6 +1,6 @@
 //! Sign-in sessions, keyed by the SHA-256 of the cookie token.
 
-use crate::server::db::now;
+use crate::server::platform::db::now;
 use crate::server::store::users::UserRow;
 use crate::server::ServerError;
 use sqlx::SqlitePool;

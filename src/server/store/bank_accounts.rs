@@ -1,7 +1,7 @@
 //! The banking demo's data: accounts, their transactions, dispute cases and
 //! recent-interaction notes, which the built-in banking tools act on.
 
-use crate::server::db::now;
+use crate::server::platform::db::now;
 use crate::server::ServerError;
 use sqlx::SqlitePool;
 

@@ -7,7 +7,7 @@ use crate::domain::catalogue::{CatalogueTool, Workflow};
 use crate::domain::ids::{ToolId, WorkflowId};
 use crate::domain::time::format_utc;
 use crate::error::ApiError;
-use crate::server::db::now;
+use crate::server::platform::db::now;
 use crate::server::store::is_unique_violation;
 use crate::server::ServerError;
 use sqlx::SqlitePool;

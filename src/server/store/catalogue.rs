@@ -9,7 +9,7 @@ use crate::domain::catalogue::CatalogueTool;
 use crate::domain::catalogue_history::CatalogueVersion;
 use crate::domain::time::format_utc;
 use crate::error::ApiError;
-use crate::server::db::now;
+use crate::server::platform::db::now;
 use crate::server::store::is_unique_violation;
 use crate::server::ServerError;
 use sqlx::{SqliteConnection, SqliteExecutor, SqlitePool};

@@ -3,7 +3,7 @@
 //! call that produced it (see `tool_calls::record`).
 
 use crate::domain::lesson::outcome::{RunFacts, TutorOutcome};
-use crate::server::db::now;
+use crate::server::platform::db::now;
 use crate::server::ServerError;
 use sqlx::{SqliteConnection, SqlitePool};
 use std::collections::HashMap;

@@ -10,7 +10,7 @@ use crate::domain::lesson::review::ReviewItem;
 use crate::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
 use crate::domain::user::{Role, UserView};
 use crate::error::ApiError;
-use crate::server::db::now;
+use crate::server::platform::db::now;
 use crate::server::ServerError;
 use sqlx::{SqliteConnection, SqlitePool};
 

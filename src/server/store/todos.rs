@@ -7,7 +7,7 @@
 //! a refused or failed call leaves nothing half-written.
 
 use crate::domain::todos::{ListName, Todo, TodoId, TodoText};
-use crate::server::db::now;
+use crate::server::platform::db::now;
 use crate::server::ServerError;
 use sqlx::{Sqlite, SqliteConnection, SqlitePool, Transaction};
 

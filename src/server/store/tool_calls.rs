@@ -7,7 +7,7 @@
 use crate::domain::agent_session::{CallOutcome, CallStatus, ToolCallRecord};
 use crate::domain::lesson::outcome::TutorOutcome;
 use crate::domain::workflow_state::WorkflowState;
-use crate::server::db::now;
+use crate::server::platform::db::now;
 use crate::server::store::lesson_outcomes;
 use crate::server::ServerError;
 use serde_json::Value;

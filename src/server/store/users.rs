@@ -3,7 +3,7 @@
 use crate::domain::user::AccountSummary;
 use crate::domain::user::{Email, Role, UserView};
 use crate::error::ApiError;
-use crate::server::db::now;
+use crate::server::platform::db::now;
 use crate::server::store::is_unique_violation;
 use crate::server::ServerError;
 use sqlx::SqlitePool;

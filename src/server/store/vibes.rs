@@ -5,7 +5,7 @@
 
 use crate::domain::vibe::{Agent, Vibe};
 use crate::error::ApiError;
-use crate::server::db::now;
+use crate::server::platform::db::now;
 use crate::server::ServerError;
 use sqlx::{SqliteConnection, SqlitePool};
 

@@ -4,7 +4,7 @@
 
 use crate::domain::workflow_def::{Definition, Edit};
 use crate::error::ApiError;
-use crate::server::db::now;
+use crate::server::platform::db::now;
 use crate::server::ServerError;
 use sqlx::{SqliteConnection, SqlitePool};
 use std::collections::HashMap;

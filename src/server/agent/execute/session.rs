@@ -3,7 +3,7 @@
 
 use super::{arg, plain, Ctx, Family, Outcome};
 use crate::domain::limits::excerpt;
-use crate::server::db::now;
+use crate::server::platform::db::now;
 use futures_util::future::BoxFuture;
 use serde_json::json;
 

@@ -13,7 +13,7 @@
 //! own because hyper serves it (then it reads the queue as a body).
 
 use super::frame::Frame;
-use crate::server::streams::StreamPermit;
+use crate::server::http::streams::StreamPermit;
 use axum::body::Bytes;
 use std::collections::VecDeque;
 use std::io::IoSlice;
@@ -226,7 +226,7 @@ impl Sink {
 }
 
 /// A session stream's start and its watcher, taken by whichever writes the
-/// response: the direct writer (`server::serve::direct`) or the body.
+/// response: the direct writer (`server::http::serve::direct`) or the body.
 pub struct Feed {
     /// Sent first, as they are: kept events, the snapshot, the replay.
     pub first: Vec<Bytes>,

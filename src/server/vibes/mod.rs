@@ -6,6 +6,8 @@
 //! Saves are serialised by one lock, so two saves that are each valid
 //! alone can never combine into an invalid set.
 
+pub mod manifests;
+
 use crate::domain::vibe::demo;
 use crate::domain::vibe::rules::problems;
 use crate::domain::vibe::{Agent, Vibe};

@@ -8,12 +8,12 @@ use crate::domain::limits::excerpt;
 use crate::domain::limits::{MANIFEST_ARCHIVE_MAX_BYTES, MANIFEST_BODY_MAX_BYTES};
 use crate::domain::vibe::{Agent, Vibe};
 use crate::error::ApiError;
-use crate::server::extract::{
+use crate::server::http::extract::{
     self, Admin, BytesBody, Expected, IdPath, IfMatchOptional, JsonBody, Key, VibesRead, VibesWrite,
 };
-use crate::server::manifests::{self, ArchiveFormat};
-use crate::server::rest::bindings::etag;
+use crate::server::http::rest::bindings::etag;
 use crate::server::store::vibes::Versioned;
+use crate::server::vibes::manifests::{self, ArchiveFormat};
 use crate::server::vibes::{self, Change};
 use crate::server::{AppState, ServerError};
 use axum::extract::{DefaultBodyLimit, Path, Query, State};

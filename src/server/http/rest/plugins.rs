@@ -11,11 +11,11 @@
 use crate::domain::plugin::{Patch, Registration, REGISTRATION_MAX_BYTES};
 use crate::error::ApiError;
 use crate::server::agent::plugins::{self, Change, API_VERSION};
-use crate::server::extract::{
+use crate::server::http::extract::{
     plugin_not_found, AnswerRelayedCall, CallId, ChangePluginTools, FastJsonBody, JsonBody,
     ListenForCalls, PluginSession, ReadMetadata,
 };
-use crate::server::rest::sessions::{event_stream, SessionQuery};
+use crate::server::http::rest::sessions::{event_stream, SessionQuery};
 use crate::server::{AppState, ServerError};
 use axum::extract::{DefaultBodyLimit, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};

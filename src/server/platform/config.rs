@@ -72,7 +72,7 @@ pub struct Config {
     /// `SWITCHBOARD_LLM_API_KEY`, `SWITCHBOARD_LLM_MODEL`,
     /// `SWITCHBOARD_LLM_TIMEOUT_SECONDS`), or what to set to have one: the
     /// chat step answers 503 with those words, the rest of the app runs.
-    pub llm: Result<crate::server::llm::LlmConfig, String>,
+    pub llm: Result<crate::server::workflows::llm::LlmConfig, String>,
     /// Steps one turn of the workflow chat may take before it is stopped
     /// (`WORKFLOW_CHAT_STEP_LIMIT`, default 12, at most 100).
     pub chat_step_limit: usize,
@@ -223,12 +223,12 @@ impl Config {
                 1 << 40,
             )?,
         };
-        let llm = crate::server::llm::LlmConfig::from_lookup(
+        let llm = crate::server::workflows::llm::LlmConfig::from_lookup(
             &get,
             count(
                 "SWITCHBOARD_LLM_TIMEOUT_SECONDS",
-                crate::server::llm::DEFAULT_TIMEOUT_SECONDS,
-                crate::server::llm::MAX_TIMEOUT_SECONDS,
+                crate::server::workflows::llm::DEFAULT_TIMEOUT_SECONDS,
+                crate::server::workflows::llm::MAX_TIMEOUT_SECONDS,
             )?,
         )?;
         let proxies = get("TRUSTED_PROXIES").unwrap_or_default();

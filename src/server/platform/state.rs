@@ -2,9 +2,9 @@
 
 use crate::server::agent::hub::Hub;
 use crate::server::agent::rules::Rules;
-use crate::server::config::Config;
-use crate::server::streams::StreamCounter;
-use crate::server::throttle::LoginThrottle;
+use crate::server::auth::throttle::LoginThrottle;
+use crate::server::http::streams::StreamCounter;
+use crate::server::platform::config::Config;
 use crate::server::ServerError;
 use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
@@ -25,7 +25,7 @@ pub struct AppState {
     pub leptos_options: LeptosOptions,
     /// What pages link: the stylesheet and each browser bundle's scripts
     /// (from the site's hash files).
-    pub assets: Arc<crate::server::assets::SiteAssets>,
+    pub assets: Arc<crate::server::http::assets::SiteAssets>,
     /// Server push to session watchers.
     pub hub: Arc<Hub>,
     /// Open event streams per session and per user, for the caps.
@@ -38,7 +38,7 @@ pub struct AppState {
     /// at once.
     pub hashing: Arc<tokio::sync::Semaphore>,
     /// The time lessons run on (tests move it forward).
-    pub clock: Arc<crate::server::clock::Clock>,
+    pub clock: Arc<crate::server::platform::clock::Clock>,
     /// Serialises saves of agents and vibes (their rules span objects).
     pub manifests_lock: Arc<tokio::sync::Mutex<()>>,
     /// Serialises edits of workflow definitions (each builds on the last).
@@ -52,10 +52,10 @@ pub struct AppState {
     pub budgets: Arc<crate::server::agent::budget::Budgets>,
     /// The MCP sessions of `/api/sessions/{id}/mcp`, each owned by the
     /// agent session whose token opened it (capped, closed when it ends).
-    pub session_mcp: Arc<crate::server::mcp_sessions::McpSessions>,
+    pub session_mcp: Arc<crate::server::http::mcp_sessions::McpSessions>,
     /// The MCP sessions of `/mcp`, each owned by the API key or admin
     /// that opened it (capped).
-    pub workflow_mcp: Arc<crate::server::mcp_sessions::McpSessions>,
+    pub workflow_mcp: Arc<crate::server::http::mcp_sessions::McpSessions>,
     rules: Arc<RwLock<Arc<Rules>>>,
     session_locks: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
@@ -71,7 +71,8 @@ impl AppState {
             .site_addr(config.addr)
             .build();
         // Each page's hydration scripts use its bundle's options instead.
-        let assets = crate::server::assets::SiteAssets::read(&leptos_options, &config.site_root);
+        let assets =
+            crate::server::http::assets::SiteAssets::read(&leptos_options, &config.site_root);
         Self {
             db,
             config: Arc::new(config),

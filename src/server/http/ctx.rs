@@ -4,7 +4,7 @@
 //! Keeping these in one place keeps each server function to its three steps:
 //! auth → store → domain, and its first line says who may call it
 //! ([`admin`], [`teacher`]). The REST handlers' counterpart is
-//! `server::extract`.
+//! `server::http::extract`.
 
 use crate::domain::user::Role;
 use crate::error::ApiError;

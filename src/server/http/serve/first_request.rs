@@ -16,7 +16,7 @@ use tokio::net::TcpStream;
 /// Bytes read while looking for the first request head. An event-stream
 /// request (a path, a cookie or token, a few headers) fits many times over;
 /// a larger head goes to hyper, whose own limit is higher. At least
-/// [`crate::server::memory::MMAP_THRESHOLD`], so the buffer has pages of its
+/// [`crate::server::platform::memory::MMAP_THRESHOLD`], so the buffer has pages of its
 /// own that go back to the system as soon as the head is parsed.
 pub const HEAD_BUFFER: usize = 8192;
 

@@ -5,7 +5,7 @@
 //! composition root: the server layer does not import the UI above it.
 
 use crate::error::ApiError;
-use crate::server::{auth, rest, AppState};
+use crate::server::{auth, http::rest, AppState};
 use crate::RPC_PREFIX;
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -108,7 +108,7 @@ pub fn with_middleware(router: Router<AppState>, state: AppState) -> Router {
 
 /// Headers every response gets: no MIME sniffing, no referrer to other
 /// sites; HTML pages also get the `Content-Security-Policy` (see
-/// [`Config::page_security_policy`](crate::server::config::Config::page_security_policy)).
+/// [`Config::page_security_policy`](crate::server::platform::config::Config::page_security_policy)).
 ///
 /// Each `GET` carries a fresh [`Nonce`] in its extensions; the page
 /// renderer marks its inline scripts with it (see [`page_nonce`]) and the

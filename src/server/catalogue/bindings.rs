@@ -211,7 +211,7 @@ mod tests {
     /// new database is seeded with.
     #[test]
     fn the_upgrade_migration_gives_the_demo_tools_their_seeded_rules() {
-        let sql = include_str!("../../migrations/0007_tool_effects.sql");
+        let sql = include_str!("../../../migrations/0007_tool_effects.sql");
         let quoted = |line: &str, n: usize| line.split('\'').nth(n).unwrap_or_default().to_owned();
         for tool in demo_catalogue() {
             let id = tool.id.as_str();

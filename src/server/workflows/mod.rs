@@ -6,6 +6,11 @@
 //! whose tools changed are told, and open settings pages get
 //! `workflow_changed`.
 
+pub mod chat;
+pub mod llm;
+pub mod mcp;
+pub mod scripted_model;
+
 use crate::domain::actor::Actor;
 use crate::domain::workflow_def::{apply, Definition, Edit, EditContext};
 use crate::error::ApiError;

@@ -12,11 +12,11 @@ use crate::domain::catalogue_history::CatalogueDiff;
 use crate::domain::ids::ToolId;
 use crate::domain::limits::CATALOGUE_HISTORY_PAGE_MAX;
 use crate::server::catalogue::{self, Changed};
-use crate::server::extract::{
+use crate::server::http::extract::{
     if_match, path_id, CatalogueRead, CatalogueWrite, Expected, IdPath, JsonBody, Key,
 };
-use crate::server::rest::bindings::etag;
-use crate::server::rest::vibes::same_id;
+use crate::server::http::rest::bindings::etag;
+use crate::server::http::rest::vibes::same_id;
 use crate::server::store::{bindings as tools, catalogue as versions};
 use crate::server::{AppState, ServerError};
 use axum::extract::{Path, Query, State};

@@ -10,7 +10,7 @@ use crate::domain::actor::Actor;
 use crate::domain::limits::excerpt;
 use crate::domain::workflow_def::{trigger_types, Edit, StepType};
 use crate::error::ApiError;
-use crate::server::mcp_sessions::McpSessions;
+use crate::server::http::mcp_sessions::McpSessions;
 use crate::server::{workflows, AppState, ServerError};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Extensions,

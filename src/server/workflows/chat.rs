@@ -15,7 +15,7 @@ use crate::domain::workflow_chat::{
     ChatRequest, ChatResponse, ChatRole, ToolCall,
 };
 use crate::error::ApiError;
-use crate::server::workflow_mcp::{self, Client, Editor};
+use crate::server::workflows::mcp::{self, Client, Editor};
 use crate::server::{workflows, AppState, ServerError};
 use rmcp::model::{CallToolRequestParams, ContentBlock};
 use serde_json::{json, Map, Value};
@@ -54,7 +54,7 @@ pub async fn step(
     let added = match action {
         Action::StopTurn => stop_message(limit),
         Action::CallModel => {
-            let client = workflow_mcp::client(state, editor).await?;
+            let client = mcp::client(state, editor).await?;
             let tools = model_tools(&client).await;
             client.cancel().await.ok();
             let tools = tools?;
@@ -83,7 +83,7 @@ pub async fn step(
         }
         Action::RunTool(call) => {
             let call = call.clone();
-            let client = workflow_mcp::client(state, editor).await?;
+            let client = mcp::client(state, editor).await?;
             let result = run_tool(&client, &call).await;
             client.cancel().await.ok();
             ChatMessage::tool_result(&call.id, result)

@@ -12,6 +12,8 @@
 //! author and what it changed) written, together. Nothing is written when
 //! any step refuses.
 
+pub mod bindings;
+
 use crate::domain::actor::Actor;
 use crate::domain::catalogue::CatalogueTool;
 use crate::domain::catalogue_history::{changed_tools, with_changes, CatalogueDiff};

@@ -19,12 +19,12 @@ use crate::server::agent::hub::Frame;
 use crate::server::agent::listing::{lesson_prompt, Listing};
 use crate::server::agent::sessions;
 use crate::server::auth::AuthUser;
-use crate::server::extract::{
+use crate::server::http::extract::{
     self, ApiKey, BearerToken, CallId, CallTool, ChangeState, End, IssuePluginToken, JsonBody, Key,
     ReadTools, ReportResult, ReportTurn, Session, SignedIn, StreamToken,
 };
-pub(crate) use crate::server::rest::event_streams::event_stream;
-use crate::server::rest::event_streams::session_stream;
+pub(crate) use crate::server::http::rest::event_streams::event_stream;
+use crate::server::http::rest::event_streams::session_stream;
 use crate::server::{AppState, ServerError};
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};

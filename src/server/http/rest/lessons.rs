@@ -7,8 +7,8 @@ use crate::domain::declaration::DeclarationFormat;
 use crate::domain::lesson::optimise::OptimiseMode;
 use crate::domain::lesson::prompt::build;
 use crate::error::ApiError;
-use crate::server::extract::{path_id, Key, LessonsRead, Teacher};
-use crate::server::{store, tokens, AppState, ServerError};
+use crate::server::http::extract::{path_id, Key, LessonsRead, Teacher};
+use crate::server::{platform::tokens, store, AppState, ServerError};
 use axum::extract::{Path, Query, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
@@ -85,8 +85,8 @@ async fn runs_csv(
 ) -> Result<Response, ServerError> {
     let id = path_id(&id, "id")?;
     let lesson = store::lessons::get(&state.db, &user.0, id).await?;
-    let runs = crate::server::lesson_runs::runs(&state, &lesson).await?;
-    let body = crate::server::lesson_runs::csv(&runs)?;
+    let runs = crate::server::lessons::runs::runs(&state, &lesson).await?;
+    let body = crate::server::lessons::runs::csv(&runs)?;
     Ok((
         [
             (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()),

@@ -5,12 +5,12 @@
 //! Both send a keep-alive comment every [`KEEP_ALIVE`]. A session stream
 //! also carries its [`Feed`] in the response's extensions: when the
 //! request came on its own connection, the server writes it straight to
-//! the socket (`server::serve::direct`) and the body is never read; when
+//! the socket (`server::http::serve::direct`) and the body is never read; when
 //! hyper serves it, the body reads the same feed.
 
 use crate::server::agent::hub::sink::{Feed, FeedSlot, Next, Sink};
 use crate::server::agent::hub::Frame;
-use crate::server::streams::StreamPermit;
+use crate::server::http::streams::StreamPermit;
 use axum::body::{Body, Bytes};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};

@@ -12,7 +12,7 @@ pub struct Clock {
 impl Clock {
     /// Now, Unix seconds.
     pub fn now(&self) -> i64 {
-        crate::server::db::now() + self.offset.load(Ordering::Relaxed)
+        crate::server::platform::db::now() + self.offset.load(Ordering::Relaxed)
     }
 
     /// Moves this clock `seconds` ahead (tests: "ten minutes later").

@@ -5,8 +5,8 @@
 use crate::domain::bindings::ToolBindings;
 use crate::domain::limits::BINDINGS_BODY_MAX_BYTES;
 use crate::error::ApiError;
-use crate::server::extract::{BindingsRead, BindingsWrite, IfMatch, JsonBody, Key};
-use crate::server::{bindings, store, AppState, ServerError};
+use crate::server::http::extract::{BindingsRead, BindingsWrite, IfMatch, JsonBody, Key};
+use crate::server::{catalogue::bindings, store, AppState, ServerError};
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};

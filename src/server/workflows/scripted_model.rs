@@ -28,7 +28,7 @@ use std::time::Duration;
 
 /// The script `make demo-chat`, Playwright and the HTTP tests use unless
 /// given another.
-pub const DEFAULT_SCRIPT: &str = include_str!("../../scripts/model-script.json");
+pub const DEFAULT_SCRIPT: &str = include_str!("../../../scripts/model-script.json");
 /// Requests kept for `GET /v1/requests`.
 const KEPT_REQUESTS: usize = 50;
 

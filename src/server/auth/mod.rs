@@ -2,10 +2,12 @@
 //! the middleware that attaches the signed-in user to each request, keeps
 //! anonymous visitors out of the app's pages and refuses cross-site calls.
 
+pub mod throttle;
+
 use crate::domain::user::{Email, Role, UserView};
 use crate::error::ApiError;
 use crate::server::store::{auth_sessions, users};
-use crate::server::throttle;
+
 use crate::server::{AppState, ServerError};
 use crate::RPC_PREFIX;
 use argon2::password_hash::{
@@ -219,7 +221,7 @@ pub fn token_hash(token: &str) -> String {
 /// Starts a session for `user_id` and returns the token for the cookie.
 pub async fn start_session(state: &AppState, user_id: i64) -> Result<String, ServerError> {
     let token = random_token();
-    let expires_at = crate::server::db::now() + state.config.session_ttl.as_secs() as i64;
+    let expires_at = crate::server::platform::db::now() + state.config.session_ttl.as_secs() as i64;
     auth_sessions::create(&state.db, &token_hash(&token), user_id, expires_at).await?;
     Ok(token)
 }

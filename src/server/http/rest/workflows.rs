@@ -14,12 +14,14 @@ use crate::domain::workflow_chat::{ChatRequest, CHAT_BODY_MAX_BYTES};
 use crate::domain::workflow_def::Edit;
 use crate::domain::workflow_def::{trigger_types, Definition, TriggerType};
 use crate::error::ApiError;
-use crate::server::extract::{Admin, ApiKey, IfMatch, JsonBody, Key, SignedIn, WorkflowsWrite};
-use crate::server::rest::bindings::etag;
-use crate::server::rest::sessions::event_stream;
+use crate::server::http::extract::{
+    Admin, ApiKey, IfMatch, JsonBody, Key, SignedIn, WorkflowsWrite,
+};
+use crate::server::http::rest::bindings::etag;
+use crate::server::http::rest::sessions::event_stream;
 use crate::server::store::workflow_defs;
-use crate::server::workflow_mcp::Editor;
-use crate::server::{workflow_chat, workflows, AppState, ServerError};
+use crate::server::workflows::mcp::Editor;
+use crate::server::{workflows, workflows::chat, AppState, ServerError};
 use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
@@ -164,6 +166,6 @@ async fn chat_step(
             &format!("{} (workflow agent)", admin.0.display_name),
         ),
     };
-    let answer = workflow_chat::step(&state, &id, editor, request).await?;
+    let answer = chat::step(&state, &id, editor, request).await?;
     Ok(Json(answer).into_response())
 }

@@ -17,7 +17,7 @@
 
 use crate::domain::limits::STREAM_CLIENT_BYTES_MAX;
 use crate::server::agent::hub::sink::{Feed, Next};
-use crate::server::rest::event_streams::KEEP_ALIVE;
+use crate::server::http::rest::event_streams::KEEP_ALIVE;
 use axum::body::{Body, HttpBody};
 use axum::http::{header, response::Parts, HeaderValue, Response, StatusCode};
 use futures_util::StreamExt;
@@ -319,7 +319,7 @@ async fn close(socket: &mut TcpStream) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::rest::event_streams::KEEP_ALIVE_COMMENT;
+    use crate::server::http::rest::event_streams::KEEP_ALIVE_COMMENT;
     use tokio::io::AsyncReadExt;
 
     fn parts(status: u16, headers: &[(&str, &str)]) -> Parts {

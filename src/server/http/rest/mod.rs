@@ -2,7 +2,7 @@
 //! rather than browser sessions. One router per area, merged here, with the
 //! body limit and the JSON 404 every area shares. Who may call a route and
 //! what body it takes are its handler's arguments, the extractors of
-//! `server::extract`.
+//! `server::http::extract`.
 
 pub mod bindings;
 pub mod catalogue;

@@ -1,0 +1,13 @@
+//! The HTTP edge: the accept loop and router every request enters by, the
+//! REST handlers, the extractors that say who is calling (and with what
+//! body), the server-function context, the browser bundles as files, and
+//! the caps on open event streams and MCP sessions.
+
+pub mod assets;
+pub mod ctx;
+pub mod extract;
+pub mod mcp_sessions;
+pub mod rest;
+pub mod router;
+pub mod serve;
+pub mod streams;
