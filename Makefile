@@ -27,7 +27,7 @@ NAME := switchboard
 E2E := end2end
 PORT ?= 3000
 
-.PHONY: help run test dev toolchain e2e-deps wasm-opt client-debug client-release server-debug server-release \
+.PHONY: help run test dev toolchain toolchain-apt wasm-bindgen-cli server-run client-run site-run run-build e2e-deps wasm-opt client-debug client-release server-debug server-release \
         site-debug site-release lint unit e2e fmt bench bench-sessions bench-matrix bench-first-load bench-visualiser soak demo demo-vibe demo-chat bench-vibes bench-plugins bench-chat clean-data
 
 help:
@@ -40,6 +40,13 @@ help:
 # exact version in Cargo.lock (the CLI and the library must match).
 toolchain:
 	@SUDO='$(SUDO)' CARGO='$(CARGO)' scripts/toolchain.sh
+
+# The two halves of it, for `make run`, which builds beside them.
+toolchain-apt:
+	@SUDO='$(SUDO)' scripts/toolchain.sh apt
+
+wasm-bindgen-cli:
+	+@CARGO='$(CARGO)' scripts/toolchain.sh wasm-bindgen
 
 # Chromium for Playwright and the npm packages of the end-to-end suite.
 e2e-deps:
@@ -89,10 +96,34 @@ server-debug:
 server-release:
 	$(CARGO) build --release --bin $(NAME) --features ssr
 
+# ---------------------------------------------------------------- make run's build
+# Tuned for a fresh machine's first build (docs/building.md has the
+# minutes): the profiles `serve` (the server) and `wasm-run` (the bundles)
+# trade a little speed and size for build time; benches keep `release` and
+# `wasm-release`. The server needs only the machine's cargo, so it starts at
+# once; the bundles' compiler comes from apt, wasm-bindgen-cli builds beside
+# them (needed only to publish), and the cargo runs share make's job slots.
+RUN_JOBS ?= 3
+SERVE_PROFILE ?= serve
+WASM_RUN_PROFILE ?= wasm-run
+
+server-run:
+	+$(CARGO) build --profile $(SERVE_PROFILE) --bin $(NAME) --features ssr
+
+client-run: toolchain-apt
+	+for b in $(BUNDLES); do $(CLIENT_ENV) $(DEB_CARGO) $(CLIENT_ARGS) -Zbuild-std-features=optimize_for_size \
+		--config 'build.rustflags = [$(CLIENT_RELEASE_RUSTFLAGS)]' --profile $(WASM_RUN_PROFILE) -p bundle-$$b; done
+
+site-run: client-run wasm-bindgen-cli wasm-opt
+	$(BUNDLE) $(TARGET)/site-release opt $(call bundle-args,$(WASM_RUN_PROFILE))
+
+run-build:
+	+@$(MAKE) --no-print-directory -j$(RUN_JOBS) server-run site-run
+
 # ---------------------------------------------------------------- the two commands
-run: client-release server-release
+run: run-build
 	@mkdir -p data
-	SITE_ROOT=$(TARGET)/site-release PORT=$(PORT) $(TARGET)/release/$(NAME)
+	SITE_ROOT=$(TARGET)/site-release PORT=$(PORT) $(TARGET)/$(SERVE_PROFILE)/$(NAME)
 
 test: toolchain e2e-deps lint unit client-debug server-debug e2e
 
