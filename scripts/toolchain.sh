@@ -54,5 +54,5 @@ if [ "$installed" != "$wbg_version" ]; then
   echo "Installing wasm-bindgen-cli $wbg_version (takes several minutes, once per machine)"
   CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_LTO=false \
     CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_DEBUG=false \
-    "${cargo[@]}" install --locked wasm-bindgen-cli --version "$wbg_version" --force
+    "${cargo[@]}" install wasm-bindgen-cli --version "$wbg_version" --force
 fi
