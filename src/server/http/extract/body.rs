@@ -1,0 +1,158 @@
+//! Request bodies: JSON under a named limit (the API's refusals: 413 naming
+//! the limit, 400 not JSON, 422 naming the field), fast JSON for the large
+//! plugin bodies, raw bytes for archives.
+
+use crate::domain::limits::{bytes_in_words, excerpt, API_BODY_MAX_BYTES};
+use crate::error::ApiError;
+use crate::server::ServerError;
+use axum::extract::rejection::JsonRejection;
+use axum::extract::FromRequest;
+use axum::extract::Request;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::Json;
+use serde::de::DeserializeOwned;
+
+/// A JSON request body of type `T`, refused as the API refuses any body
+/// (see [`json_body`]); `LIMIT` is the byte limit the 413 names — the
+/// route's `DefaultBodyLimit` (the API's [`API_BODY_MAX_BYTES`] unless the
+/// route sets another), which is what enforces it.
+pub struct JsonBody<T, const LIMIT: usize = { API_BODY_MAX_BYTES }>(pub T);
+
+impl<T, S, const LIMIT: usize> FromRequest<S> for JsonBody<T, LIMIT>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ServerError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ServerError> {
+        json_body(Json::<T>::from_request(req, state).await, LIMIT).map(JsonBody)
+    }
+}
+
+/// [`JsonBody`] read by plain `serde_json` ([`FastJson`]), for bodies
+/// large enough that axum's path tracking costs a good part of the parse
+/// (a 1,000-tool plugin registration); refused in the same words.
+pub struct FastJsonBody<T, const LIMIT: usize = { API_BODY_MAX_BYTES }>(pub T);
+
+impl<T, S, const LIMIT: usize> FromRequest<S> for FastJsonBody<T, LIMIT>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ServerError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ServerError> {
+        let body = FastJson::<T>::from_request(req, state).await;
+        json_body(body.map(|FastJson(v)| Json(v)), LIMIT).map(FastJsonBody)
+    }
+}
+
+/// A raw request body (an archive), refused as a JSON body is: 413 naming
+/// `LIMIT` over it, 400 for a body that cannot be read.
+pub struct BytesBody<const LIMIT: usize>(pub axum::body::Bytes);
+
+impl<S, const LIMIT: usize> FromRequest<S> for BytesBody<LIMIT>
+where
+    S: Send + Sync,
+{
+    type Rejection = ServerError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ServerError> {
+        match axum::body::Bytes::from_request(req, state).await {
+            Ok(bytes) => Ok(BytesBody(bytes)),
+            Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => Err(ApiError::TooLarge {
+                field: "body".into(),
+                limit: bytes_in_words(LIMIT),
+            }
+            .into()),
+            Err(e) => Err(ApiError::BadRequest(excerpt(&e.body_text())).into()),
+        }
+    }
+}
+
+/// A JSON body read by plain `serde_json`. axum's `Json` tracks the path
+/// of every value it reads (for its error message), which costs a large
+/// body a good part of its parse; here only a body that fails is read
+/// again through `Json`, so the rejection, and the 4xx [`json_body`] makes
+/// of it, are the same.
+pub struct FastJson<T>(pub T);
+
+impl<T, S> FromRequest<S> for FastJson<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = JsonRejection;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, JsonRejection> {
+        if !is_json(req.headers()) {
+            // `Json` refuses it with its own words.
+            return Json::<T>::from_request(req, state)
+                .await
+                .map(|Json(v)| FastJson(v));
+        }
+        let bytes = axum::body::Bytes::from_request(req, state).await?;
+        match serde_json::from_slice(&bytes) {
+            Ok(value) => Ok(FastJson(value)),
+            Err(_) => Json::<T>::from_bytes(&bytes).map(|Json(v)| FastJson(v)),
+        }
+    }
+}
+
+/// Whether the request says its body is JSON (`application/json` or a
+/// `+json` type), as `Json` requires.
+pub(super) fn is_json(headers: &HeaderMap) -> bool {
+    let Some(value) = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let essence = value
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
+}
+
+/// A JSON request body, or the error that says what is wrong with it: 413
+/// over `limit` bytes, 400 when it is not JSON (or not sent as JSON), 422
+/// when it is JSON of the wrong shape (naming the field serde names).
+pub fn json_body<T>(body: Result<Json<T>, JsonRejection>, limit: usize) -> Result<T, ServerError> {
+    match body {
+        Ok(Json(value)) => Ok(value),
+        Err(JsonRejection::JsonDataError(e)) => {
+            let (field, rule) = data_error(&e.body_text());
+            Err(ApiError::invalid(field, excerpt(&rule)).into())
+        }
+        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => Err(ApiError::TooLarge {
+            field: "body".into(),
+            limit: bytes_in_words(limit),
+        }
+        .into()),
+        Err(e) => Err(ApiError::BadRequest(excerpt(&e.body_text())).into()),
+    }
+}
+
+/// The field and rule of a JSON body of the wrong shape, from axum's
+/// words ("Failed to deserialize …: messages[0].role: unknown variant
+/// `system`, expected one of … at line 1 column 60"): the path serde names
+/// (`body` for the whole body) and the rule without the position.
+pub(super) fn data_error(text: &str) -> (String, String) {
+    let detail = text
+        .strip_prefix("Failed to deserialize the JSON body into the target type: ")
+        .unwrap_or(text);
+    let (field, rule) = match detail.split_once(": ") {
+        Some((path, rule)) if path != "." && !path.contains(' ') => (path, rule),
+        _ => ("body", detail),
+    };
+    let rule = match rule.rsplit_once(" at line ") {
+        Some((words, at)) if at.contains(" column ") => words,
+        _ => rule,
+    };
+    (field.to_owned(), rule.to_owned())
+}
