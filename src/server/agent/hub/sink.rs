@@ -55,6 +55,67 @@ struct SinkState {
     closed_after: Option<u64>,
 }
 
+impl SinkState {
+    /// Writes the run of consecutive events at the front of `rest` (as
+    /// many as one `writev` takes) if the socket is attached, idle and
+    /// caught up, and returns what is left; `None` when it could not write.
+    /// A socket that takes part of an event leaves the rest to the task.
+    fn write_now<'f>(&mut self, rest: &'f [Arc<Frame>]) -> Option<&'f [Arc<Frame>]> {
+        let writable_now = !self.busy
+            && self.partial.is_none()
+            && self.pending.is_empty()
+            && self.delivered + 1 == rest[0].id;
+        let socket = self.socket.as_ref().filter(|_| writable_now)?;
+        let run = rest
+            .iter()
+            .take(WRITE_AT_ONCE)
+            .enumerate()
+            .take_while(|(i, f)| f.id == rest[0].id + *i as u64)
+            .count();
+        let mut slices = [IoSlice::new(&[]); WRITE_AT_ONCE];
+        for (slice, frame) in slices.iter_mut().zip(&rest[..run]) {
+            *slice = IoSlice::new(&frame.chunk);
+        }
+        // Borrowing the socket from the state for the write, then updating
+        // the state: no reference count touched per watcher.
+        let Ok(mut written) = socket.try_write_vectored(&slices[..run]) else {
+            return Some(rest);
+        };
+        let mut left = rest;
+        for frame in &rest[..run] {
+            if written == 0 {
+                break;
+            }
+            self.delivered = frame.id;
+            if written < frame.chunk.len() {
+                // The socket is full: the task sends the rest.
+                self.partial = Some((frame.clone(), written));
+                self.busy = true;
+                written = 0;
+            } else {
+                written -= frame.chunk.len();
+            }
+            left = &left[1..];
+        }
+        Some(left)
+    }
+
+    /// Queues `frames` in id order (a frame already queued is not added
+    /// twice); past [`BACKLOG`] the watcher is marked lagged.
+    fn queue(&mut self, frames: &[Arc<Frame>]) {
+        for frame in frames {
+            if self.pending.len() >= BACKLOG {
+                self.lagged = true;
+                break;
+            }
+            let at = self.pending.partition_point(|f| f.id < frame.id);
+            if self.pending.get(at).is_none_or(|f| f.id != frame.id) {
+                self.pending.insert(at, frame.clone());
+            }
+        }
+    }
+}
+
 /// What a watcher's task does next.
 pub enum Next {
     /// Write this event's chunk from this offset.
@@ -101,60 +162,16 @@ impl Sink {
         if rest.is_empty() {
             return;
         }
-        let writable_now = !state.busy
-            && state.partial.is_none()
-            && state.pending.is_empty()
-            && state.delivered + 1 == rest[0].id;
-        let socket = state.socket.as_ref().filter(|_| writable_now);
-        if let Some(socket) = socket {
-            // The run of consecutive events at the front, as many as one
-            // write takes.
-            let run = rest
-                .iter()
-                .take(WRITE_AT_ONCE)
-                .enumerate()
-                .take_while(|(i, f)| f.id == rest[0].id + *i as u64)
-                .count();
-            let mut slices = [IoSlice::new(&[]); WRITE_AT_ONCE];
-            for (slice, frame) in slices.iter_mut().zip(&rest[..run]) {
-                *slice = IoSlice::new(&frame.chunk);
-            }
-            // Borrowing the socket from the state for the write, then
-            // updating the state: no reference count touched per watcher.
-            if let Ok(mut written) = socket.try_write_vectored(&slices[..run]) {
-                for frame in &rest[..run] {
-                    if written == 0 {
-                        break;
-                    }
-                    state.delivered = frame.id;
-                    if written < frame.chunk.len() {
-                        // The socket is full: the task sends the rest.
-                        state.partial = Some((frame.clone(), written));
-                        state.busy = true;
-                        written = 0;
-                    } else {
-                        written -= frame.chunk.len();
-                    }
-                    rest = &rest[1..];
-                }
-            }
-            if rest.is_empty() && state.partial.is_none() {
+        if let Some(left) = state.write_now(rest) {
+            if left.is_empty() && state.partial.is_none() {
                 if state.closed_after.is_some() {
                     self.notify.notify_one();
                 }
                 return;
             }
+            rest = left;
         }
-        for frame in rest {
-            if state.pending.len() >= BACKLOG {
-                state.lagged = true;
-                break;
-            }
-            let at = state.pending.partition_point(|f| f.id < frame.id);
-            if state.pending.get(at).is_none_or(|f| f.id != frame.id) {
-                state.pending.insert(at, frame.clone());
-            }
-        }
+        state.queue(rest);
         drop(state);
         self.notify.notify_one();
     }

@@ -238,20 +238,31 @@ fn plan(
         }
     };
     let plan: Plan = planned.map_err(|over| refusal(over, registration.is_some()))?;
-    // A registration describes the plugin anew; a patch keeps what the
-    // registration said (a patch without one was refused above).
+    let set = next_set(registration, previous, &row.id, &plan, at)?;
+    Ok((plan, set))
+}
+
+/// The plugin set after `plan`: a registration describes the plugin anew;
+/// a patch keeps what the registration said (a patch without one was
+/// refused before).
+fn next_set(
+    registration: Option<&Registration>,
+    previous: Option<&Loaded>,
+    session: &str,
+    plan: &Plan,
+    at: i64,
+) -> Result<PluginSet, ServerError> {
     let described = match registration {
         Some(r) => PluginSet::described_by(r),
         None => previous.map(|l| l.current()).ok_or_else(|| {
-            ApiError::NotFound(format!("A plugin registration for session {}", row.id))
+            ApiError::NotFound(format!("A plugin registration for session {session}"))
         })?,
     };
-    let set = PluginSet {
+    Ok(PluginSet {
         tools: plan.tools.clone(),
         updated_at: at,
         ..described
-    };
-    Ok((plan, set))
+    })
 }
 
 /// Stores `set` and swaps it in with its compiled schemas, then tells the

@@ -52,29 +52,8 @@ async fn wait_and_record(
     plugin_type: &str,
 ) -> Result<CallResponse, ServerError> {
     let started = Instant::now();
-    let timeout = state.config.plugin_call_timeout;
     let call_id = response.call_id;
-    let answer = match state.plugins.relay(&row.id, call_id, tool, arguments) {
-        None => Err(format!(
-            "plugin `{plugin_type}` is not connected; its tools cannot run now"
-        )),
-        Some(rx) => match tokio::time::timeout(timeout, rx).await {
-            Ok(Ok(answer)) => answer.map_err(|e| {
-                format!(
-                    "plugin `{plugin_type}` answered with an error: {}",
-                    excerpt(&e)
-                )
-            }),
-            Ok(Err(_)) => Err(format!("plugin `{plugin_type}` went away before answering")),
-            Err(_) => {
-                state.plugins.stop_waiting(call_id);
-                Err(format!(
-                    "plugin `{plugin_type}` did not answer within {} s",
-                    timeout.as_secs()
-                ))
-            }
-        },
-    };
+    let answer = relayed_answer(state, &row.id, call_id, tool, arguments, plugin_type).await;
     let duration_us = started.elapsed().as_micros() as i64;
     let (ok, result) = match &answer {
         Ok(v) => (true, v.clone()),
@@ -104,6 +83,41 @@ async fn wait_and_record(
         }
     }
     Ok(response)
+}
+
+/// Relays the call to the session's plugin and waits, at most the plugin
+/// call timeout, for its answer; `Err` is the reason the agent reads (not
+/// connected, the plugin's error, gone away, no answer in time).
+async fn relayed_answer(
+    state: &AppState,
+    session: &str,
+    call_id: i64,
+    tool: &str,
+    arguments: &Value,
+    plugin_type: &str,
+) -> Result<Value, String> {
+    let timeout = state.config.plugin_call_timeout;
+    let Some(rx) = state.plugins.relay(session, call_id, tool, arguments) else {
+        return Err(format!(
+            "plugin `{plugin_type}` is not connected; its tools cannot run now"
+        ));
+    };
+    match tokio::time::timeout(timeout, rx).await {
+        Ok(Ok(answer)) => answer.map_err(|e| {
+            format!(
+                "plugin `{plugin_type}` answered with an error: {}",
+                excerpt(&e)
+            )
+        }),
+        Ok(Err(_)) => Err(format!("plugin `{plugin_type}` went away before answering")),
+        Err(_) => {
+            state.plugins.stop_waiting(call_id);
+            Err(format!(
+                "plugin `{plugin_type}` did not answer within {} s",
+                timeout.as_secs()
+            ))
+        }
+    }
 }
 
 /// `POST /api/sessions/{id}/tool-results/{callId}`: the plugin's answer to
