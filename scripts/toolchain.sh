@@ -9,8 +9,9 @@
 # `scripts/toolchain.sh apt` does only the first, `… wasm-bindgen` only the
 # second (`make run` runs them beside the server's build: the bundles'
 # compiler is needed long before wasm-bindgen is); no argument does both.
-# wasm-bindgen-cli is built at opt-level 1 without LTO: it runs a few seconds
-# per build, and the full release profile took 3.7 of a fresh machine's
+# Only the `wasm-bindgen` binary is built, without TLS (its other binaries,
+# the test runner's, download), at opt-level 1 without LTO: it runs a few
+# seconds per build, and the full install took 3.7 of a fresh machine's
 # first `make run` minutes.
 # Environment: CARGO (default cargo), SUDO (default: sudo unless root).
 set -euo pipefail
@@ -54,5 +55,6 @@ if [ "$installed" != "$wbg_version" ]; then
   echo "Installing wasm-bindgen-cli $wbg_version (takes several minutes, once per machine)"
   CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_LTO=false \
     CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_DEBUG=false \
-    "${cargo[@]}" install wasm-bindgen-cli --version "$wbg_version" --force
+    "${cargo[@]}" install wasm-bindgen-cli --version "$wbg_version" --force \
+    --no-default-features --bin wasm-bindgen
 fi
