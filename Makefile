@@ -27,7 +27,7 @@ NAME := switchboard
 E2E := end2end
 PORT ?= 3000
 
-.PHONY: help run test dev toolchain toolchain-apt wasm-bindgen-cli server-run client-run site-run run-build e2e-deps wasm-opt client-debug client-release server-debug server-release \
+.PHONY: help run test host-checks dev toolchain toolchain-apt wasm-bindgen-cli server-run client-run site-run run-build e2e-deps wasm-opt client-debug client-release server-debug server-release \
         site-debug site-release lint unit e2e fmt bench bench-sessions bench-matrix bench-first-load bench-visualiser soak demo demo-vibe demo-chat bench-vibes bench-plugins bench-chat clean-data
 
 help:
@@ -82,7 +82,7 @@ bundle-args = $(foreach b,$(BUNDLES),$(b)=$(FRONT_TARGET)/wasm32-unknown-unknown
 BUILD_BUNDLES ?= $(BUNDLES)
 
 client-debug: toolchain
-	for b in $(BUILD_BUNDLES); do $(CLIENT_ENV) $(DEB_CARGO) $(CLIENT_ARGS) -p bundle-$$b; done
+	+for b in $(BUILD_BUNDLES); do $(CLIENT_ENV) $(DEB_CARGO) $(CLIENT_ARGS) -p bundle-$$b; done
 	$(BUNDLE) $(TARGET)/site-debug debug $(call bundle-args,debug)
 
 client-release: toolchain wasm-opt
@@ -91,7 +91,7 @@ client-release: toolchain wasm-opt
 
 # The app and the scripted model the workflow chat's end-to-end tests talk to.
 server-debug:
-	$(CARGO) build --bin $(NAME) --bin scripted-model --features ssr
+	+$(CARGO) build --bin $(NAME) --bin scripted-model --features ssr
 
 server-release:
 	$(CARGO) build --release --bin $(NAME) --features ssr
@@ -125,7 +125,17 @@ run: run-build
 	@mkdir -p data
 	SITE_ROOT=$(TARGET)/site-release PORT=$(PORT) $(TARGET)/$(SERVE_PROFILE)/$(NAME)
 
-test: toolchain e2e-deps lint unit client-debug server-debug e2e
+# The browser bundles build with Debian's cargo in their own target directory,
+# so they compile beside the checks and the server (whose cargo runs take
+# turns on one directory); the cargo runs share make's job slots.
+TEST_JOBS ?= 2
+test: toolchain e2e-deps
+	+@$(MAKE) --no-print-directory -j$(TEST_JOBS) host-checks client-debug
+	@$(MAKE) --no-print-directory e2e
+
+# fmt, clippy, the unit and HTTP tests, then the server the specs run.
+host-checks:
+	+@$(MAKE) --no-print-directory lint && $(MAKE) --no-print-directory unit && $(MAKE) --no-print-directory server-debug
 
 # The edit-and-reload loop (debug build on :$(PORT)): on every save, rebuild
 # the server and the bundles whose pages changed, and restart (scripts/dev.sh).
@@ -135,11 +145,11 @@ dev: toolchain
 # ---------------------------------------------------------------- test steps
 lint:
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --all-targets --features ssr -- -D warnings
-	$(CARGO) clippy --lib --no-default-features --features hydrate,all-pages -- -D warnings
+	+$(CARGO) clippy --all-targets --features ssr -- -D warnings
+	+$(CARGO) clippy --lib --no-default-features --features hydrate,all-pages -- -D warnings
 
 unit:
-	$(CARGO) test --features ssr
+	+$(CARGO) test --features ssr
 
 e2e:
 	cd $(E2E) && SWITCHBOARD_BIN=$(TARGET)/debug/$(NAME) SCRIPTED_MODEL_BIN=$(TARGET)/debug/scripted-model \
