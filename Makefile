@@ -45,8 +45,9 @@ toolchain:
 toolchain-apt:
 	@SUDO='$(SUDO)' scripts/toolchain.sh apt
 
+# At a lower priority: make run needs it last, the builds beside it first.
 wasm-bindgen-cli:
-	+@CARGO='$(CARGO)' scripts/toolchain.sh wasm-bindgen
+	+@CARGO='nice -n 10 $(CARGO)' scripts/toolchain.sh wasm-bindgen
 
 # Chromium for Playwright and the npm packages of the end-to-end suite.
 e2e-deps:
@@ -110,9 +111,12 @@ WASM_RUN_PROFILE ?= wasm-run
 server-run:
 	+$(CARGO) build --profile $(SERVE_PROFILE) --bin $(NAME) --features ssr
 
-client-run: toolchain-apt
+# Each bundle is staged (wasm-bindgen, wasm-opt) beside the next one's build.
+client-run: toolchain-apt wasm-opt
 	+for b in $(BUNDLES); do $(CLIENT_ENV) $(DEB_CARGO) $(CLIENT_ARGS) -Zbuild-std-features=optimize_for_size \
-		--config 'build.rustflags = [$(CLIENT_RELEASE_RUSTFLAGS)]' --profile $(WASM_RUN_PROFILE) -p bundle-$$b; done
+		--config 'build.rustflags = [$(CLIENT_RELEASE_RUSTFLAGS)]' --profile $(WASM_RUN_PROFILE) -p bundle-$$b; \
+		$(BUNDLE) $(TARGET)/site-release stage $$b=$(FRONT_TARGET)/wasm32-unknown-unknown/$(WASM_RUN_PROFILE)/bundle_$$b.wasm & \
+	done; wait
 
 site-run: client-run wasm-bindgen-cli wasm-opt
 	$(BUNDLE) $(TARGET)/site-release opt $(call bundle-args,$(WASM_RUN_PROFILE))

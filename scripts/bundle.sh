@@ -1,5 +1,11 @@
 #!/usr/bin/env bash
-# Usage: scripts/bundle.sh SITE debug|opt BUNDLE=WASM [BUNDLE=WASM…]
+# Usage: scripts/bundle.sh SITE debug|opt|stage BUNDLE=WASM [BUNDLE=WASM…]
+#
+# `stage` does only the wasm steps of `opt` (wasm-bindgen, wasm-opt) and
+# publishes nothing: `make run` stages each bundle as soon as cargo built
+# it, beside the next bundle's build, so the last `opt` call finds them up
+# to date. It skips quietly while wasm-bindgen is not (yet) the version in
+# Cargo.lock (`make run` installs it beside the bundles' build).
 #
 # Turns the wasm files cargo built for the browser, one per bundle (a group
 # of pages: `src/bundles/BUNDLE.rs`), into the site the server serves
@@ -25,11 +31,11 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 SITE debug|opt BUNDLE=WASM [BUNDLE=WASM…]" >&2
+  echo "usage: $0 SITE debug|opt|stage BUNDLE=WASM [BUNDLE=WASM…]" >&2
   exit 2
 }
 [ $# -ge 3 ] || usage
-case $2 in debug | opt) ;; *) usage ;; esac
+case $2 in debug | opt | stage) ;; *) usage ;; esac
 # Resolve the paths before leaving the caller's directory.
 site=$(realpath -m -- "$1")
 mode=$2
@@ -84,26 +90,42 @@ write_hashes() {
   mv -f "$file.tmp" "$file"
 }
 
-mkdir -p "$pkg" "$stages"
-for i in "${!bundles[@]}"; do
-  bundle=${bundles[$i]} wasm=${wasms[$i]}
-  stage=$stages/$bundle
+# stage_bundle BUNDLE WASM: wasm-bindgen's glue and module (with `opt` or
+# `stage`, through wasm-opt) in $stages/BUNDLE, unless already newer than WASM.
+stage_bundle() {
+  local bundle=$1 wasm=$2 stage=$stages/$1
   if [ -f "$stage/${bundle}_bg.wasm" ] && [ "$stage/${bundle}_bg.wasm" -nt "$wasm" ]; then
     echo "browser bundle $bundle up to date"
-  else
-    # Built aside and moved in whole, so a failed step leaves no stage
-    # that looks up to date.
-    rm -rf "$stage.tmp"
-    run wasm-bindgen --target web --no-typescript --out-name "$bundle" \
-      --out-dir "$stage.tmp" "$wasm"
-    if [ "$mode" = opt ]; then
-      run scripts/wasm-opt/node_modules/.bin/wasm-opt -Oz --enable-bulk-memory \
-        --enable-nontrapping-float-to-int -o "$stage.tmp/$bundle.opt.wasm" "$stage.tmp/${bundle}_bg.wasm"
-      mv -f "$stage.tmp/$bundle.opt.wasm" "$stage.tmp/${bundle}_bg.wasm"
-    fi
-    rm -rf "$stage"
-    mv "$stage.tmp" "$stage"
+    return
   fi
+  # Built aside and moved in whole, so a failed step leaves no stage that
+  # looks up to date.
+  rm -rf "$stage.tmp"
+  run wasm-bindgen --target web --no-typescript --out-name "$bundle" \
+    --out-dir "$stage.tmp" "$wasm"
+  if [ "$mode" != debug ]; then
+    run scripts/wasm-opt/node_modules/.bin/wasm-opt -Oz --enable-bulk-memory \
+      --enable-nontrapping-float-to-int -o "$stage.tmp/$bundle.opt.wasm" "$stage.tmp/${bundle}_bg.wasm"
+    mv -f "$stage.tmp/$bundle.opt.wasm" "$stage.tmp/${bundle}_bg.wasm"
+  fi
+  rm -rf "$stage"
+  mv "$stage.tmp" "$stage"
+}
+
+mkdir -p "$pkg" "$stages"
+if [ "$mode" = stage ]; then
+  want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+  have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+  if [ "$have" != "$want" ] || [ ! -x scripts/wasm-opt/node_modules/.bin/wasm-opt ]; then
+    echo "staging skipped: wasm-bindgen $want or wasm-opt not installed yet"
+    exit 0
+  fi
+  for i in "${!bundles[@]}"; do stage_bundle "${bundles[$i]}" "${wasms[$i]}"; done
+  exit 0
+fi
+for i in "${!bundles[@]}"; do
+  bundle=${bundles[$i]} wasm=${wasms[$i]} stage=$stages/${bundles[$i]}
+  stage_bundle "$bundle" "$wasm"
   publish "$stage/$bundle.js" "$bundle" js
   js=$published
   publish "$stage/${bundle}_bg.wasm" "$bundle" wasm
