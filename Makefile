@@ -22,6 +22,11 @@ FRONT_TARGET := $(TARGET)/front
 DEB_CARGO := /usr/bin/cargo
 DEB_RUSTC := /usr/bin/rustc
 CARGO ?= cargo
+# Cargo runs that make starts in parallel (make run, make test) do not share
+# make's job slots: with them a cargo run took every free slot and make
+# could not start the next build (the bundles waited minutes for one). Each
+# uses the machine's cores instead, and the kernel shares them out.
+OWN_JOBS := env -u MAKEFLAGS -u MFLAGS
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 NAME := switchboard
 E2E := end2end
@@ -47,7 +52,7 @@ toolchain-apt:
 
 # At a lower priority: make run needs it last, the builds beside it first.
 wasm-bindgen-cli:
-	+@CARGO='nice -n 10 $(CARGO)' scripts/toolchain.sh wasm-bindgen
+	@CARGO='$(OWN_JOBS) nice -n 10 $(CARGO)' scripts/toolchain.sh wasm-bindgen
 
 # Chromium for Playwright and the npm packages of the end-to-end suite.
 e2e-deps:
@@ -83,7 +88,7 @@ bundle-args = $(foreach b,$(BUNDLES),$(b)=$(FRONT_TARGET)/wasm32-unknown-unknown
 BUILD_BUNDLES ?= $(BUNDLES)
 
 client-debug: toolchain
-	+for b in $(BUILD_BUNDLES); do $(CLIENT_ENV) $(DEB_CARGO) $(CLIENT_ARGS) -p bundle-$$b; done
+	for b in $(BUILD_BUNDLES); do $(OWN_JOBS) $(CLIENT_ENV) $(DEB_CARGO) $(CLIENT_ARGS) -p bundle-$$b; done
 	$(BUNDLE) $(TARGET)/site-debug debug $(call bundle-args,debug)
 
 client-release: toolchain wasm-opt
@@ -92,7 +97,7 @@ client-release: toolchain wasm-opt
 
 # The app and the scripted model the workflow chat's end-to-end tests talk to.
 server-debug:
-	+$(CARGO) build --bin $(NAME) --bin scripted-model --features ssr
+	$(OWN_JOBS) $(CARGO) build --bin $(NAME) --bin scripted-model --features ssr
 
 server-release:
 	$(CARGO) build --release --bin $(NAME) --features ssr
@@ -103,17 +108,17 @@ server-release:
 # trade a little speed and size for build time; benches keep `release` and
 # `wasm-release`. The server needs only the machine's cargo, so it starts at
 # once; the bundles' compiler comes from apt, wasm-bindgen-cli builds beside
-# them (needed only to publish), and the cargo runs share make's job slots.
-RUN_JOBS ?= 3
+# them (needed only to publish) at a lower priority.
+RUN_JOBS ?= 4
 SERVE_PROFILE ?= serve
 WASM_RUN_PROFILE ?= wasm-run
 
 server-run:
-	+$(CARGO) build --profile $(SERVE_PROFILE) --bin $(NAME) --features ssr
+	$(OWN_JOBS) $(CARGO) build --profile $(SERVE_PROFILE) --bin $(NAME) --features ssr
 
 # Each bundle is staged (wasm-bindgen, wasm-opt) beside the next one's build.
 client-run: toolchain-apt wasm-opt
-	+for b in $(BUNDLES); do $(CLIENT_ENV) $(DEB_CARGO) $(CLIENT_ARGS) -Zbuild-std-features=optimize_for_size \
+	for b in $(BUNDLES); do $(OWN_JOBS) $(CLIENT_ENV) $(DEB_CARGO) $(CLIENT_ARGS) -Zbuild-std-features=optimize_for_size \
 		--config 'build.rustflags = [$(CLIENT_RELEASE_RUSTFLAGS)]' --profile $(WASM_RUN_PROFILE) -p bundle-$$b; \
 		$(BUNDLE) $(TARGET)/site-release stage $$b=$(FRONT_TARGET)/wasm32-unknown-unknown/$(WASM_RUN_PROFILE)/bundle_$$b.wasm & \
 	done; wait
@@ -131,7 +136,7 @@ run: run-build
 
 # The browser bundles build with Debian's cargo in their own target directory,
 # so they compile beside the checks and the server (whose cargo runs take
-# turns on one directory); the cargo runs share make's job slots.
+# turns on one directory).
 TEST_JOBS ?= 2
 test: toolchain e2e-deps
 	+@$(MAKE) --no-print-directory -j$(TEST_JOBS) host-checks client-debug
@@ -149,11 +154,11 @@ dev: toolchain
 # ---------------------------------------------------------------- test steps
 lint:
 	$(CARGO) fmt --all -- --check
-	+$(CARGO) clippy --all-targets --features ssr -- -D warnings
-	+$(CARGO) clippy --lib --no-default-features --features hydrate,all-pages -- -D warnings
+	$(OWN_JOBS) $(CARGO) clippy --all-targets --features ssr -- -D warnings
+	$(OWN_JOBS) $(CARGO) clippy --lib --no-default-features --features hydrate,all-pages -- -D warnings
 
 unit:
-	+$(CARGO) test --features ssr
+	$(OWN_JOBS) $(CARGO) test --features ssr
 
 e2e:
 	cd $(E2E) && SWITCHBOARD_BIN=$(TARGET)/debug/$(NAME) SCRIPTED_MODEL_BIN=$(TARGET)/debug/scripted-model \
