@@ -32,27 +32,18 @@ NAME := switchboard
 E2E := end2end
 PORT ?= 3000
 
-.PHONY: help run test host-checks dev toolchain toolchain-apt wasm-bindgen-cli server-run client-run site-run run-build e2e-deps wasm-opt client-debug client-release server-debug server-release \
+.PHONY: help run test host-checks dev toolchain bindgen run-server run-client run-site run-build e2e-deps wasm-opt client-debug client-release server-debug server-release \
         site-debug site-release lint unit e2e fmt bench bench-sessions bench-matrix bench-first-load bench-visualiser soak demo demo-vibe demo-chat bench-vibes bench-plugins bench-chat clean-data
 
 help:
-	@echo "make run   - build (release) and serve Switchboard at http://127.0.0.1:$(PORT) with demo data"
+	@echo "make run   - build (optimised for a first build) and serve Switchboard at http://127.0.0.1:$(PORT) with demo data"
 	@echo "make test  - fmt, clippy (both feature sets), unit + HTTP tests, Playwright end-to-end"
 	@echo "make dev   - debug build on :$(PORT), rebuilt and restarted on every save"
 
 # ---------------------------------------------------------------- toolchain
-# Debian's compiler with std source, lld for wasm, and wasm-bindgen-cli at the
-# exact version in Cargo.lock (the CLI and the library must match).
+# Debian's compiler with std source, lld for wasm, and brotli.
 toolchain:
-	@SUDO='$(SUDO)' CARGO='$(CARGO)' scripts/toolchain.sh
-
-# The two halves of it, for `make run`, which builds beside them.
-toolchain-apt:
-	@SUDO='$(SUDO)' scripts/toolchain.sh apt
-
-# At a lower priority: make run needs it last, the builds beside it first.
-wasm-bindgen-cli:
-	@CARGO='$(OWN_JOBS) nice -n 10 $(CARGO)' scripts/toolchain.sh wasm-bindgen
+	@SUDO='$(SUDO)' scripts/toolchain.sh
 
 # Chromium for Playwright and the npm packages of the end-to-end suite.
 e2e-deps:
@@ -79,7 +70,10 @@ BUNDLES := $(shell sed -n 's/^all-pages = \[\(.*\)\]$$/\1/p' Cargo.toml | tr -d 
 CLIENT_RELEASE_RUSTFLAGS := "-Zunstable-options", "-Cpanic=immediate-abort", "-Zlocation-detail=none", "-Zfmt-debug=none"
 CLIENT_RELEASE_ARGS := -Zbuild-std-features=optimize_for_size --config 'build.rustflags = [$(CLIENT_RELEASE_RUSTFLAGS)]' --profile wasm-release
 
-BUNDLE := NAME='$(NAME)' E2E='$(E2E)' scripts/bundle.sh
+# wasm-bindgen is `sb-wasm-bindgen` (tools/bindgen), built from the library
+# the bundles link, at the same version (Cargo.lock): no `cargo install`.
+BINDGEN := $(TARGET)/debug/sb-wasm-bindgen
+BUNDLE = WASM_BINDGEN='$(BINDGEN)' NAME='$(NAME)' E2E='$(E2E)' scripts/bundle.sh
 # bundle-args PROFILE-DIR: the NAME=WASM arguments of scripts/bundle.sh.
 bundle-args = $(foreach b,$(BUNDLES),$(b)=$(FRONT_TARGET)/wasm32-unknown-unknown/$(1)/bundle_$(b).wasm)
 
@@ -87,11 +81,14 @@ bundle-args = $(foreach b,$(BUNDLES),$(b)=$(FRONT_TARGET)/wasm32-unknown-unknown
 # every bundle is still published (an unchanged one is skipped quickly).
 BUILD_BUNDLES ?= $(BUNDLES)
 
-client-debug: toolchain
+bindgen:
+	$(OWN_JOBS) $(CARGO) build -p switchboard-bindgen
+
+client-debug: toolchain bindgen
 	for b in $(BUILD_BUNDLES); do $(OWN_JOBS) $(CLIENT_ENV) $(DEB_CARGO) $(CLIENT_ARGS) -p bundle-$$b; done
 	$(BUNDLE) $(TARGET)/site-debug debug $(call bundle-args,debug)
 
-client-release: toolchain wasm-opt
+client-release: toolchain wasm-opt bindgen
 	for b in $(BUNDLES); do $(CLIENT_ENV) $(DEB_CARGO) $(CLIENT_ARGS) $(CLIENT_RELEASE_ARGS) -p bundle-$$b; done
 	$(BUNDLE) $(TARGET)/site-release opt $(call bundle-args,wasm-release)
 
@@ -106,28 +103,30 @@ server-release:
 # Tuned for a fresh machine's first build (docs/building.md has the
 # minutes): the profiles `serve` (the server) and `wasm-run` (the bundles)
 # trade a little speed and size for build time; benches keep `release` and
-# `wasm-release`. The server needs only the machine's cargo, so it starts at
-# once; the bundles' compiler comes from apt, wasm-bindgen-cli builds beside
-# them (needed only to publish) at a lower priority.
-RUN_JOBS ?= 4
+# `wasm-release`. The server (with sb-wasm-bindgen) needs only the machine's
+# cargo, so it starts at once; the bundles' compiler comes from apt.
+RUN_JOBS ?= 3
 SERVE_PROFILE ?= serve
 WASM_RUN_PROFILE ?= wasm-run
+run-build run-server run-client run-site: BINDGEN = $(TARGET)/$(SERVE_PROFILE)/sb-wasm-bindgen
 
-server-run:
-	$(OWN_JOBS) $(CARGO) build --profile $(SERVE_PROFILE) --bin $(NAME) --features ssr
+run-server:
+	$(OWN_JOBS) $(CARGO) build --profile $(SERVE_PROFILE) -p switchboard -p switchboard-bindgen \
+		--features switchboard/ssr --bin $(NAME) --bin sb-wasm-bindgen
 
-# Each bundle is staged (wasm-bindgen, wasm-opt) beside the next one's build.
-client-run: toolchain-apt wasm-opt
+# Each bundle is staged (wasm-bindgen, wasm-opt) beside the next one's build
+# (once sb-wasm-bindgen is built; the last step stages what is left).
+run-client: toolchain wasm-opt
 	for b in $(BUNDLES); do $(OWN_JOBS) $(CLIENT_ENV) $(DEB_CARGO) $(CLIENT_ARGS) -Zbuild-std-features=optimize_for_size \
 		--config 'build.rustflags = [$(CLIENT_RELEASE_RUSTFLAGS)]' --profile $(WASM_RUN_PROFILE) -p bundle-$$b; \
 		$(BUNDLE) $(TARGET)/site-release stage $$b=$(FRONT_TARGET)/wasm32-unknown-unknown/$(WASM_RUN_PROFILE)/bundle_$$b.wasm & \
 	done; wait
 
-site-run: client-run wasm-bindgen-cli wasm-opt
+run-site: run-client run-server
 	$(BUNDLE) $(TARGET)/site-release opt $(call bundle-args,$(WASM_RUN_PROFILE))
 
 run-build:
-	+@$(MAKE) --no-print-directory -j$(RUN_JOBS) server-run site-run
+	+@$(MAKE) --no-print-directory -j$(RUN_JOBS) run-site
 
 # ---------------------------------------------------------------- the two commands
 run: run-build

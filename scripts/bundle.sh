@@ -4,8 +4,8 @@
 # `stage` does only the wasm steps of `opt` (wasm-bindgen, wasm-opt) and
 # publishes nothing: `make run` stages each bundle as soon as cargo built
 # it, beside the next bundle's build, so the last `opt` call finds them up
-# to date. It skips quietly while wasm-bindgen is not (yet) the version in
-# Cargo.lock (`make run` installs it beside the bundles' build).
+# to date. It skips quietly while wasm-bindgen is not built yet (`make run`
+# builds it with the server, beside the bundles).
 #
 # Turns the wasm files cargo built for the browser, one per bundle (a group
 # of pages: `src/bundles/BUNDLE.rs`), into the site the server serves
@@ -26,8 +26,9 @@
 # compressed again. Release bundles (`opt`) are compressed hardest (brotli
 # 11, gzip 9); debug bundles, for the tests, quickly. Files of earlier
 # builds (and of bundles no longer built) are removed from SITE/pkg.
-# Environment: NAME (the stylesheet's name, default switchboard), E2E
-# (default end2end).
+# Environment: WASM_BINDGEN (the wasm-bindgen to run: `sb-wasm-bindgen`,
+# tools/bindgen, which takes INPUT OUT_DIR NAME), NAME (the stylesheet's
+# name, default switchboard), E2E (default end2end).
 set -euo pipefail
 
 usage() {
@@ -48,6 +49,7 @@ for arg in "$@"; do
   bundles+=("$name")
   wasms+=("$(realpath -m -- "${arg#*=}")")
 done
+WASM_BINDGEN=$(realpath -m -- "${WASM_BINDGEN:?set WASM_BINDGEN to sb-wasm-bindgen (make bindgen)}")
 cd "$(dirname "$0")/.."
 
 NAME=${NAME:-switchboard}
@@ -101,8 +103,7 @@ stage_bundle() {
   # Built aside and moved in whole, so a failed step leaves no stage that
   # looks up to date.
   rm -rf "$stage.tmp"
-  run wasm-bindgen --target web --no-typescript --out-name "$bundle" \
-    --out-dir "$stage.tmp" "$wasm"
+  run "$WASM_BINDGEN" "$wasm" "$stage.tmp" "$bundle"
   if [ "$mode" != debug ]; then
     run scripts/wasm-opt/node_modules/.bin/wasm-opt -Oz --enable-bulk-memory \
       --enable-nontrapping-float-to-int -o "$stage.tmp/$bundle.opt.wasm" "$stage.tmp/${bundle}_bg.wasm"
@@ -114,10 +115,8 @@ stage_bundle() {
 
 mkdir -p "$pkg" "$stages"
 if [ "$mode" = stage ]; then
-  want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
-  have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
-  if [ "$have" != "$want" ] || [ ! -x scripts/wasm-opt/node_modules/.bin/wasm-opt ]; then
-    echo "staging skipped: wasm-bindgen $want or wasm-opt not installed yet"
+  if [ ! -x "$WASM_BINDGEN" ] || [ ! -x scripts/wasm-opt/node_modules/.bin/wasm-opt ]; then
+    echo "staging skipped: sb-wasm-bindgen or wasm-opt not built yet"
     exit 0
   fi
   for i in "${!bundles[@]}"; do stage_bundle "${bundles[$i]}" "${wasms[$i]}"; done
