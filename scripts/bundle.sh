@@ -21,8 +21,8 @@
 #     SITE/hash.txt (`css: HASH`), which the server reads to link them; the
 #     server sends them with a year's immutable caching;
 #   - the public/ files into SITE.
-# A bundle's wasm steps are skipped ("up to date") when its staged module is
-# newer than its WASM; a file whose hashed name is already published is not
+# A bundle's wasm steps are skipped ("up to date") when it was staged from
+# this WASM as it is now (path, time, size) in this mode; a file whose hashed name is already published is not
 # compressed again. Release bundles (`opt`) are compressed hardest (brotli
 # 11, gzip 9); debug bundles, for the tests, quickly. Files of earlier
 # builds (and of bundles no longer built) are removed from SITE/pkg.
@@ -95,8 +95,12 @@ write_hashes() {
 # stage_bundle BUNDLE WASM: wasm-bindgen's glue and module (with `opt` or
 # `stage`, through wasm-opt) in $stages/BUNDLE, unless already newer than WASM.
 stage_bundle() {
-  local bundle=$1 wasm=$2 stage=$stages/$1
-  if [ -f "$stage/${bundle}_bg.wasm" ] && [ "$stage/${bundle}_bg.wasm" -nt "$wasm" ]; then
+  local bundle=$1 wasm=$2 stage=$stages/$1 source
+  # What the stage was made from: the module's path, time and size, so a
+  # stage of another profile's module (make run's, then a bench's) is not
+  # taken for this one's.
+  source="$wasm $(stat -c '%Y %s' "$wasm") $([ "$mode" = debug ] && echo debug || echo opt)"
+  if [ -f "$stage/${bundle}_bg.wasm" ] && [ "$(cat "$stage/source" 2>/dev/null)" = "$source" ]; then
     echo "browser bundle $bundle up to date"
     return
   fi
@@ -109,6 +113,7 @@ stage_bundle() {
       --enable-nontrapping-float-to-int -o "$stage.tmp/$bundle.opt.wasm" "$stage.tmp/${bundle}_bg.wasm"
     mv -f "$stage.tmp/$bundle.opt.wasm" "$stage.tmp/${bundle}_bg.wasm"
   fi
+  echo "$source" >"$stage.tmp/source"
   rm -rf "$stage"
   mv "$stage.tmp" "$stage"
 }
