@@ -1,23 +1,16 @@
 //! `sb-wasm-bindgen INPUT.wasm OUT_DIR NAME`: writes the JavaScript glue
 //! `NAME.js` and the module `NAME_bg.wasm` for a browser bundle, as
 //! `wasm-bindgen --target web --no-typescript --out-name NAME --out-dir
-//! OUT_DIR INPUT.wasm` does (the same builder calls, so the same bytes);
-//! `sb-wasm-bindgen --version` prints the library's version, which must be
-//! the `wasm-bindgen` the bundles link.
+//! OUT_DIR INPUT.wasm` does (the same builder calls, so the same bytes).
+//! Its library's version is pinned in its Cargo.toml to the `wasm-bindgen`
+//! the bundles link.
 
 use anyhow::{bail, Context, Result};
 use wasm_bindgen_cli_support::Bindgen;
 
-/// The version of the wasm-bindgen library this tool is built from.
-const VERSION: &str = "0.2.130";
-
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
-        [flag] if flag == "--version" => {
-            println!("sb-wasm-bindgen {VERSION}");
-            Ok(())
-        }
         [input, out_dir, name] => {
             let mut bindgen = Bindgen::new();
             bindgen.web(true)?;
@@ -46,6 +39,6 @@ fn main() -> Result<()> {
                 .generate(out_dir)
                 .with_context(|| format!("wasm-bindgen of {input}"))
         }
-        _ => bail!("usage: sb-wasm-bindgen INPUT.wasm OUT_DIR NAME | --version"),
+        _ => bail!("usage: sb-wasm-bindgen INPUT.wasm OUT_DIR NAME"),
     }
 }
