@@ -48,7 +48,7 @@ pub async fn open_playground_session(workflow_id: String) -> Result<PlaygroundSe
         state
             .budgets
             .admit_playground(user.0.id, state.clock.now())?;
-        let opened = sessions::open(&state, &workflow_id, None, true).await?;
+        let opened = sessions::open(&state, &workflow_id, &Default::default(), true).await?;
         Ok(PlaygroundSession {
             session_id: opened.id,
             plugin_token: opened.plugin_token,

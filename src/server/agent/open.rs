@@ -8,6 +8,7 @@ use super::watch::summary_of;
 use crate::domain::agent_session::SessionEvent;
 use crate::domain::limits::excerpt;
 use crate::domain::session_access::SESSION_TOKEN_PREFIX;
+use crate::domain::session_origin::Opener;
 use crate::domain::vibe::find_agent;
 use crate::domain::workflow_state::{AgentContext, WorkflowState};
 use crate::error::ApiError;
@@ -33,7 +34,7 @@ pub struct Opened {
 pub async fn open(
     state: &AppState,
     workflow: &str,
-    api_key: Option<i64>,
+    opener: &Opener,
     runs_builtins: bool,
 ) -> Result<Opened, ServerError> {
     if !state.rules().has_workflow(workflow) {
@@ -51,7 +52,7 @@ pub async fn open(
     ws.workflow_step = state.rules().first_step(workflow);
     // A new session has no plugin yet.
     let tools = tools_under(&state.rules(), None, &ws).join(",");
-    start(state, ws, api_key, runs_builtins, &tools, None).await
+    start(state, ws, opener, runs_builtins, &tools, None).await
 }
 
 /// Stores a new session starting in `ws`, announces it to its (future)
@@ -59,7 +60,7 @@ pub async fn open(
 async fn start(
     state: &AppState,
     ws: WorkflowState,
-    api_key: Option<i64>,
+    opener: &Opener,
     runs_builtins: bool,
     tools: &str,
     lesson: Option<LessonFields<'_>>,
@@ -74,7 +75,7 @@ async fn start(
             id: &id,
             token_hash: &token_hash(&token),
             plugin_token_hash: &token_hash(&plugin_token),
-            api_key,
+            opener,
             state: &ws,
             runs_builtins,
             tools_seen: tools,
@@ -103,7 +104,7 @@ pub async fn open_vibe(
     state: &AppState,
     vibe: &str,
     agent: Option<&str>,
-    api_key: Option<i64>,
+    opener: &Opener,
 ) -> Result<Opened, ServerError> {
     let rules = state.rules();
     let Some(v) = rules.vibe(vibe) else {
@@ -149,7 +150,7 @@ pub async fn open_vibe(
     });
     // A new session has no plugin yet.
     let tools = tools_under(&state.rules(), None, &ws).join(",");
-    start(state, ws, api_key, true, &tools, None).await
+    start(state, ws, opener, true, &tools, None).await
 }
 
 /// A tutor session's tools and whose session it is.
@@ -169,7 +170,7 @@ pub struct LessonRun<'a> {
 pub async fn open_lesson(
     state: &AppState,
     run: LessonRun<'_>,
-    api_key: Option<i64>,
+    opener: &Opener,
 ) -> Result<Opened, ServerError> {
     let ws = WorkflowState::start(&format!("lesson-{}", run.lesson_id));
     let tools = run.tools.join(",");
@@ -179,5 +180,5 @@ pub async fn open_lesson(
         student: run.student,
         planned_minutes: run.planned_minutes,
     };
-    start(state, ws, api_key, true, &tools, Some(lesson)).await
+    start(state, ws, opener, true, &tools, Some(lesson)).await
 }

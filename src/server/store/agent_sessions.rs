@@ -7,6 +7,7 @@
 //! reads and writes rows.
 
 use crate::domain::lesson::nudge::{Timing, TurnLog};
+use crate::domain::session_origin::{Opener, StartedBy};
 use crate::domain::workflow_state::WorkflowState;
 use crate::server::platform::db::now;
 use crate::server::ServerError;
@@ -52,6 +53,12 @@ pub struct SessionRow {
     pub calls_stored: i64,
     /// Bytes of arguments and results recorded for it so far.
     pub bytes_stored: i64,
+    /// The signed-in user who opened it (a trial or a manual start).
+    pub opened_by: Option<i64>,
+    /// A user trying their configuration, listed apart from real runs.
+    pub trial: bool,
+    /// JSON `StartedBy`: the start trigger that opened it.
+    pub started_by: Option<String>,
 }
 
 impl SessionRow {
@@ -60,6 +67,11 @@ impl SessionRow {
         serde_json::from_str(&self.state).map_err(|e| {
             ServerError::Config(format!("session {} has an unreadable state: {e}", self.id))
         })
+    }
+
+    /// What started it, when a start trigger did.
+    pub fn started_by(&self) -> Option<StartedBy> {
+        serde_json::from_str(self.started_by.as_deref()?).ok()
     }
 
     /// The turns reported so far (none yet: an empty log).
@@ -85,7 +97,7 @@ impl SessionRow {
     }
 }
 
-const SELECT: &str = "SELECT id, token_hash, state, verified_account, ended_at, last_activity, created_at, runs_builtins, tools_seen, lesson_id, lesson_tools, student, planned_minutes, turns, api_key_id, calls_stored, bytes_stored FROM agent_sessions";
+const SELECT: &str = "SELECT id, token_hash, state, verified_account, ended_at, last_activity, created_at, runs_builtins, tools_seen, lesson_id, lesson_tools, student, planned_minutes, turns, api_key_id, calls_stored, bytes_stored, opened_by, trial, started_by FROM agent_sessions";
 
 /// The session with this id, if any.
 pub async fn find(db: &SqlitePool, id: &str) -> Result<Option<SessionRow>, ServerError> {
@@ -154,8 +166,8 @@ pub struct NewSession<'a> {
     pub token_hash: &'a str,
     /// SHA-256 of its first plugin token.
     pub plugin_token_hash: &'a str,
-    /// The API key that opened it.
-    pub api_key: Option<i64>,
+    /// Who or what opened it.
+    pub opener: &'a Opener,
     /// Its first state.
     pub state: &'a WorkflowState,
     /// Whether Switchboard runs the built-in demo tools for it.
@@ -187,12 +199,13 @@ pub async fn insert(db: &SqlitePool, session: &NewSession<'_>) -> Result<(), Ser
     let mut tx = db.begin().await?;
     sqlx::query(
         "INSERT INTO agent_sessions (id, token_hash, api_key_id, state, runs_builtins, tools_seen,
-                                     lesson_id, lesson_tools, student, planned_minutes, created_at, last_activity)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                     lesson_id, lesson_tools, student, planned_minutes, created_at, last_activity,
+                                     opened_by, trial, started_by)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(session.id)
     .bind(session.token_hash)
-    .bind(session.api_key)
+    .bind(session.opener.api_key)
     .bind(serde_json::to_string(session.state).unwrap_or_default())
     .bind(session.runs_builtins)
     .bind(session.tools_seen)
@@ -202,6 +215,15 @@ pub async fn insert(db: &SqlitePool, session: &NewSession<'_>) -> Result<(), Ser
     .bind(session.lesson.and_then(|l| l.planned_minutes))
     .bind(session.at)
     .bind(session.at)
+    .bind(session.opener.user)
+    .bind(session.opener.trial)
+    .bind(
+        session
+            .opener
+            .started_by
+            .as_ref()
+            .map(|s| serde_json::to_string(s).unwrap_or_default()),
+    )
     .execute(&mut *tx)
     .await?;
     set_plugin_token(&mut *tx, session.id, session.plugin_token_hash, session.at).await?;

@@ -14,6 +14,7 @@ use crate::domain::declaration::DeclarationFormat;
 use crate::domain::lesson::nudge::{Speaker, TURN_TEXT_MAX_BYTES};
 use crate::domain::limits::{bytes_in_words, CALLS_PAGE_MAX, STUDENT_MAX_CHARS};
 use crate::domain::session_access::Act;
+use crate::domain::session_origin::Opener;
 use crate::error::ApiError;
 use crate::server::agent::hub::Frame;
 use crate::server::agent::listing::{lesson_prompt, Listing};
@@ -124,10 +125,15 @@ async fn open(
     }
     let opened = match (&body.workflow_id, body.lesson_id, &body.vibe_id) {
         (Some(workflow), None, None) => {
-            sessions::open(&state, workflow, Some(key.id()), body.run_builtins).await?
+            sessions::open(&state, workflow, &Opener::key(key.id()), body.run_builtins).await?
         }
         (None, None, Some(vibe)) => {
-            sessions::open_vibe(&state, vibe, body.agent_id.as_deref(), Some(key.id())).await?
+            sessions::open_vibe(
+                &state,
+                vibe,
+                body.agent_id.as_deref(),
+                &Opener::key(key.id()),
+            ).await?
         }
         (_, _, Some(_)) => {
             return Err(ApiError::invalid(
@@ -162,7 +168,7 @@ async fn open(
                 student,
                 planned_minutes: lesson.draft.duration_minutes,
             };
-            sessions::open_lesson(&state, run, Some(key.id())).await?
+            sessions::open_lesson(&state, run, &Opener::key(key.id())).await?
         }
         _ => {
             return Err(ApiError::invalid(
