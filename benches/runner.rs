@@ -64,7 +64,10 @@ async fn runner_steps(client: &reqwest::Client, base: &str, key: &str, model: &s
     let ask = json!([{"role": "user", "content": "bench runner turn"}]);
     let (first, _) = step(client, &url, &token, &ask).await;
     let with_call = first["messages"].clone();
-    assert_eq!(with_call[1]["tool_calls"][0]["function"]["name"], "get_server_time");
+    assert_eq!(
+        with_call[1]["tool_calls"][0]["function"]["name"],
+        "get_server_time"
+    );
     let (mut model_steps, mut tool_steps) = (Vec::new(), Vec::new());
     for i in 0..ROUNDS + WARM_UP {
         let (_, took) = step(client, &url, &token, &ask).await;
@@ -97,7 +100,10 @@ async fn runner_steps(client: &reqwest::Client, base: &str, key: &str, model: &s
             alone.push(started.elapsed());
         }
     }
-    let model_step = summary("runner step calling the model (HTTP, loopback)", model_steps);
+    let model_step = summary(
+        "runner step calling the model (HTTP, loopback)",
+        model_steps,
+    );
     let model_alone = summary("  the scripted model alone, same request", alone);
     println!(
         "  => model step excluding model time: {:?} (target <= 2 ms)",

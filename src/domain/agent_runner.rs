@@ -10,6 +10,7 @@
 //! `workflow_chat::next_action`'s rule, shared with the workflow chat.
 
 use crate::domain::agent_session::{CallResponse, CallStatus};
+use crate::domain::lesson::nudge::Nudge;
 use crate::domain::workflow_chat::{ChatMessage, ChatRole};
 use crate::domain::workflow_def::Step;
 use crate::domain::workflow_state::WorkflowState;
@@ -133,6 +134,23 @@ pub fn call_error(tool: &str, why: &str) -> String {
     format!("Error: `{tool}` was not called: {why}")
 }
 
+/// What a tutor session's model is told, after the history, when the
+/// lesson's triggers fired on the student's turn: each nudge's words, as
+/// a backend reporting turns would pass them on. `None` without nudges.
+pub fn nudge_note(nudges: &[Nudge]) -> Option<String> {
+    if nudges.is_empty() {
+        return None;
+    }
+    let lines: Vec<String> = nudges
+        .iter()
+        .map(|n| format!("- {} (`{}`)", n.text, n.tool))
+        .collect();
+    Some(format!(
+        "Switchboard's lesson triggers fired on the student's turn:\n{}",
+        lines.join("\n")
+    ))
+}
+
 /// The assistant message that ends a turn at its step limit.
 pub fn stop_message(step_limit: usize) -> ChatMessage {
     ChatMessage::text(
@@ -225,6 +243,20 @@ mod tests {
         r.tools_changed = true;
         r.tools = Some(vec!["a".into(), "b".into()]);
         assert!(call_answer("t", &r).ends_with("Your tools changed; you may now call: a, b."));
+    }
+
+    #[test]
+    fn nudges_are_told_with_their_tools_and_none_is_nothing() {
+        assert_eq!(nudge_note(&[]), None);
+        let nudge = Nudge {
+            tool: "mark_for_review".into(),
+            trigger: crate::domain::lesson::trigger::TriggerKind::Keyword,
+            text: "The student said \"ayer\": check the past tense.".into(),
+            at: 0,
+        };
+        let note = nudge_note(&[nudge]).unwrap();
+        assert!(note
+            .ends_with("- The student said \"ayer\": check the past tense. (`mark_for_review`)"));
     }
 
     #[test]

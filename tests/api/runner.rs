@@ -213,6 +213,20 @@ async fn a_teacher_tries_a_lesson_the_tutor_records_and_a_disabled_tool_is_refus
         ]
     );
 
+    // The runner reported the turns as a backend would: one each.
+    let page: Value = app
+        .rpc_with(&teacher, "session_page", &[("id", &id)])
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        page["snapshot"]["turns"]["student"], 1,
+        "{}",
+        page["snapshot"]
+    );
+    assert_eq!(page["snapshot"]["turns"]["tutor"], 1);
+
     // Nobody else may drive the teacher's trial; a cross-site page may not
     // either.
     let other = app.other_teacher().await;

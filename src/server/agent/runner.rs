@@ -11,16 +11,20 @@
 //! path (`call::call`: enforcement, built-ins, plugin relay); a refusal,
 //! an error and a result still awaited are tool messages the model reads
 //! (`domain::agent_runner`). Model failures become the assistant's words,
-//! never a 500. Who may ask for a step is `access::may_drive`'s answer.
+//! never a 500. In a tutor session the runner reports the turns as a
+//! backend would (the student's message, the tutor's answer), so the
+//! lesson's nudges fire, reach the model and show to watchers. Who may ask for a step is `access::may_drive`'s answer.
 
 use super::access::get;
 use super::call::call;
 use super::listing::{tools_told, Listing};
+use super::turns::turn;
 use crate::domain::agent_runner::{
-    call_answer, call_error, pending, stop_message, StepRequest, StepResponse,
+    call_answer, call_error, nudge_note, pending, stop_message, StepRequest, StepResponse,
 };
 use crate::domain::agent_session::CallStatus;
 use crate::domain::declaration::DeclarationFormat;
+use crate::domain::lesson::nudge::{Speaker, TURN_TEXT_MAX_BYTES};
 use crate::domain::limits::excerpt;
 use crate::domain::workflow_chat::{
     check_messages, is_complete, model_history, next_action, read_reply, Action, ChatMessage,
@@ -54,7 +58,21 @@ pub async fn step(
         next_action(&request.messages, limit).map_err(|p| ApiError::invalid(p.field, p.message))?;
     let added = match action {
         Action::StopTurn => stop_message(limit),
-        Action::CallModel => ask_model(state, &row, &request.messages).await?,
+        Action::CallModel => {
+            let note = student_turn(state, &row, &request.messages).await?;
+            let answer = ask_model(state, &row, &request.messages, note).await?;
+            if is_complete(&answer) && row.lesson_id.is_some() {
+                let said = cut(&answer.content);
+                turn(
+                    state,
+                    get(state, &row.id).await?,
+                    Speaker::Tutor,
+                    Some(said),
+                )
+                .await?;
+            }
+            answer
+        }
         Action::RunTool(tool_call) => {
             let tool_call = tool_call.clone();
             let answer = run_tool(state, &row, &tool_call).await?;
@@ -93,12 +111,49 @@ pub async fn run_turn(
     }
 }
 
-/// The model's next message, given the session's listing now; a model
-/// that cannot be reached or answers unusably is the assistant's words.
+/// In a tutor session, the student's new message is a turn: it is
+/// counted as a backend reporting turns would, so watchers see it and the
+/// lesson's triggers fire; the nudges they give, in words for the model.
+/// Nothing for other sessions, or when the turn was already counted (a
+/// model step after tool results).
+async fn student_turn(
+    state: &AppState,
+    row: &SessionRow,
+    history: &[ChatMessage],
+) -> Result<Option<String>, ServerError> {
+    let Some(said) = history.last().filter(|m| m.role == ChatRole::User) else {
+        return Ok(None);
+    };
+    if row.lesson_id.is_none() {
+        return Ok(None);
+    }
+    let answer = turn(
+        state,
+        row.clone(),
+        Speaker::Student,
+        Some(cut(&said.content)),
+    )
+    .await?;
+    Ok(nudge_note(&answer.nudges))
+}
+
+/// `text` cut to what a reported turn may hold, at a character boundary.
+fn cut(text: &str) -> &str {
+    let mut end = text.len().min(TURN_TEXT_MAX_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// The model's next message, given the session's listing now (and
+/// `note`, the lesson's nudges, after the history); a model that cannot
+/// be reached or answers unusably is the assistant's words.
 async fn ask_model(
     state: &AppState,
     row: &SessionRow,
     history: &[ChatMessage],
+    note: Option<String>,
 ) -> Result<ChatMessage, ServerError> {
     let model = state
         .config
@@ -122,6 +177,9 @@ async fn ask_model(
             .iter()
             .map(|m| serde_json::to_value(m).unwrap_or(Value::Null)),
     );
+    if let Some(note) = note {
+        messages.push(json!({"role": "system", "content": note}));
+    }
     Ok(match model.complete(&messages, &tools).await {
         Ok(reply) => read_reply(&reply).unwrap_or_else(|why| {
             ChatMessage::text(
