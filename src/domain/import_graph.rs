@@ -56,6 +56,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("pages", include_str!("pages.rs")),
     ("plugin", include_str!("plugin.rs")),
     ("session_access", include_str!("session_access.rs")),
+    ("session_checks", include_str!("session_checks.rs")),
     ("state_labels", include_str!("state_labels.rs")),
     ("time", include_str!("time.rs")),
     ("todos", include_str!("todos.rs")),
