@@ -31,5 +31,6 @@ mod sessions;
 mod throttle;
 mod todos;
 mod vibes;
+mod visualiser;
 mod workflow_chat;
 mod workflows;
