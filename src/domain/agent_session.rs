@@ -7,9 +7,7 @@
 use crate::domain::lesson::nudge::{Nudge, TurnLog};
 use crate::domain::limits::SESSION_OWN_CHECKS_MAX;
 use crate::domain::vibe::AgentView;
-use crate::domain::workflow_state::{
-    AgentContext, WorkflowState, ACCOUNT_FOUND, IDENTITY_VERIFIED,
-};
+use crate::domain::workflow_state::{AgentContext, WorkflowState};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -361,22 +359,6 @@ pub fn own_checks_problem(
     })
 }
 
-/// Checks the visualiser always lists, set or not, so a watcher sees from
-/// the start what a session still has to pass.
-pub const KNOWN_CHECKS: [&str; 2] = [IDENTITY_VERIFIED, ACCOUNT_FOUND];
-
-/// The checks to list for `state`: the known ones first, then any other the
-/// session has set, in name order.
-pub fn check_names(state: &WorkflowState) -> Vec<String> {
-    let mut names: Vec<String> = KNOWN_CHECKS.iter().map(|s| s.to_string()).collect();
-    for k in state.checks.keys() {
-        if !names.contains(k) {
-            names.push(k.clone());
-        }
-    }
-    names
-}
-
 /// The checks whose value `checks` sets anew or differently from `old`: the
 /// ones the visualiser makes pulse.
 pub fn changed_checks(old: &WorkflowState, checks: &BTreeMap<String, bool>) -> Vec<String> {
@@ -486,6 +468,7 @@ mod tests {
     }
 
     use super::*;
+    use crate::domain::workflow_state::{ACCOUNT_FOUND, IDENTITY_VERIFIED};
     use serde_json::json;
 
     fn with_checks(names: impl IntoIterator<Item = String>) -> WorkflowState {
@@ -553,18 +536,6 @@ mod tests {
             reason: "idle timeout".into(),
         };
         assert_eq!(serde_json::to_value(&e).unwrap()["type"], "ended");
-    }
-
-    #[test]
-    fn known_checks_are_listed_first_then_the_ones_set() {
-        let mut state = WorkflowState::start("idv");
-        assert_eq!(check_names(&state), [IDENTITY_VERIFIED, ACCOUNT_FOUND]);
-        state.checks.insert("a_custom_check".into(), true);
-        state.checks.insert(ACCOUNT_FOUND.into(), false);
-        assert_eq!(
-            check_names(&state),
-            [IDENTITY_VERIFIED, ACCOUNT_FOUND, "a_custom_check"]
-        );
     }
 
     #[test]

@@ -57,6 +57,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("pages", include_str!("pages.rs")),
     ("plugin", include_str!("plugin.rs")),
     ("session_access", include_str!("session_access.rs")),
+    ("session_checks", include_str!("session_checks.rs")),
     ("session_origin", include_str!("session_origin.rs")),
     ("state_labels", include_str!("state_labels.rs")),
     ("time", include_str!("time.rs")),

@@ -25,6 +25,7 @@ pub mod net;
 pub mod pages;
 pub mod plugin;
 pub mod session_access;
+pub mod session_checks;
 pub mod session_origin;
 pub mod state_labels;
 pub mod time;

@@ -32,5 +32,6 @@ mod sessions;
 mod throttle;
 mod todos;
 mod vibes;
+mod visualiser;
 mod workflow_chat;
 mod workflows;

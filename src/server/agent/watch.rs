@@ -6,10 +6,11 @@ use super::access::get;
 use super::listing::{agent_view, tools_now};
 use crate::domain::agent_session::{SessionEvent, SessionSnapshot, SessionSummary, ToolCallRecord};
 use crate::domain::limits::{CALLS_PAGE_MAX, SNAPSHOT_CALLS, SNAPSHOT_VALUE_MAX_BYTES};
+use crate::domain::session_checks::{tool_checks, Outline, WorkflowChecks};
 use crate::domain::workflow_state::WorkflowState;
 use crate::server::platform::db::now;
 use crate::server::store::agent_sessions::{self as rows, SessionRow};
-use crate::server::store::tool_calls;
+use crate::server::store::{lessons, tool_calls};
 use crate::server::{AppState, ServerError};
 use serde_json::json;
 
@@ -90,6 +91,71 @@ pub async fn snapshot_of(
         ended: row.ended_at.is_some(),
         session_id: row.id,
     })
+}
+
+/// What session `row` runs, for its watchers: its lesson (tasks and
+/// review items), its vibe (what its agents' tools require or set) or the
+/// workflows it may be in (what each one's tools, its steps' included,
+/// require or set). Read from the lesson and the rules in force, so the
+/// visualiser draws the session's own definition.
+pub async fn outline(state: &AppState, row: &SessionRow) -> Result<Outline, ServerError> {
+    if row.lesson_tools.is_some() {
+        let lesson = match row.lesson_id {
+            Some(id) => Some(lessons::get_any(&state.db, id).await?.draft),
+            None => None,
+        };
+        return Ok(Outline::lesson(lesson.as_ref()));
+    }
+    let rules = state.rules();
+    let labels = &rules.bindings.labels;
+    let tools = |ids: &[String]| {
+        ids.iter()
+            .filter_map(|id| rules.tool(id))
+            .collect::<Vec<_>>()
+    };
+    if let Some(ctx) = row.workflow_state()?.agent {
+        let vibe = rules.vibe(&ctx.vibe);
+        let agents = vibe.map(|v| rules.agents_of(v)).unwrap_or_default();
+        let mut ids: Vec<String> = Vec::new();
+        for agent in &agents {
+            for id in vibe.map(|v| v.tools_of(agent)).unwrap_or_default() {
+                if !ids.contains(&id) {
+                    ids.push(id);
+                }
+            }
+        }
+        return Ok(Outline::Vibe {
+            name: vibe.map_or_else(|| ctx.vibe.clone(), |v| v.name.clone()),
+            agents: agents
+                .iter()
+                .map(|a| (a.id.to_string(), a.name.clone()))
+                .collect(),
+            checks: tool_checks(tools(&ids), labels),
+        });
+    }
+    let workflows = rules
+        .workflows()
+        .iter()
+        .map(|w| {
+            let mut ids = rules.available(w.id.as_str());
+            for step in rules
+                .definition(w.id.as_str())
+                .map_or(&[][..], |d| &d.steps)
+            {
+                for tool in &step.tools {
+                    if !ids.iter().any(|t| t == tool.as_str()) {
+                        ids.push(tool.to_string());
+                    }
+                }
+            }
+            WorkflowChecks {
+                id: w.id.to_string(),
+                name: w.name.clone(),
+                checks: tool_checks(tools(&ids), labels),
+            }
+        })
+        .collect();
+    Ok(Outline::Workflows { workflows })
 }
 
 /// Tells watchers (the session's and the list's) when `ws` differs from

@@ -1,5 +1,6 @@
-//! `/sessions/{id}`: one session as it happens — workflow, step, checks,
-//! the tools it has now and every tool call — kept current by the session's
+//! `/sessions/{id}`: one session as it happens — what it runs (lesson,
+//! workflow or vibe), step, the checks its own definition declares, the
+//! tools it has now and every tool call — kept current by the session's
 //! event stream.
 
 use crate::api::sessions::{session_page, SessionPageData};
@@ -82,6 +83,11 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
     let link = RwSignal::new(Link::Connecting);
     let workflows = StoredValue::new(data.workflows.clone());
     let labels = StoredValue::new(data.labels.clone());
+    let outline = StoredValue::new(data.outline.clone());
+    // The checks panel and the progress panel read the same rows.
+    let checks = Memo::new(move |_| {
+        ws.with(|w| outline.with_value(|o| labels.with_value(|l| o.rows(w, l))))
+    });
 
     let apply = move |event: SessionEvent| match event {
         SessionEvent::Snapshot(s) => {
@@ -170,12 +176,8 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
         link,
     );
 
-    let workflow = move || {
-        ws.with(|w| match &w.agent {
-            Some(ctx) => format!("{} · {}", ctx.vibe, ctx.agent),
-            None => workflows.with_value(|list| workflow_name(list, &w.current_workflow)),
-        })
-    };
+    // The lesson's title, the workflow's name or the vibe's and agent's.
+    let title = move || ws.with(|w| outline.with_value(|o| o.title(w)));
     // The console offers the session's listing (its callable tools, as
     // every door describes them), the rest of the catalogue, then the
     // plugin's active tools.
@@ -206,7 +208,7 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
             </div>
             <div class="session-badges">
                 <span class="workflow-badge" data-testid="workflow-badge">
-                    {workflow}
+                    {title}
                 </span>
                 <span
                     class="step"
@@ -223,11 +225,7 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
         </section>
         <div class="visualiser">
             <div class="vis-side">
-                // A vibe session has agents, not checks: the panel only
-                // appears once something sets one.
-                <Show when=move || ws.with(|w| w.agent.is_none() || !w.checks.is_empty())>
-                    <ChecksPanel ws pulsing labels />
-                </Show>
+                <ChecksPanel checks pulsing none=data.outline.none_declared() />
                 <WorkflowSteps ws steps=StoredValue::new(data.workflow_steps.clone()) />
                 <section class="panel">
                     <h2>"Tools available now"</h2>
@@ -239,7 +237,7 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
                 </section>
                 <AgentPanel agent />
                 <PluginPanel plugin tools=plugin_tools />
-                <Progress started_at planned_minutes ended_at turns />
+                <Progress started_at planned_minutes ended_at turns checks />
                 {has_console.then(|| view! { <Console session_id=session_id.clone() tools=console_tools /> })}
             </div>
             <section class="panel timeline-panel">
