@@ -25,6 +25,7 @@ pub mod pages;
 pub mod plugin;
 pub mod session_access;
 pub mod session_origin;
+pub mod start_trigger;
 pub mod state_labels;
 pub mod time;
 pub mod todos;
