@@ -13,6 +13,7 @@ pub mod lessons;
 pub mod mcp;
 pub mod plugins;
 pub mod sessions;
+pub mod triggers;
 pub mod vibes;
 pub mod workflows;
 
@@ -36,6 +37,7 @@ pub fn router() -> Router<AppState> {
         .merge(plugins::router())
         .merge(vibes::router())
         .merge(workflows::router())
+        .merge(triggers::router())
         .route("/api/{*path}", any(unknown_path))
         .layer(DefaultBodyLimit::max(API_BODY_MAX_BYTES))
 }
