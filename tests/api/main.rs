@@ -29,6 +29,7 @@ mod plugins;
 mod scopes;
 mod sessions;
 mod throttle;
+mod triggers;
 mod todos;
 mod vibes;
 mod workflow_chat;
