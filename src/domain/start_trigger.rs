@@ -241,8 +241,8 @@ mod tests {
         assert_eq!(ScheduleRules::of(&json!({"cron": "  "})), None);
         let r = ScheduleRules::of(&json!({"cron": "0 9 * * 1-5"})).unwrap();
         assert_eq!(r.timezone, "UTC");
-        let r = ScheduleRules::of(&json!({"cron": "0 9 * * *", "timezone": "Europe/London"}))
-            .unwrap();
+        let r =
+            ScheduleRules::of(&json!({"cron": "0 9 * * *", "timezone": "Europe/London"})).unwrap();
         assert_eq!(r.timezone, "Europe/London");
         assert_eq!(
             r.started_by("2026-01-01 09:00").summary,

@@ -32,9 +32,12 @@ async fn set_trigger(app: &TestApp, kind: &str, rules: Value) {
         .await
         .unwrap();
     let version = read["version"].as_i64().unwrap();
-    let res = edit(version, json!({"edit": "set_trigger", "trigger_type_id": kind}))
-        .await
-        .unwrap();
+    let res = edit(
+        version,
+        json!({"edit": "set_trigger", "trigger_type_id": kind}),
+    )
+    .await
+    .unwrap();
     assert_eq!(res.status(), 200);
     let set: Value = res.json().await.unwrap();
     let uuid = set["definition"]["trigger"]["uuid"].clone();
@@ -65,8 +68,17 @@ async fn hook_secret(app: &TestApp, admin: &Client) -> String {
 }
 
 async fn post(app: &TestApp, path: &str, body: Value) -> (u16, Value) {
-    let res = app.client.post(app.url(path)).json(&body).send().await.unwrap();
-    (res.status().as_u16(), res.json().await.unwrap_or(Value::Null))
+    let res = app
+        .client
+        .post(app.url(path))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    (
+        res.status().as_u16(),
+        res.json().await.unwrap_or(Value::Null),
+    )
 }
 
 /// `startedBy` of session `id` in `GET /api/sessions`.
@@ -92,11 +104,13 @@ async fn started_by(app: &TestApp, id: &str) -> Value {
 }
 
 async fn count_started_by(app: &TestApp, trigger: &str) -> i64 {
-    sqlx::query_scalar("SELECT COUNT(*) FROM agent_sessions WHERE json_extract(started_by, '$.trigger') = ?")
-        .bind(trigger)
-        .fetch_one(&app.state.db)
-        .await
-        .unwrap()
+    sqlx::query_scalar(
+        "SELECT COUNT(*) FROM agent_sessions WHERE json_extract(started_by, '$.trigger') = ?",
+    )
+    .bind(trigger)
+    .fetch_one(&app.state.db)
+    .await
+    .unwrap()
 }
 
 #[tokio::test]
@@ -115,7 +129,10 @@ async fn a_webhook_opens_a_session_for_its_event_types_and_lets_others_pass() {
         json!({"trigger": "webhook", "summary": "event order.created"})
     );
     // `event` is read when there is no `type`.
-    assert_eq!(post(&app, &hook, json!({"event": "order.created"})).await.0, 202);
+    assert_eq!(
+        post(&app, &hook, json!({"event": "order.created"})).await.0,
+        202
+    );
 
     let (status, _) = post(&app, &hook, json!({"type": "order.cancelled"})).await;
     assert_eq!(status, 204);
@@ -123,18 +140,33 @@ async fn a_webhook_opens_a_session_for_its_event_types_and_lets_others_pass() {
 
     // Bodies: not an object, a non-string type, too large.
     let (status, body) = post(&app, &hook, json!([1])).await;
-    assert_eq!((status, body["Invalid"]["field"].clone()), (422, json!("body")));
+    assert_eq!(
+        (status, body["Invalid"]["field"].clone()),
+        (422, json!("body"))
+    );
     let (status, body) = post(&app, &hook, json!({"type": 3})).await;
-    assert_eq!((status, body["Invalid"]["field"].clone()), (422, json!("type")));
+    assert_eq!(
+        (status, body["Invalid"]["field"].clone()),
+        (422, json!("type"))
+    );
     let big = json!({"type": "order.created", "pad": "x".repeat(70 * 1024)});
     let (status, body) = post(&app, &hook, big).await;
-    assert_eq!((status, body["TooLarge"]["field"].clone()), (413, json!("body")));
+    assert_eq!(
+        (status, body["TooLarge"]["field"].clone()),
+        (413, json!("body"))
+    );
 
     // A rotated secret replaces the old one at once.
     let fresh = hook_secret(&app, &admin).await;
-    assert_eq!(post(&app, &hook, json!({"type": "order.created"})).await.0, 404);
+    assert_eq!(
+        post(&app, &hook, json!({"type": "order.created"})).await.0,
+        404
+    );
     let path = format!("/api/hooks/idv/{fresh}");
-    assert_eq!(post(&app, &path, json!({"type": "order.created"})).await.0, 202);
+    assert_eq!(
+        post(&app, &path, json!({"type": "order.created"})).await.0,
+        202
+    );
 }
 
 #[tokio::test]
@@ -146,7 +178,13 @@ async fn wrong_hook_secrets_get_404_and_are_throttled_like_passwords() {
 
     // Another workflow's trigger is not a webhook: 404 even with the secret.
     assert_eq!(
-        post(&app, &format!("/api/hooks/banking-master/{secret}"), json!({})).await.0,
+        post(
+            &app,
+            &format!("/api/hooks/banking-master/{secret}"),
+            json!({})
+        )
+        .await
+        .0,
         404
     );
     // Only an admin rotates the secret, from the app's pages.
@@ -167,15 +205,28 @@ async fn wrong_hook_secrets_get_404_and_are_throttled_like_passwords() {
     assert_eq!(res.status(), 403);
 
     for _ in 0..LOGIN_PAIR_ATTEMPTS {
-        assert_eq!(post(&app, "/api/hooks/idv/wh_guess", json!({})).await.0, 404);
+        assert_eq!(
+            post(&app, "/api/hooks/idv/wh_guess", json!({})).await.0,
+            404
+        );
     }
     // The guesser's address is now locked out of this workflow's hooks,
     // even with the right secret, for a while.
     let (status, body) = post(&app, &format!("/api/hooks/idv/{secret}"), json!({})).await;
     assert_eq!(status, 429, "{body}");
-    assert!(body["TooManyAttempts"]["retry_after_secs"].as_u64().unwrap() > 0);
+    assert!(
+        body["TooManyAttempts"]["retry_after_secs"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
     app.state.clock.advance(15 * 60);
-    assert_eq!(post(&app, &format!("/api/hooks/idv/{secret}"), json!({})).await.0, 202);
+    assert_eq!(
+        post(&app, &format!("/api/hooks/idv/{secret}"), json!({}))
+            .await
+            .0,
+        202
+    );
 }
 
 #[tokio::test]
@@ -219,7 +270,10 @@ async fn an_admin_and_a_key_start_a_workflow_by_hand() {
         .await
         .unwrap();
     assert_eq!(res.status(), 403);
-    assert_eq!(post(&app, "/api/workflows/idv/start", json!({})).await.0, 401);
+    assert_eq!(
+        post(&app, "/api/workflows/idv/start", json!({})).await.0,
+        401
+    );
 
     // An API key with `sessions`; another scope is refused naming it.
     let key = app.api_key_with(&[Scope::Sessions]).await;
@@ -233,7 +287,10 @@ async fn an_admin_and_a_key_start_a_workflow_by_hand() {
     assert_eq!(res.status(), 201);
     let body: Value = res.json().await.unwrap();
     let by = started_by(&app, body["sessionId"].as_str().unwrap()).await;
-    assert_eq!(by, json!({"trigger": "manual", "summary": "by API key “test backend”"}));
+    assert_eq!(
+        by,
+        json!({"trigger": "manual", "summary": "by API key “test backend”"})
+    );
     let other = app.api_key_with(&[Scope::BindingsRead]).await;
     assert_eq!(start(other, "idv").await.unwrap().status(), 403);
     assert_eq!(start(key, "nope").await.unwrap().status(), 404);
@@ -254,8 +311,15 @@ async fn a_chat_message_opens_a_session_when_its_channel_and_words_match() {
     let res = send(json!({"text": "refund please"})).await.unwrap();
     assert_eq!(res.status(), 409);
 
-    set_trigger(&app, "chat_message", json!({"channels": ["sms"], "keywords": ["refund"]})).await;
-    let res = send(json!({"text": "I need a REFUND", "channel": "sms"})).await.unwrap();
+    set_trigger(
+        &app,
+        "chat_message",
+        json!({"channels": ["sms"], "keywords": ["refund"]}),
+    )
+    .await;
+    let res = send(json!({"text": "I need a REFUND", "channel": "sms"}))
+        .await
+        .unwrap();
     assert_eq!(res.status(), 201);
     let body: Value = res.json().await.unwrap();
     assert!(body["sessionToken"].as_str().unwrap().starts_with("st_"));
@@ -264,9 +328,23 @@ async fn a_chat_message_opens_a_session_when_its_channel_and_words_match() {
     assert_eq!(by["trigger"], "chat_message");
     assert_eq!(by["summary"], "sms message “I need a REFUND”");
 
-    assert_eq!(send(json!({"text": "refund", "channel": "web"})).await.unwrap().status(), 204);
-    assert_eq!(send(json!({"text": "hello", "channel": "sms"})).await.unwrap().status(), 204);
-    let res = send(json!({"text": "refund", "channel": "fax"})).await.unwrap();
+    assert_eq!(
+        send(json!({"text": "refund", "channel": "web"}))
+            .await
+            .unwrap()
+            .status(),
+        204
+    );
+    assert_eq!(
+        send(json!({"text": "hello", "channel": "sms"}))
+            .await
+            .unwrap()
+            .status(),
+        204
+    );
+    let res = send(json!({"text": "refund", "channel": "fax"}))
+        .await
+        .unwrap();
     assert_eq!(res.status(), 422);
     let res = send(json!({"text": "  "})).await.unwrap();
     assert_eq!(res.status(), 422);
@@ -276,7 +354,12 @@ async fn a_chat_message_opens_a_session_when_its_channel_and_words_match() {
 #[tokio::test]
 async fn an_inbound_call_answers_with_the_sessions_call_configuration() {
     let app = spawn_app().await;
-    set_trigger(&app, "inbound_call", json!({"calledNumbers": ["+441234567890"]})).await;
+    set_trigger(
+        &app,
+        "inbound_call",
+        json!({"calledNumbers": ["+441234567890"]}),
+    )
+    .await;
     let admin = app.signed_in(ADMIN).await;
     let secret = hook_secret(&app, &admin).await;
     let hook = format!("/api/hooks/idv/{secret}/inbound-call");
@@ -319,15 +402,28 @@ async fn an_inbound_call_answers_with_the_sessions_call_configuration() {
     let (status, _) = post(&app, &hook, json!({"from": "+4477", "to": "+449999999999"})).await;
     assert_eq!(status, 204);
     let (status, body) = post(&app, &hook, json!({"from": "+4477", "to": ""})).await;
-    assert_eq!((status, body["Invalid"]["field"].clone()), (422, json!("to")));
+    assert_eq!(
+        (status, body["Invalid"]["field"].clone()),
+        (422, json!("to"))
+    );
     // The webhook URL of an inbound-call workflow is not a hook.
-    assert_eq!(post(&app, &format!("/api/hooks/idv/{secret}"), json!({})).await.0, 404);
+    assert_eq!(
+        post(&app, &format!("/api/hooks/idv/{secret}"), json!({}))
+            .await
+            .0,
+        404
+    );
 }
 
 #[tokio::test]
 async fn a_schedule_fires_once_per_due_time_on_the_injected_clock() {
     let app = spawn_app().await;
-    set_trigger(&app, "schedule", json!({"cron": "0 * * * *", "timezone": "Europe/London"})).await;
+    set_trigger(
+        &app,
+        "schedule",
+        json!({"cron": "0 * * * *", "timezone": "Europe/London"}),
+    )
+    .await;
     // First sight: the schedule is armed from now, nothing fires.
     fire_due(&app.state).await.unwrap();
     assert_eq!(count_started_by(&app, "schedule").await, 0);
@@ -346,7 +442,10 @@ async fn a_schedule_fires_once_per_due_time_on_the_injected_clock() {
     .fetch_one(&app.state.db)
     .await
     .unwrap();
-    assert!(summary.starts_with("`0 * * * *` (Europe/London) due "), "{summary}");
+    assert!(
+        summary.starts_with("`0 * * * *` (Europe/London) due "),
+        "{summary}"
+    );
 
     // A restarted server (its clock at the same time) does not fire it again.
     let again = app.restart().await;

@@ -27,7 +27,11 @@ pub async fn set_hook_secret(
 }
 
 /// Whether workflow `id`'s hook secret hashes to `hash`.
-pub async fn hook_secret_matches(db: &SqlitePool, id: &str, hash: &str) -> Result<bool, ServerError> {
+pub async fn hook_secret_matches(
+    db: &SqlitePool,
+    id: &str,
+    hash: &str,
+) -> Result<bool, ServerError> {
     let found: Option<i64> = sqlx::query_scalar(
         "SELECT 1 FROM workflow_triggers WHERE workflow_id = ? AND hook_secret_hash = ?",
     )
@@ -71,7 +75,12 @@ pub async fn schedule_mark(db: &SqlitePool, id: &str, now: i64) -> Result<i64, S
 /// Moves workflow `id`'s schedule mark from `seen` to `due`, if no one
 /// moved it meanwhile: true for the one caller that claims this due time
 /// (one statement, so two schedulers or a restart cannot both claim it).
-pub async fn claim_due(db: &SqlitePool, id: &str, seen: i64, due: i64) -> Result<bool, ServerError> {
+pub async fn claim_due(
+    db: &SqlitePool,
+    id: &str,
+    seen: i64,
+    due: i64,
+) -> Result<bool, ServerError> {
     let done = sqlx::query(
         "UPDATE workflow_triggers SET schedule_mark = ? WHERE workflow_id = ? AND schedule_mark = ?",
     )

@@ -165,7 +165,10 @@ mod tests {
             r.next_after(MONDAY_0830),
             Some(MONDAY_0830 + 5 * 3600 + 30 * 60)
         );
-        assert_eq!(r.local(MONDAY_0830 + 5 * 3600 + 30 * 60), "2026-01-05 09:00 EST");
+        assert_eq!(
+            r.local(MONDAY_0830 + 5 * 3600 + 30 * 60),
+            "2026-01-05 09:00 EST"
+        );
     }
 
     #[test]
@@ -184,7 +187,10 @@ mod tests {
     fn after_a_downtime_only_the_latest_missed_due_time_fires() {
         let r = rules("*/5 * * * *", "UTC");
         let later = MONDAY_0830 + 3 * 3600 + 7 * 60;
-        assert_eq!(r.due(MONDAY_0830, later), Some(MONDAY_0830 + 3 * 3600 + 5 * 60));
+        assert_eq!(
+            r.due(MONDAY_0830, later),
+            Some(MONDAY_0830 + 3 * 3600 + 5 * 60)
+        );
     }
 
     #[test]

@@ -60,10 +60,9 @@ impl<K: HookKind + Send + Sync> FromRequestParts<AppState> for Hook<K> {
     type Rejection = ServerError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ServerError> {
-        let Path((workflow, secret)) =
-            Path::<(String, String)>::from_request_parts(parts, state)
-                .await
-                .map_err(|_| crate::error::ApiError::NotFound("Hook".into()))?;
+        let Path((workflow, secret)) = Path::<(String, String)>::from_request_parts(parts, state)
+            .await
+            .map_err(|_| crate::error::ApiError::NotFound("Hook".into()))?;
         let address = client_address(parts, state);
         let trigger = triggers::admit_hook(state, &workflow, &secret, K::TRIGGER, address).await?;
         Ok(Hook {

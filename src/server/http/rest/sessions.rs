@@ -133,7 +133,8 @@ async fn open(
                 vibe,
                 body.agent_id.as_deref(),
                 &Opener::key(key.id()),
-            ).await?
+            )
+            .await?
         }
         (_, _, Some(_)) => {
             return Err(ApiError::invalid(

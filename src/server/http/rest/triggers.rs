@@ -158,10 +158,7 @@ fn check_webhook_body(body: &Value) -> Result<(), ApiError> {
     };
     for name in ["type", "event"] {
         if fields.get(name).is_some_and(|v| !v.is_string()) {
-            return Err(ApiError::invalid(
-                name,
-                "must be a string (the event type)",
-            ));
+            return Err(ApiError::invalid(name, "must be a string (the event type)"));
         }
     }
     Ok(())
@@ -231,8 +228,7 @@ async fn inbound_call(
         .map_err(|_| {
             ApiError::invalid("platform", "must be ultravox, gemini, openai or anthropic")
         })?;
-    let started_by = match decide::inbound_call(&hook.trigger.filter_rules, &body.from, &body.to)
-    {
+    let started_by = match decide::inbound_call(&hook.trigger.filter_rules, &body.from, &body.to) {
         Decision::Start(s) => s,
         Decision::Skip(why) => {
             tracing::debug!(workflow = %hook.workflow, %why, "inbound call filtered out");
@@ -294,7 +290,8 @@ async fn message(
         )
         .into());
     }
-    let Some(trigger) = triggers::trigger_of(&state, &id).filter(|t| t.trigger_type_id == CHAT_MESSAGE)
+    let Some(trigger) =
+        triggers::trigger_of(&state, &id).filter(|t| t.trigger_type_id == CHAT_MESSAGE)
     else {
         return Err(ApiError::Conflict(format!(
             "workflow {id} does not start on chat messages: set its start trigger to chat_message"
