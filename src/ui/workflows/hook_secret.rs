@@ -41,7 +41,14 @@ pub fn HookSecretPanel(editing: Editing) -> impl IntoView {
             let _ = busy.try_set(false);
             match answer {
                 Ok(body) => {
-                    let _ = fresh.try_set(body["url"].as_str().map(str::to_owned));
+                    // Relative without PUBLIC_ORIGIN: this page's origin
+                    // is the best guess of the address platforms reach.
+                    let url = body["url"].as_str().unwrap_or_default();
+                    let origin = web_sys::window()
+                        .and_then(|w| w.location().origin().ok())
+                        .filter(|_| url.starts_with('/'))
+                        .unwrap_or_default();
+                    let _ = fresh.try_set(Some(format!("{origin}{url}")));
                     editing.refresh();
                 }
                 Err(words) => {
