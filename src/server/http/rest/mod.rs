@@ -12,6 +12,7 @@ mod fuzz;
 pub mod lessons;
 pub mod mcp;
 pub mod plugins;
+pub mod runner;
 pub mod sessions;
 pub mod triggers;
 pub mod vibes;
@@ -36,6 +37,7 @@ pub fn router() -> Router<AppState> {
         .merge(sessions::router())
         .merge(plugins::router())
         .merge(vibes::router())
+        .merge(runner::router())
         .merge(workflows::router())
         .merge(triggers::router())
         .route("/api/{*path}", any(unknown_path))
