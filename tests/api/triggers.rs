@@ -3,12 +3,13 @@
 //! chat message, an inbound call answered with its call configuration, and
 //! a schedule fired once per due time on the injected clock.
 
-use crate::helpers::{spawn_app, TestApp, ADMIN, TEACHER};
+use crate::helpers::{spawn_app, spawn_app_with, TestApp, ADMIN, TEACHER};
 use reqwest::Client;
 use serde_json::{json, Value};
 use switchboard::domain::api_key::Scope;
 use switchboard::domain::limits::LOGIN_PAIR_ATTEMPTS;
 use switchboard::server::triggers::schedule::fire_due;
+use switchboard::server::workflows::scripted_model::{parse, spawn as spawn_model};
 
 /// Sets workflow idv's start trigger to `kind` with `rules`, as an API key.
 async fn set_trigger(app: &TestApp, kind: &str, rules: Value) {
@@ -296,9 +297,27 @@ async fn an_admin_and_a_key_start_a_workflow_by_hand() {
     assert_eq!(start(key, "nope").await.unwrap().status(), 404);
 }
 
+/// The scripted model's turn for a refund message: one tool call, then
+/// the answer.
+const CHAT_SCRIPT: &str = r#"{
+  "fallback": "I can only follow the test script.",
+  "conversations": [
+    {"when": "refund", "replies": [
+      {"tool_calls": [{"name": "get_server_time", "arguments": {}}]},
+      {"content": "Let us sort out your refund."}
+    ]}
+  ]
+}"#;
+
 #[tokio::test]
-async fn a_chat_message_opens_a_session_when_its_channel_and_words_match() {
-    let app = spawn_app().await;
+async fn a_chat_message_opens_a_session_and_the_agent_answers_it() {
+    let model = spawn_model(parse(CHAT_SCRIPT).unwrap()).await.unwrap();
+    let app = spawn_app_with(&[
+        ("SWITCHBOARD_LLM_BASE_URL", model.as_str()),
+        ("SWITCHBOARD_LLM_API_KEY", "test-key"),
+        ("SWITCHBOARD_LLM_MODEL", "scripted"),
+    ])
+    .await;
     let key = app.api_key_with(&[Scope::Sessions]).await;
     let send = |body: Value| {
         app.client
@@ -314,19 +333,31 @@ async fn a_chat_message_opens_a_session_when_its_channel_and_words_match() {
     set_trigger(
         &app,
         "chat_message",
-        json!({"channels": ["sms"], "keywords": ["refund"]}),
+        json!({"channels": ["sms"], "keywords": ["REFUND"]}),
     )
     .await;
-    let res = send(json!({"text": "I need a REFUND", "channel": "sms"}))
+    let res = send(json!({"text": "I need a refund", "channel": "sms"}))
         .await
         .unwrap();
     assert_eq!(res.status(), 201);
     let body: Value = res.json().await.unwrap();
     assert!(body["sessionToken"].as_str().unwrap().starts_with("st_"));
-    assert!(body["messages"].is_array());
-    let by = started_by(&app, body["sessionId"].as_str().unwrap()).await;
+    // The runner's whole turn: the message, the tool call, its result, the answer.
+    let messages = body["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 4, "{messages:?}");
+    assert_eq!(messages[0]["content"], "I need a refund");
+    assert_eq!(messages[2]["role"], "tool");
+    assert_eq!(messages[3]["content"], "Let us sort out your refund.");
+    let id = body["sessionId"].as_str().unwrap();
+    let by = started_by(&app, id).await;
     assert_eq!(by["trigger"], "chat_message");
-    assert_eq!(by["summary"], "sms message “I need a REFUND”");
+    assert_eq!(by["summary"], "sms message “I need a refund”");
+    let calls: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM tool_calls WHERE session_id = ?")
+        .bind(id)
+        .fetch_one(&app.state.db)
+        .await
+        .unwrap();
+    assert_eq!(calls, 1);
 
     assert_eq!(
         send(json!({"text": "refund", "channel": "web"}))
@@ -349,6 +380,23 @@ async fn a_chat_message_opens_a_session_when_its_channel_and_words_match() {
     let res = send(json!({"text": "  "})).await.unwrap();
     assert_eq!(res.status(), 422);
     assert_eq!(count_started_by(&app, "chat_message").await, 1);
+}
+
+#[tokio::test]
+async fn without_a_model_a_chat_message_opens_nothing() {
+    let app = spawn_app().await;
+    set_trigger(&app, "chat_message", json!({})).await;
+    let key = app.api_key_with(&[Scope::Sessions]).await;
+    let res = app
+        .client
+        .post(app.url("/api/workflows/idv/messages"))
+        .bearer_auth(&key)
+        .json(&json!({"text": "hello"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 503);
+    assert_eq!(count_started_by(&app, "chat_message").await, 0);
 }
 
 #[tokio::test]

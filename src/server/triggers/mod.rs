@@ -6,15 +6,18 @@
 //! `domain::start_trigger`; this module adds what needs the server: the
 //! trigger in force (from the rules, so a webhook costs no query for it),
 //! the hook secret that webhook and inbound-call URLs carry (only its hash
-//! is stored), its throttle, and the scheduler ([`schedule`]).
+//! is stored), its throttle, a chat message's answer (the agent runner's
+//! turn), and the scheduler ([`schedule`]).
 
 pub mod schedule;
 
 use crate::domain::declaration::DeclarationFormat;
 use crate::domain::session_origin::Opener;
+use crate::domain::workflow_chat::{ChatMessage, ChatRole};
 use crate::domain::workflow_def::Trigger;
 use crate::error::ApiError;
 use crate::server::agent::listing::Listing;
+use crate::server::agent::runner;
 use crate::server::agent::sessions::{self, Opened};
 use crate::server::auth::{random_token, throttle, token_hash};
 use crate::server::store::workflow_triggers as store;
@@ -100,10 +103,11 @@ pub async fn admit_hook(
 }
 
 /// What a voice platform needs to run the call session `opened` (in
-/// workflow `id`) just opened: its tools now and prompt, from the one
-/// listing every door renders (`GET /api/sessions/{id}/tools`), in
-/// `format`'s shape. For Ultravox, the body of a create-call request:
-/// `systemPrompt`, `selectedTools` and `metadata` naming the session.
+/// workflow `id`) just opened: its tools now and system prompt (the
+/// workflow's, with its current step's), from the one listing every door
+/// renders (`GET /api/sessions/{id}/tools`), in `format`'s shape. For
+/// Ultravox, the body of a create-call request: `systemPrompt`,
+/// `selectedTools` and `metadata` naming the session.
 pub async fn call_config(
     state: &AppState,
     id: &str,
@@ -112,23 +116,27 @@ pub async fn call_config(
 ) -> Result<Value, ServerError> {
     let row = sessions::get(state, &opened.id).await?;
     let listing = Listing::of(state, &row).await?;
-    let prompt = {
-        let rules = state.rules();
-        let step = listing.state.workflow_step.as_deref();
-        rules
-            .definition(id)
-            .and_then(|d| d.steps.iter().find(|s| Some(s.uuid.as_str()) == step))
-            .map(|s| s.system_prompt.clone())
-            .unwrap_or_default()
-    };
     let mut body = listing.rest(format);
     if format == DeclarationFormat::Ultravox {
         return Ok(json!({
-            "systemPrompt": prompt,
+            "systemPrompt": listing.system_prompt().unwrap_or_default(),
             "selectedTools": body["tools"]["selectedTools"].take(),
             "metadata": {"sessionId": opened.id, "workflowId": id},
         }));
     }
-    body["systemPrompt"] = json!(prompt);
     Ok(body)
+}
+
+/// The agent runner's whole turn on `text`, the first message of session
+/// `opened` (a `chat_message` start): the history with the model's tool
+/// calls, their results and its answer. A model that fails or is slow
+/// becomes the assistant's words (the runner's rule), never an error here.
+pub async fn answer_message(
+    state: &AppState,
+    opened: &Opened,
+    text: &str,
+) -> Result<Vec<ChatMessage>, ServerError> {
+    let row = sessions::get(state, &opened.id).await?;
+    let first = vec![ChatMessage::text(ChatRole::User, text)];
+    Ok(runner::run_turn(state, row, first).await?.messages)
 }

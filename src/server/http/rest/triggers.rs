@@ -12,6 +12,7 @@ use crate::domain::start_trigger::{
     HOOK_BODY_MAX_BYTES, MANUAL,
 };
 use crate::domain::user::Role;
+use crate::domain::workflow_chat::ChatMessage;
 use crate::error::ApiError;
 use crate::server::http::extract::{
     self, user_with_role, Admin, ApiKey, CallHook, Hook, JsonBody, Key, SignedIn, WebhookHook,
@@ -75,7 +76,7 @@ struct SecretBody {
 struct ChatStartedBody {
     session_id: String,
     session_token: String,
-    messages: Vec<Value>,
+    messages: Vec<ChatMessage>,
 }
 
 /// What an inbound call that started the workflow answers.
@@ -261,9 +262,10 @@ struct ChatRequest {
 
 /// `POST /api/workflows/{id}/messages` `{"text","channel"?}` (API key with
 /// `sessions`): a chat message to a workflow whose trigger is
-/// `chat_message`. 201 with the session it opened and the agent's answer,
-/// 204 when the trigger's channels or keywords leave it out, 409 when the
-/// workflow does not start on chat messages.
+/// `chat_message`. 201 with the session it opened and the history after
+/// the agent runner's whole turn (the message, tool calls and results, the
+/// answer), 204 when the trigger's channels or keywords leave it out, 409
+/// when the workflow does not start on chat messages, 503 without a model.
 async fn message(
     key: Key<extract::Sessions>,
     State(state): State<AppState>,
@@ -305,15 +307,20 @@ async fn message(
             return Ok(StatusCode::NO_CONTENT.into_response());
         }
     };
+    // Nothing is opened that no model could answer.
+    if let Err(words) = &state.config.llm {
+        return Err(ApiError::Unavailable(words.clone()).into());
+    }
     let opener = Opener {
         started_by: Some(started_by),
         ..Opener::key(key.id())
     };
     let opened = triggers::start(&state, &id, &opener).await?;
+    let messages = triggers::answer_message(&state, &opened, text).await?;
     let body = ChatStartedBody {
         session_id: opened.id,
         session_token: opened.token,
-        messages: Vec::new(),
+        messages,
     };
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
