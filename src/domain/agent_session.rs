@@ -6,6 +6,7 @@
 
 use crate::domain::lesson::nudge::{Nudge, TurnLog};
 use crate::domain::limits::SESSION_OWN_CHECKS_MAX;
+use crate::domain::session_origin::StartedBy;
 use crate::domain::vibe::AgentView;
 use crate::domain::workflow_state::{AgentContext, WorkflowState};
 use serde::{Deserialize, Serialize};
@@ -159,6 +160,10 @@ pub struct SessionSnapshot {
     /// counts), so a late listener learns them without the events.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plugin: Option<crate::domain::plugin::PluginSet>,
+    /// The start trigger that opened it, if one did (the page's "Started
+    /// by" line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_by: Option<StartedBy>,
 }
 
 /// The data of a `turn` event: the backend reported a turn.
@@ -252,6 +257,9 @@ pub struct SessionSummary {
     /// Who a tutor session is for, if its backend named them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub student: Option<String>,
+    /// The start trigger that opened it, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_by: Option<StartedBy>,
 }
 
 /// The data of a `tool_result` event: a backend-executed call's outcome.

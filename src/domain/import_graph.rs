@@ -59,6 +59,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("session_access", include_str!("session_access.rs")),
     ("session_checks", include_str!("session_checks.rs")),
     ("session_origin", include_str!("session_origin.rs")),
+    ("start_trigger", include_str!("start_trigger.rs")),
     ("state_labels", include_str!("state_labels.rs")),
     ("time", include_str!("time.rs")),
     ("todos", include_str!("todos.rs")),

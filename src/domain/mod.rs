@@ -27,6 +27,7 @@ pub mod plugin;
 pub mod session_access;
 pub mod session_checks;
 pub mod session_origin;
+pub mod start_trigger;
 pub mod state_labels;
 pub mod time;
 pub mod todos;

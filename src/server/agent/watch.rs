@@ -29,6 +29,7 @@ pub(super) fn summary_of(
         created_at,
         ended,
         student: student.map(str::to_owned),
+        started_by: None,
     }
 }
 
@@ -38,14 +39,18 @@ pub async fn list(state: &AppState) -> Result<Vec<SessionSummary>, ServerError> 
         .await?
         .into_iter()
         .map(|r| {
-            Ok(summary_of(
+            let summary = summary_of(
                 &r.id,
                 &r.workflow_state()?,
                 r.created_at,
                 r.last_activity,
                 r.ended_at.is_some(),
                 r.student.as_deref(),
-            ))
+            );
+            Ok(SessionSummary {
+                started_by: r.started_by(),
+                ..summary
+            })
         })
         .collect()
 }
@@ -89,6 +94,7 @@ pub async fn snapshot_of(
             .map(|c| c.bounded(SNAPSHOT_VALUE_MAX_BYTES))
             .collect(),
         ended: row.ended_at.is_some(),
+        started_by: row.started_by(),
         session_id: row.id,
     })
 }

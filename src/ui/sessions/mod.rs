@@ -2,7 +2,7 @@
 //! pushed by server-sent events (`ui::components::events`), the list (`list`), one session's
 //! visualiser (`visualiser`, its checks panel in `checks`, elapsed time,
 //! turns and nudges in `progress`, a plugin's tools in `plugin_panel`, the
-//! workflow's steps in `workflow_steps`), the admins'
+//! workflow's steps in `workflow_steps`, what started it in `started_by`), the admins'
 //! console for trying the rules without an LLM (`console`) and their "End
 //! session" (`end_button`).
 
@@ -15,6 +15,7 @@ pub mod list;
 pub mod plugin_panel;
 pub mod progress;
 pub mod session_filter;
+pub mod started_by;
 pub mod visualiser;
 pub mod workflow_steps;
 

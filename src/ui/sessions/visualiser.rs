@@ -205,6 +205,7 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
                 <h1>
                     "Session " <code>{id.clone()}</code>
                 </h1>
+                <crate::ui::sessions::started_by::StartedByLine started_by=data.snapshot.started_by.clone() />
             </div>
             <div class="session-badges">
                 <span class="workflow-badge" data-testid="workflow-badge">

@@ -1,5 +1,6 @@
 //! `/workflows` and `/workflows/{id}`: the admin's workflow settings. The
-//! list of workflows, and one workflow's start trigger (`trigger`) and
+//! list of workflows, and one workflow's Start button (`start`), start
+//! trigger (`trigger`, its hook URL's secret in `hook_secret`) and
 //! ordered steps (`steps`, one card each in `step_card`) beside the
 //! workflow-editing chat (`chat`, its messages drawn by `chat_view`).
 //!
@@ -11,6 +12,8 @@
 
 pub mod chat;
 pub mod chat_view;
+pub mod hook_secret;
+pub mod start;
 pub mod step_card;
 pub mod steps;
 pub mod trigger;
@@ -163,6 +166,7 @@ fn Settings(data: WorkflowSettings) -> impl IntoView {
                     {move || format!("version {}", page.with(|p| p.version))}
                 </span>
                 <LinkBadge link testid="workflow-connection" state=true />
+                <start::StartButton workflow_id=data.id.clone() />
             </div>
         </section>
         <div class="workflow-settings">
@@ -171,6 +175,7 @@ fn Settings(data: WorkflowSettings) -> impl IntoView {
                     <p class="error" role="alert" data-testid="workflow-problem">{e.to_string()}</p>
                 })}
                 <trigger::TriggerEditor editing />
+                <hook_secret::HookSecretPanel editing />
                 <steps::StepsEditor editing />
             </section>
             <chat::ChatPanel
