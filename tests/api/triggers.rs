@@ -506,3 +506,46 @@ async fn a_schedule_fires_once_per_due_time_on_the_injected_clock() {
     fire_due(&app.state).await.unwrap();
     assert_eq!(count_started_by(&app, "schedule").await, 2);
 }
+
+#[tokio::test]
+async fn a_schedule_that_cannot_run_is_refused_when_saved() {
+    let app = spawn_app().await;
+    set_trigger(&app, "schedule", json!({"cron": "0 9 * * 1-5"})).await;
+    let key = app.api_key_with(&[Scope::WorkflowsWrite]).await;
+    let read: Value = app
+        .client
+        .get(app.url("/api/workflows/idv/definition"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let version = read["version"].as_i64().unwrap();
+    let uuid = read["definition"]["trigger"]["uuid"].clone();
+    for (rules, words) in [
+        (json!({"cron": "61 * * * *"}), "cron `61 * * * *`"),
+        (
+            json!({"cron": "0 9 * * *", "timezone": "Mars/Olympus"}),
+            "timezone `Mars/Olympus`",
+        ),
+    ] {
+        let res = app
+            .client
+            .post(app.url("/api/workflows/idv/edits"))
+            .bearer_auth(&key)
+            .header("If-Match", format!("\"{version}\""))
+            .json(&json!({"edit": "update_trigger_settings", "trigger_uuid": uuid, "filter_rules": rules}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 422);
+        let body: Value = res.json().await.unwrap();
+        assert_eq!(body["Invalid"]["field"], "filter_rules");
+        assert!(
+            body["Invalid"]["rule"].as_str().unwrap().contains(words),
+            "{body}"
+        );
+    }
+}
