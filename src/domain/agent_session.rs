@@ -260,6 +260,9 @@ pub struct SessionSummary {
     /// The start trigger that opened it, if one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_by: Option<StartedBy>,
+    /// A signed-in user trying their configuration (listed as a trial).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub trial: bool,
 }
 
 /// The data of a `tool_result` event: a backend-executed call's outcome.

@@ -213,6 +213,23 @@ async fn a_teacher_tries_a_lesson_the_tutor_records_and_a_disabled_tool_is_refus
         ]
     );
 
+    // The sessions list says it is a trial.
+    let list: Value = teacher
+        .get(app.url("/api/sessions"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let listed = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == id.as_str())
+        .unwrap();
+    assert_eq!(listed["trial"], true, "{listed}");
+
     // The runner reported the turns as a backend would: one each.
     let page: Value = app
         .rpc_with(&teacher, "session_page", &[("id", &id)])

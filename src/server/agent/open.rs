@@ -90,6 +90,7 @@ async fn start(
         .publish(&id, &SessionEvent::WorkflowUpdate(ws.update()));
     let summary = SessionSummary {
         started_by: opener.started_by.clone(),
+        trial: opener.trial,
         ..summary_of(&id, &ws, t, t, false, lesson.and_then(|l| l.student))
     };
     state

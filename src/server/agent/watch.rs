@@ -30,6 +30,24 @@ pub(super) fn summary_of(
         ended,
         student: student.map(str::to_owned),
         started_by: None,
+        trial: false,
+    }
+}
+
+/// Session `row`'s summary in state `ws`, active at `last_activity`: what
+/// it stores about who opened it included.
+fn summary_of_row(row: &SessionRow, ws: &WorkflowState, last_activity: i64) -> SessionSummary {
+    SessionSummary {
+        started_by: row.started_by(),
+        trial: row.trial,
+        ..summary_of(
+            &row.id,
+            ws,
+            row.created_at,
+            last_activity,
+            row.ended_at.is_some(),
+            row.student.as_deref(),
+        )
     }
 }
 
@@ -38,20 +56,7 @@ pub async fn list(state: &AppState) -> Result<Vec<SessionSummary>, ServerError> 
     rows::recent(&state.db)
         .await?
         .into_iter()
-        .map(|r| {
-            let summary = summary_of(
-                &r.id,
-                &r.workflow_state()?,
-                r.created_at,
-                r.last_activity,
-                r.ended_at.is_some(),
-                r.student.as_deref(),
-            );
-            Ok(SessionSummary {
-                started_by: r.started_by(),
-                ..summary
-            })
-        })
+        .map(|r| Ok(summary_of_row(&r, &r.workflow_state()?, r.last_activity)))
         .collect()
 }
 
@@ -176,6 +181,8 @@ pub(super) fn publish_state_change(
         state
             .hub
             .publish(&row.id, &SessionEvent::WorkflowUpdate(ws.update()));
-        state.hub.publish_list(&json!({"type": "updated", "session": summary_of(&row.id, ws, row.created_at, now(), false, row.student.as_deref())}));
+        state
+            .hub
+            .publish_list(&json!({"type": "updated", "session": summary_of_row(row, ws, now())}));
     }
 }

@@ -197,8 +197,9 @@ fn SessionTable(data: SessionListData, filter: RwSignal<SessionFilter>) -> impl 
     .into_any()
 }
 
-/// One session: id (linking to its visualiser) and student, workflow name,
-/// step description, last activity in local time, open or ended.
+/// One session: id (linking to its visualiser), student, whether it is a
+/// trial and what started it; workflow name, step description, last
+/// activity in local time, open or ended.
 #[component]
 fn SessionRow(
     session: SessionSummary,
@@ -219,6 +220,8 @@ fn SessionRow(
                     <code>{s.id.clone()}</code>
                 </a>
                 {s.student.clone().map(|who| view! { <div class="muted small">{format!("for {who}")}</div> })}
+                {s.trial.then(|| view! { <span class="badge" data-testid="trial">"Trial"</span> })}
+                {s.started_by.clone().map(|by| view! { <div class="muted small" title=by.summary.clone()>{format!("started by {}", by.trigger)}</div> })}
             </td>
             <td title=s.state.current_workflow.clone() data-testid="session-context">
                 {workflow}

@@ -131,6 +131,7 @@ mod tests {
             ended,
             student: None,
             started_by: None,
+            trial: false,
         }
     }
 
