@@ -255,6 +255,33 @@ async fn an_admin_and_a_key_start_a_workflow_by_hand() {
             .unwrap();
     assert!(opened_by.is_some());
 
+    // An admin trying the workflow: a trial; an unknown option is 422.
+    let res = admin
+        .post(app.url("/api/workflows/idv/start"))
+        .header("Origin", &app.address)
+        .json(&json!({"trial": true}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201);
+    let tried: Value = res.json().await.unwrap();
+    let trial: bool = sqlx::query_scalar("SELECT trial FROM agent_sessions WHERE id = ?")
+        .bind(tried["sessionId"].as_str().unwrap())
+        .fetch_one(&app.state.db)
+        .await
+        .unwrap();
+    assert!(trial);
+    let res = admin
+        .post(app.url("/api/workflows/idv/start"))
+        .header("Origin", &app.address)
+        .json(&json!({"trail": true}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 422);
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["Invalid"]["field"], "body", "{body}");
+
     // The cookie authenticates it: another site may not.
     let res = admin
         .post(app.url("/api/workflows/idv/start"))

@@ -6,6 +6,7 @@
 //! `server::triggers::start`, so the session keeps what started it.
 
 use crate::domain::declaration::DeclarationFormat;
+use crate::domain::limits::API_BODY_MAX_BYTES;
 use crate::domain::session_origin::{Opener, StartedBy};
 use crate::domain::start_trigger::{
     self as decide, Decision, CHANNELS, CHAT_MESSAGE, CHAT_TEXT_MAX_CHARS, DEFAULT_CHANNEL,
@@ -15,7 +16,8 @@ use crate::domain::user::Role;
 use crate::domain::workflow_chat::ChatMessage;
 use crate::error::ApiError;
 use crate::server::http::extract::{
-    self, user_with_role, Admin, ApiKey, CallHook, Hook, JsonBody, Key, SignedIn, WebhookHook,
+    self, user_with_role, Admin, ApiKey, BytesBody, CallHook, Hook, JsonBody, Key, SignedIn,
+    WebhookHook,
 };
 use crate::server::{triggers, workflows, AppState, ServerError};
 use axum::extract::{DefaultBodyLimit, Path, State};
@@ -89,6 +91,35 @@ struct CallStartedBody {
     call_config: Value,
 }
 
+/// `POST /api/workflows/{id}/start`'s optional body.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StartOptions {
+    /// A signed-in admin trying the workflow: the session is a trial
+    /// (listed as one). Ignored for an API key, whose sessions are real.
+    #[serde(default)]
+    trial: bool,
+}
+
+/// Reads a start's body: none (or empty) is no options; otherwise a JSON
+/// object of [`StartOptions`] (422 naming the field).
+fn start_options(raw: &[u8]) -> Result<StartOptions, ServerError> {
+    if raw.iter().all(u8::is_ascii_whitespace) {
+        return Ok(StartOptions::default());
+    }
+    serde_json::from_slice(raw).map_err(|e| {
+        let rule = e.to_string();
+        // A wrong type of `trial` names it; an unknown field or bad JSON
+        // is the body's.
+        let field = if rule.starts_with("invalid type") {
+            "trial"
+        } else {
+            "body"
+        };
+        ApiError::invalid(field, crate::domain::limits::excerpt(&rule)).into()
+    })
+}
+
 /// `POST /api/workflows/{id}/start`: opens a session in workflow `id` now,
 /// for a signed-in admin (from the app's own pages) or an API key with
 /// `sessions`, whatever the workflow's trigger: a person may always start
@@ -100,7 +131,9 @@ async fn start(
     method: Method,
     headers: HeaderMap,
     Path(id): Path<String>,
+    BytesBody(raw): BytesBody<{ API_BODY_MAX_BYTES }>,
 ) -> Result<Response, ServerError> {
+    let trial = start_options(&raw)?.trial;
     let opener = match key {
         Some(key) => {
             key.require_any(<extract::Sessions as extract::KeyScope>::SCOPES)?;
@@ -116,6 +149,7 @@ async fn start(
             let admin = user_with_role(&state, user.as_ref(), Role::Admin, &method, &headers)?;
             Opener {
                 user: Some(admin.0.id),
+                trial,
                 started_by: Some(StartedBy::new(
                     MANUAL,
                     &format!("by {}", admin.0.display_name),
