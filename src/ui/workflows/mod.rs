@@ -1,7 +1,7 @@
 //! `/workflows` and `/workflows/{id}`: the admin's workflow settings. The
 //! list of workflows, and one workflow's start trigger (`trigger`) and
 //! ordered steps (`steps`, one card each in `step_card`) beside the
-//! workflow-editing chat (`chat`, its messages drawn by `chat_view`).
+//! workflow-editing chat (`chat`, the shared `ui::components::chat`).
 //!
 //! The definition shown is one signal, refreshed whenever the workflow's
 //! `workflow_changed` event arrives — so a change made here, by another
@@ -10,7 +10,6 @@
 //! and the page refreshes).
 
 pub mod chat;
-pub mod chat_view;
 pub mod step_card;
 pub mod steps;
 pub mod trigger;
