@@ -1,7 +1,8 @@
 //! `/workflows` and `/workflows/{id}`: the admin's workflow settings. The
 //! list of workflows, and one workflow's start trigger (`trigger`) and
 //! ordered steps (`steps`, one card each in `step_card`) beside the
-//! workflow-editing chat (`chat`, the shared `ui::components::chat`).
+//! workflow-editing chat (`chat`, the shared `ui::components::chat`), and
+//! "Try this workflow" below them (`try_workflow`).
 //!
 //! The definition shown is one signal, refreshed whenever the workflow's
 //! `workflow_changed` event arrives — so a change made here, by another
@@ -13,6 +14,7 @@ pub mod chat;
 pub mod step_card;
 pub mod steps;
 pub mod trigger;
+pub mod try_workflow;
 
 use crate::api::workflows::{edit_workflow, workflow_page, workflows_list, WorkflowSettings};
 use crate::domain::user::Role;
@@ -178,5 +180,6 @@ fn Settings(data: WorkflowSettings) -> impl IntoView {
                 on_updated=Callback::new(move |_| editing.refresh())
             />
         </div>
+        <try_workflow::TryWorkflow workflow_id=data.id.clone() />
     }
 }
