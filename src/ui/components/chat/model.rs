@@ -74,8 +74,15 @@ pub fn read_result(text: &str) -> (Outcome, String) {
         };
         return (outcome, rest.trim().to_owned());
     }
+    // The agent runner's words (`domain::agent_runner::call_answer`).
+    if let Some(reason) = trimmed.strip_prefix("Refused by Switchboard:") {
+        return (Outcome::Refused, reason.trim().to_owned());
+    }
     if trimmed.to_lowercase().starts_with("refused") {
         return (Outcome::Refused, trimmed.to_owned());
+    }
+    if trimmed.starts_with("The tool `") && trimmed.contains("` failed:") {
+        return (Outcome::Failed, trimmed.to_owned());
     }
     let Ok(json) = crate::ui::components::read_json::<Value>(text) else {
         return (Outcome::Done, text.to_owned());
@@ -136,11 +143,16 @@ mod tests {
         );
         let said = read_result("Error: refused: `x` is not available here");
         assert_eq!(said.0, Outcome::Refused);
+        assert_eq!(
+            read_result("Refused by Switchboard: `check_balance` needs identity_verified"),
+            (Outcome::Refused, "`check_balance` needs identity_verified".into())
+        );
     }
 
     #[test]
     fn an_error_reads_as_a_failure() {
         assert_eq!(read_result("Error: no such step").0, Outcome::Failed);
+        assert_eq!(read_result("The tool `x` failed: timeout").0, Outcome::Failed);
         assert_eq!(
             read_result(r#"{"error": "the plugin timed out"}"#),
             (Outcome::Failed, "the plugin timed out".into())
