@@ -33,7 +33,7 @@ E2E := end2end
 PORT ?= 3000
 
 .PHONY: help run test host-checks dev toolchain bindgen run-server run-client run-site run-build e2e-deps wasm-opt client-debug client-release server-debug server-release \
-        site-debug site-release lint unit e2e fmt bench bench-sessions bench-matrix bench-first-load bench-visualiser soak demo demo-vibe demo-chat bench-vibes bench-plugins bench-chat clean-data
+        site-debug site-release lint unit e2e fmt bench bench-sessions bench-matrix bench-first-load bench-visualiser soak demo demo-vibe demo-chat bench-vibes bench-plugins bench-chat bench-runner clean-data
 
 help:
 	@echo "make run   - build (optimised for a first build) and serve Switchboard at http://127.0.0.1:$(PORT) with demo data"
@@ -202,6 +202,11 @@ bench-vibes:
 # over HTTP against the release server.
 bench-plugins:
 	$(CARGO) bench --features ssr --bench plugins
+
+# The agent runner: its server-side cost per step excluding the model's
+# time, against the release server with the scripted model.
+bench-runner:
+	$(CARGO) bench --features ssr --bench runner
 
 bench-chat:
 	$(CARGO) bench --features ssr --bench workflow_chat

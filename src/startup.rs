@@ -136,6 +136,12 @@ impl Application {
 /// already has them.
 async fn seed_new_database(state: &AppState) -> Result<Option<SeededAccounts>, ServerError> {
     bindings::seed_catalogue(&state.db).await?;
+    crate::server::catalogue::seed_missing(
+        &state.db,
+        &crate::domain::actor::Actor::system("Workflow steps"),
+        vec![seed::catalogue::step_tool()],
+    )
+    .await?;
     bindings::seed_bindings(&state.db, state.config.bindings_file.as_deref()).await?;
     if !crate::server::vibes::manifests::seed_from_dir(state).await? {
         crate::server::vibes::seed_demo(state).await?;

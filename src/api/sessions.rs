@@ -120,7 +120,9 @@ pub async fn new_demo_session() -> Result<String, ApiError> {
     ctx::finish(async {
         ctx::admin()?;
         let state = ctx::state()?;
-        let id = sessions::open(&state, "idv", &Default::default(), true).await?.id;
+        let id = sessions::open(&state, "idv", &Default::default(), true)
+            .await?
+            .id;
         leptos_axum::redirect(&format!("/sessions/{id}"));
         Ok(id)
     })

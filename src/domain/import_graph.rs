@@ -24,6 +24,7 @@ use std::collections::{BTreeMap, BTreeSet};
 const SOURCES: &[(&str, &str)] = &[
     ("", include_str!("mod.rs")),
     ("actor", include_str!("actor.rs")),
+    ("agent_runner", include_str!("agent_runner.rs")),
     ("agent_session", include_str!("agent_session.rs")),
     ("api_key", include_str!("api_key.rs")),
     ("assets", include_str!("assets.rs")),

@@ -6,6 +6,7 @@
 //! validity without a second, drifting copy.
 
 pub mod actor;
+pub mod agent_runner;
 pub mod agent_session;
 pub mod api_key;
 pub mod assets;

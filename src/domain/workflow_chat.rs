@@ -178,7 +178,13 @@ pub fn check(request: &ChatRequest) -> Result<(), ChatProblem> {
             format!("must be 1-{MAX_CONVERSATION_ID_CHARS} letters, digits, '-' or '_' (a UUID)"),
         ));
     }
-    let messages = &request.messages;
+    check_messages(&request.messages)
+}
+
+/// Checks a history on its own (the agent runner's requests have no
+/// conversation id): its size, and that every `tool` message answers a call
+/// of the assistant message before it, once.
+pub fn check_messages(messages: &[ChatMessage]) -> Result<(), ChatProblem> {
     if messages.is_empty() {
         return Err(problem("messages", "must hold at least the user's message"));
     }

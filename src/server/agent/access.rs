@@ -3,8 +3,9 @@
 //! may do), plugin tokens, and the per-session write window.
 
 use crate::domain::session_access::{permits, Act, Credential, PLUGIN_TOKEN_PREFIX};
+use crate::domain::user::Role;
 use crate::error::ApiError;
-use crate::server::auth::{random_token, token_hash};
+use crate::server::auth::{random_token, token_hash, AuthUser};
 use crate::server::store::agent_sessions::{self as rows, SessionRow};
 use crate::server::{AppState, ServerError};
 
@@ -69,6 +70,19 @@ pub async fn admit(
     let admitted = Admitted { row, credential };
     admitted.may(act)?;
     Ok(admitted)
+}
+
+/// Whether signed-in `user` may drive session `row` with the agent
+/// runner (act as its backend): an admin may drive any session (as the
+/// console may call its tools); anyone else only the sessions they opened
+/// (their trials, their manual starts). 403 naming who may otherwise.
+pub fn may_drive(row: &SessionRow, user: &AuthUser) -> Result<(), ApiError> {
+    if user.0.role == Role::Admin || row.opened_by == Some(user.0.id) {
+        return Ok(());
+    }
+    Err(ApiError::Forbidden {
+        needed: "to have opened this session (or the admin role)".into(),
+    })
 }
 
 /// Issues session `row` a new plugin token, replacing the one it had;

@@ -7,6 +7,7 @@
 //! in force, then its plugin's active tools), which enforcement,
 //! `tools_changed` and watchers use too.
 
+use crate::domain::agent_runner::workflow_prompt;
 use crate::domain::agent_session::SessionEvent;
 use crate::domain::catalogue::CatalogueTool;
 use crate::domain::declaration::export::export_with;
@@ -64,6 +65,14 @@ pub enum Prompt {
         /// The lesson's system prompt.
         system_prompt: String,
     },
+    /// A workflow session: the workflow, then the step it is in (that
+    /// step's own instructions), as the agent runner gives its model.
+    Workflow {
+        /// The workflow step the session is in, if its workflow has steps.
+        step: Option<crate::domain::workflow_def::Step>,
+        /// The composed prompt (`domain::agent_runner::workflow_prompt`).
+        system_prompt: String,
+    },
     /// A vibe session: its agent's stage (prompt, voice, Ultravox tools).
     Agent {
         /// The vibe and agent.
@@ -99,7 +108,7 @@ impl Listing {
                 agent: ctx.clone(),
                 stage,
             }),
-            (None, None) => None,
+            (None, None) => Some(workflow_prompt_of(&rules, &ws)),
         };
         Ok(Self {
             state: ws,
@@ -108,6 +117,17 @@ impl Listing {
             prompt,
             rules,
         })
+    }
+
+    /// The system prompt the session's model gets: the lesson's, the
+    /// agent's stage's, or the workflow's with its current step's.
+    pub fn system_prompt(&self) -> Option<&str> {
+        match self.prompt.as_ref()? {
+            Prompt::Lesson { system_prompt, .. } | Prompt::Workflow { system_prompt, .. } => {
+                Some(system_prompt)
+            }
+            Prompt::Agent { stage, .. } => Some(&stage.stage.system_prompt),
+        }
     }
 
     /// The declarations, in order.
@@ -146,6 +166,15 @@ impl Listing {
                     body["selectedTools"] = json!(stage.stage.selected_tools);
                 }
             }
+            Some(Prompt::Workflow {
+                step,
+                system_prompt,
+            }) => {
+                body["systemPrompt"] = json!(system_prompt);
+                body["step"] = json!(step
+                    .as_ref()
+                    .map(|s| json!({"uuid": s.uuid, "name": s.name})));
+            }
             None => {}
         }
         body
@@ -173,6 +202,25 @@ impl Listing {
                 .filter(|t| !listed.iter().any(|l| l == t.id.as_str())),
         );
         tools
+    }
+}
+
+/// A workflow session's prompt: the workflow, then its current step.
+fn workflow_prompt_of(rules: &Rules, ws: &WorkflowState) -> Prompt {
+    let id = ws.current_workflow.as_str();
+    let name = rules
+        .workflows()
+        .iter()
+        .find(|w| w.id.as_str() == id)
+        .map_or(id, |w| w.name.as_str());
+    let steps = rules
+        .definition(id)
+        .map(|d| d.steps.as_slice())
+        .unwrap_or_default();
+    let current = ws.workflow_step.as_deref();
+    Prompt::Workflow {
+        step: current.and_then(|c| steps.iter().find(|s| s.uuid == c).cloned()),
+        system_prompt: workflow_prompt(id, name, steps, current),
     }
 }
 

@@ -5,7 +5,10 @@
 //! `notifications/tools/list_changed` whenever they change (workflow or
 //! agent switch, a bindings or agents save, a plugin's registration), and
 //! `tools/call` goes through the same enforcement, recording and relay as
-//! `POST …/tool-calls`.
+//! `POST …/tool-calls`. Its one prompt, `system`, is the system prompt the
+//! session's `Listing` gives every door (a lesson's, an agent's, or a
+//! workflow's with its current step's instructions);
+//! `notifications/prompts/list_changed` says when it may have changed.
 //!
 //! The session token authenticates every request before rmcp sees it; the
 //! MCP session is bound to the Switchboard session it was opened on, so
@@ -18,8 +21,10 @@ use crate::server::http::mcp_sessions::McpSessions;
 use crate::server::AppState;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Extensions,
-    Implementation, InitializeRequestParams, InitializeResult, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
+    InitializeRequestParams, InitializeResult, ListPromptsResult, ListToolsResult,
+    PaginatedRequestParams, Prompt, PromptMessage, Role, ServerCapabilities, ServerConfig,
+    SubscriptionFilter, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -32,6 +37,18 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 /// The `event:` names on a session's stream after which its tool list may
 /// differ: the list itself, or a plugin tool's definition.
 const TOOL_EVENTS: [&str; 2] = ["tools_changed", crate::domain::plugin::AVAILABILITY_EVENT];
+/// The `event:` names after which the session's prompt may differ: a step
+/// change, an agent change.
+const PROMPT_EVENTS: [&str; 2] = ["workflow_update", "agent_changed"];
+/// The name of the session's one MCP prompt.
+const SYSTEM_PROMPT: &str = "system";
+
+/// Which list a notification is about.
+#[derive(Debug, Clone, Copy)]
+enum Changed {
+    Tools,
+    Prompts,
+}
 
 /// Who is calling: put into the HTTP request's extensions once the session
 /// token was checked for `session`.
@@ -98,14 +115,19 @@ impl SessionMcp {
         }
     }
 
-    /// The session's tools now: its [`Listing`], as MCP tools.
-    async fn tools(&self, session: &str) -> Result<Vec<Tool>, McpError> {
+    /// The session's [`Listing`] now.
+    async fn listing(&self, session: &str) -> Result<Listing, McpError> {
         let row = sessions::get(&self.state, session).await.map_err(|e| {
             McpError::invalid_request(crate::error::ApiError::from(e).to_string(), None)
         })?;
-        let listing = Listing::of(&self.state, &row)
+        Listing::of(&self.state, &row)
             .await
-            .map_err(|_| McpError::internal_error("unreadable session", None))?;
+            .map_err(|_| McpError::internal_error("unreadable session", None))
+    }
+
+    /// The session's tools now: its [`Listing`], as MCP tools.
+    async fn tools(&self, session: &str) -> Result<Vec<Tool>, McpError> {
+        let listing = self.listing(session).await?;
         Ok(listing
             .tools
             .into_iter()
@@ -126,16 +148,21 @@ impl SessionMcp {
         state: AppState,
         session: String,
         stop: CancellationToken,
-        notify: impl Fn() -> futures_util::future::BoxFuture<'static, bool> + Send + 'static,
+        notify: impl Fn(Changed) -> futures_util::future::BoxFuture<'static, bool> + Send + 'static,
     ) {
         let mut sub = state.hub.listen(&session);
         loop {
             tokio::select! {
                 _ = stop.cancelled() => break,
                 frame = sub.recv() => match frame {
+                    Ok(f) if PROMPT_EVENTS.contains(&f.name.as_str()) => {
+                        if !notify(Changed::Prompts).await {
+                            break;
+                        }
+                    }
                     Ok(f) if !TOOL_EVENTS.contains(&f.name.as_str()) => {}
                     Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                        if !notify().await {
+                        if !notify(Changed::Tools).await {
                             break;
                         }
                     }
@@ -169,13 +196,15 @@ impl ServerHandler for SessionMcp {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
+                .enable_prompts()
+                .enable_prompts_list_changed()
                 .enable_tools()
                 .enable_tool_list_changed()
                 .build(),
         )
         .with_server_info(Implementation::new("switchboard", env!("CARGO_PKG_VERSION")))
         .with_instructions(
-            "The tools this agent session may call now. The list changes as the session moves (workflow or agent switch, a plugin's registration): follow notifications/tools/list_changed. A refused call answers with a tool error saying why.",
+            "The tools this agent session may call now. The list changes as the session moves (workflow or agent switch, a plugin's registration): follow notifications/tools/list_changed. The prompt `system` is the system prompt to follow now (a workflow step's instructions included); it changes with the session (notifications/prompts/list_changed). A refused call answers with a tool error saying why.",
         )
     }
 
@@ -200,9 +229,14 @@ impl ServerHandler for SessionMcp {
             self.state.clone(),
             session,
             self.alive.clone(),
-            move || {
+            move |changed| {
                 let peer = peer.clone();
-                Box::pin(async move { peer.notify_tool_list_changed().await.is_ok() })
+                Box::pin(async move {
+                    match changed {
+                        Changed::Tools => peer.notify_tool_list_changed().await.is_ok(),
+                        Changed::Prompts => peer.notify_prompt_list_changed().await.is_ok(),
+                    }
+                })
             },
         ));
     }
@@ -214,6 +248,42 @@ impl ServerHandler for SessionMcp {
     ) -> Result<ListToolsResult, McpError> {
         let session = self.session(&context.extensions)?;
         Ok(ListToolsResult::with_all_items(self.tools(&session).await?))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Ok(ListPromptsResult::with_all_items(vec![Prompt::new(
+            SYSTEM_PROMPT,
+            Some("The system prompt this session's model follows now: its lesson's, its agent's, or its workflow's with the current step's instructions."),
+            None,
+        )]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        if request.name != SYSTEM_PROMPT {
+            return Err(McpError::invalid_params(
+                format!(
+                    "no prompt `{}`; this session has one: `{SYSTEM_PROMPT}`",
+                    crate::domain::limits::excerpt(&request.name)
+                ),
+                None,
+            ));
+        }
+        let session = self.session(&context.extensions)?;
+        let listing = self.listing(&session).await?;
+        let text = listing.system_prompt().unwrap_or_default().to_owned();
+        Ok(
+            GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
+                .with_description("The session's system prompt now")
+                .into(),
+        )
     }
 
     async fn call_tool(
@@ -252,10 +322,16 @@ impl ServerHandler for SessionMcp {
         };
         let stop = CancellationToken::new();
         let sink = context.sink().clone();
-        let forward = Self::forward_changes(self.state.clone(), session, stop.clone(), move || {
-            let sink = sink.clone();
-            Box::pin(async move { sink.notify_tool_list_changed().await.is_ok() })
-        });
+        let forward =
+            Self::forward_changes(self.state.clone(), session, stop.clone(), move |changed| {
+                let sink = sink.clone();
+                Box::pin(async move {
+                    match changed {
+                        Changed::Tools => sink.notify_tool_list_changed().await.is_ok(),
+                        Changed::Prompts => sink.notify_prompt_list_changed().await.is_ok(),
+                    }
+                })
+            });
         tokio::select! {
             _ = context.cancelled() => stop.cancel(),
             _ = forward => {}

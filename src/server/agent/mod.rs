@@ -13,6 +13,9 @@
 //! - `end`: a session ends; `watch`: what watchers read (list, snapshot,
 //!   pages of calls) and the state-change events; `hub`: the push to them.
 //!
+//! - `runner`: a configured model drives the session through the same
+//!   listing and call path, one action per request.
+//!
 //! `sessions` re-exports the steps for the doors; `rules` is the compiled
 //! rules in force; `budget` the per-session bounds. Persistence is in
 //! `server::store` (`agent_sessions`, `tool_calls`, `bank_accounts`,
@@ -31,6 +34,7 @@ mod open;
 mod patch;
 pub mod plugins;
 pub mod rules;
+pub mod runner;
 pub mod sessions;
 mod turns;
 mod watch;

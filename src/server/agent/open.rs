@@ -3,9 +3,10 @@
 //! and the tools it starts with, and announced to watchers.
 
 use super::access::new_plugin_token;
-use super::listing::tools_under;
+use super::listing::{lesson_prompt, tools_under};
 use super::watch::summary_of;
 use crate::domain::agent_session::SessionEvent;
+use crate::domain::lesson::LessonDraft;
 use crate::domain::limits::excerpt;
 use crate::domain::session_access::SESSION_TOKEN_PREFIX;
 use crate::domain::session_origin::Opener;
@@ -163,6 +164,25 @@ pub struct LessonRun<'a> {
     pub student: Option<&'a str>,
     /// How long it should run (the lesson's duration).
     pub planned_minutes: Option<u32>,
+}
+
+/// The run of lesson `lesson_id` (its `draft`) for `student`: the tools
+/// its prompt declares and its planned length.
+pub fn lesson_run<'a>(
+    lesson_id: i64,
+    draft: &LessonDraft,
+    student: Option<&'a str>,
+) -> LessonRun<'a> {
+    LessonRun {
+        lesson_id,
+        tools: lesson_prompt(draft)
+            .declarations
+            .iter()
+            .map(|d| d.name.clone())
+            .collect(),
+        student,
+        planned_minutes: draft.duration_minutes,
+    }
 }
 
 /// Opens a tutor session for a lesson: its workflow is `lesson-{id}` and

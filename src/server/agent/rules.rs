@@ -4,6 +4,7 @@
 //! Built once per bindings or catalogue change and swapped atomically, so a
 //! tool call never waits on the database to learn what is allowed.
 
+use crate::domain::agent_runner::GO_TO_STEP_TOOL;
 use crate::domain::bindings::{Availability, ToolBindings};
 use crate::domain::catalogue::{CatalogueTool, Workflow, WORKFLOW_SWITCH_TOOL};
 use crate::domain::decide::Rulebook;
@@ -220,13 +221,17 @@ impl Rules {
     }
 
     /// The tools of `workflow` while in step `step`: the workflow's (global
-    /// and bound), then the step's own.
+    /// and bound), then the step's own, then `go_to_step` when the
+    /// workflow has another step to go to.
     pub fn available_at(&self, workflow: &str, step: Option<&str>) -> Vec<String> {
         let mut tools = self.available(workflow);
         if let (Some(def), Some(step)) = (self.definition(workflow), step) {
-            for tool in def.step_tools(step) {
-                if !tools.iter().any(|t| t == tool.as_str()) {
-                    tools.push(tool.to_string());
+            let moves = (def.steps.len() > 1 && self.tool(GO_TO_STEP_TOOL).is_some())
+                .then_some(GO_TO_STEP_TOOL);
+            let own = def.step_tools(step).iter().map(|t| t.as_str());
+            for tool in own.chain(moves) {
+                if !tools.iter().any(|t| t == tool) {
+                    tools.push(tool.to_owned());
                 }
             }
         }

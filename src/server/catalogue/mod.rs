@@ -307,6 +307,9 @@ pub async fn seed_missing(
         .into_iter()
         .filter(|w| !current.iter().any(|t| t.id == w.id))
         .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
     let planned = plan(db, system, &missing, None, &field_as_is).await?;
     commit(db, &planned, system, None).await?;
     Ok(())

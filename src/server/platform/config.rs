@@ -76,6 +76,13 @@ pub struct Config {
     /// Steps one turn of the workflow chat may take before it is stopped
     /// (`WORKFLOW_CHAT_STEP_LIMIT`, default 12, at most 100).
     pub chat_step_limit: usize,
+    /// Steps one turn of the agent runner may take before it is stopped
+    /// (`AGENT_STEP_LIMIT`, default 12, at most 100).
+    pub agent_step_limit: usize,
+    /// How long a runner step waits for a call's result from the
+    /// session's backend before telling the model it is pending
+    /// (`AGENT_RESULT_WAIT_SECONDS`, default 5, at most 20).
+    pub agent_result_wait: Duration,
     /// What one agent session may store (`SESSION_WRITES_PER_MINUTE`,
     /// `SESSION_CALLS_MAX`, `SESSION_STORED_MAX_BYTES`).
     pub session_budget: SessionBudget,
@@ -210,6 +217,16 @@ impl Config {
             crate::domain::workflow_chat::DEFAULT_STEP_LIMIT,
             100,
         )?;
+        let agent_step_limit = count(
+            "AGENT_STEP_LIMIT",
+            crate::domain::agent_runner::DEFAULT_STEP_LIMIT,
+            100,
+        )?;
+        let agent_result_wait = Duration::from_secs(count(
+            "AGENT_RESULT_WAIT_SECONDS",
+            crate::domain::agent_runner::DEFAULT_RESULT_WAIT_SECONDS,
+            crate::domain::agent_runner::MAX_RESULT_WAIT_SECONDS,
+        )? as u64);
         let session_budget = SessionBudget {
             writes_per_minute: count(
                 "SESSION_WRITES_PER_MINUTE",
@@ -271,6 +288,8 @@ impl Config {
             plugin_call_timeout,
             llm,
             chat_step_limit,
+            agent_step_limit,
+            agent_result_wait,
             session_budget,
         })
     }

@@ -7,6 +7,7 @@
 //! same rows (a test in `server::catalogue::bindings` checks they agree); tests that
 //! need a realistic catalogue read it from here.
 
+use crate::domain::agent_runner::GO_TO_STEP_TOOL;
 use crate::domain::catalogue::{object, CatalogueTool, Workflow};
 use crate::domain::effect::{Effect, StateChange};
 use crate::domain::ids::WorkflowId;
@@ -202,6 +203,23 @@ const NEEDS_IDENTITY: [&str; 4] = [
     "create_dispute_case",
     "manage_recent_interactions",
 ];
+
+/// The session tool that moves a workflow session between its steps
+/// (`domain::agent_runner::GO_TO_STEP_TOOL`): every database gets it (an
+/// older one at its next start), and every workflow with two steps or
+/// more offers it.
+pub fn step_tool() -> CatalogueTool {
+    tool(
+        GO_TO_STEP_TOOL,
+        "Go to step",
+        "session",
+        "Moves the conversation to another step of this workflow (by the step's name); the step's instructions and tools apply from then on.",
+        object(
+            json!({"step": {"type": "string", "minLength": 1, "maxLength": 80, "description": "The name of the step to go to"}}),
+            &["step"],
+        ),
+    )
+}
 
 /// The demo workflows.
 pub fn demo_workflows() -> Vec<Workflow> {

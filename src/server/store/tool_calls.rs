@@ -176,6 +176,27 @@ pub async fn find(
     }))
 }
 
+/// Call `call_id` of session `session_id`'s status and result as stored
+/// now (the agent runner waits on it for a backend's report).
+pub async fn reported(
+    db: &SqlitePool,
+    session_id: &str,
+    call_id: i64,
+) -> Result<Option<(CallStatus, Option<Value>)>, ServerError> {
+    let row: Option<(String, Option<String>)> =
+        sqlx::query_as("SELECT status, result FROM tool_calls WHERE id = ? AND session_id = ?")
+            .bind(call_id)
+            .bind(session_id)
+            .fetch_optional(db)
+            .await?;
+    Ok(row.map(|(status, result)| {
+        (
+            CallStatus::parse(&status),
+            result.and_then(|r| serde_json::from_str(&r).ok()),
+        )
+    }))
+}
+
 /// Stores a backend's (or plugin's) result for an awaiting call and the
 /// session state it leaves, together, adding `waited_us` to its duration;
 /// returns the whole duration, or `None` (and nothing written) if the call

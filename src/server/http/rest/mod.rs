@@ -12,6 +12,7 @@ mod fuzz;
 pub mod lessons;
 pub mod mcp;
 pub mod plugins;
+pub mod runner;
 pub mod sessions;
 pub mod vibes;
 pub mod workflows;
@@ -35,6 +36,7 @@ pub fn router() -> Router<AppState> {
         .merge(sessions::router())
         .merge(plugins::router())
         .merge(vibes::router())
+        .merge(runner::router())
         .merge(workflows::router())
         .route("/api/{*path}", any(unknown_path))
         .layer(DefaultBodyLimit::max(API_BODY_MAX_BYTES))

@@ -17,7 +17,7 @@ use crate::domain::session_access::Act;
 use crate::domain::session_origin::Opener;
 use crate::error::ApiError;
 use crate::server::agent::hub::Frame;
-use crate::server::agent::listing::{lesson_prompt, Listing};
+use crate::server::agent::listing::Listing;
 use crate::server::agent::sessions;
 use crate::server::auth::AuthUser;
 use crate::server::http::extract::{
@@ -133,7 +133,8 @@ async fn open(
                 vibe,
                 body.agent_id.as_deref(),
                 &Opener::key(key.id()),
-            ).await?
+            )
+            .await?
         }
         (_, _, Some(_)) => {
             return Err(ApiError::invalid(
@@ -157,17 +158,7 @@ async fn open(
                 .into());
             }
             let lesson = crate::server::store::lessons::get_any(&state.db, lesson_id).await?;
-            let tools = lesson_prompt(&lesson.draft)
-                .declarations
-                .iter()
-                .map(|d| d.name.clone())
-                .collect();
-            let run = sessions::LessonRun {
-                lesson_id,
-                tools,
-                student,
-                planned_minutes: lesson.draft.duration_minutes,
-            };
+            let run = sessions::lesson_run(lesson_id, &lesson.draft, student);
             sessions::open_lesson(&state, run, &Opener::key(key.id())).await?
         }
         _ => {
