@@ -145,14 +145,20 @@ mod tests {
         assert_eq!(said.0, Outcome::Refused);
         assert_eq!(
             read_result("Refused by Switchboard: `check_balance` needs identity_verified"),
-            (Outcome::Refused, "`check_balance` needs identity_verified".into())
+            (
+                Outcome::Refused,
+                "`check_balance` needs identity_verified".into()
+            )
         );
     }
 
     #[test]
     fn an_error_reads_as_a_failure() {
         assert_eq!(read_result("Error: no such step").0, Outcome::Failed);
-        assert_eq!(read_result("The tool `x` failed: timeout").0, Outcome::Failed);
+        assert_eq!(
+            read_result("The tool `x` failed: timeout").0,
+            Outcome::Failed
+        );
         assert_eq!(
             read_result(r#"{"error": "the plugin timed out"}"#),
             (Outcome::Failed, "the plugin timed out".into())
