@@ -85,7 +85,8 @@ impl Application {
     }
 
     /// Serves until `shutdown` resolves, sweeping idle sessions and expired
-    /// sign-ins every [`SWEEP_EVERY`] meanwhile; then ends the event streams
+    /// sign-ins every [`SWEEP_EVERY`] and running the start triggers'
+    /// scheduler meanwhile; then ends the event streams
     /// and lets in-flight requests finish, for at most
     /// `SHUTDOWN_GRACE_SECONDS` (after that, open connections are dropped).
     pub async fn run_until_stopped(
@@ -93,6 +94,9 @@ impl Application {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
         let sweeper = tokio::spawn(sweep(self.state.clone()));
+        // Workflows whose start trigger is a schedule open their sessions
+        // from here (`triggers::schedule`: at most once per due time).
+        let scheduler = tokio::spawn(crate::server::triggers::schedule::run(self.state.clone()));
         let hub = self.state.hub.clone();
         let grace = self.state.config.shutdown_grace;
         let (stopping, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -126,6 +130,7 @@ impl Application {
             }
         };
         sweeper.abort();
+        scheduler.abort();
         result
     }
 }

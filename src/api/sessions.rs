@@ -2,6 +2,7 @@
 
 use crate::domain::agent_session::{CallResponse, SessionSnapshot, SessionSummary};
 use crate::domain::catalogue::{CatalogueTool, Workflow};
+use crate::domain::session_checks::Outline;
 use crate::domain::state_labels::StateLabels;
 use crate::error::ApiError;
 use leptos::prelude::*;
@@ -37,13 +38,17 @@ pub async fn list_sessions() -> Result<SessionListData, ApiError> {
     .await
 }
 
-/// What the visualiser needs to draw a session, plus names for the badge.
+/// What the visualiser needs to draw a session: the session now and what
+/// its own lesson, workflow or vibe declares (its name for the badge, its
+/// checks).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionPageData {
     /// The session now.
     pub snapshot: SessionSnapshot,
-    /// Workflow names, for the badge.
+    /// What the session runs: its name and the checks it declares.
+    pub outline: Outline,
+    /// Workflow names, for the timeline's "in …".
     pub workflows: Vec<Workflow>,
     /// Check labels and step descriptions, from the bindings in force.
     pub labels: StateLabels,
@@ -51,8 +56,8 @@ pub struct SessionPageData {
     /// may call now, as its listing describes them, then the rest of the
     /// catalogue.
     pub console_tools: Vec<CatalogueTool>,
-    /// Each workflow's steps in order, for the steps panel (the current
-    /// one lit).
+    /// A workflow session's workflows' steps in order, for the steps panel
+    /// (the current one lit); empty for a lesson or vibe session.
     pub workflow_steps: std::collections::BTreeMap<String, Vec<crate::domain::workflow_def::Step>>,
 }
 
@@ -65,28 +70,33 @@ pub async fn session_page(id: String) -> Result<SessionPageData, ApiError> {
     ctx::finish(async {
         let user = ctx::teacher()?;
         let state = ctx::state()?;
+        let row = sessions::get(&state, &id).await?;
         // The console offers the session's listing, then the rest of the
         // catalogue (to try a refusal).
         let console_tools = if user.0.role == Role::Admin {
-            let row = sessions::get(&state, &id).await?;
             let listing = crate::server::agent::listing::Listing::of(&state, &row).await?;
             listing.console(store::bindings::tools(&state.db).await?)
         } else {
             Vec::new()
         };
-        Ok(SessionPageData {
-            snapshot: sessions::snapshot(&state, &id).await?,
-            workflows: store::bindings::workflows(&state.db).await?,
-            labels: state.rules().bindings.labels.clone(),
-            workflow_steps: {
+        let outline = sessions::outline(&state, &row).await?;
+        let workflow_steps = match &outline {
+            Outline::Workflows { workflows } => {
                 let rules = state.rules();
-                rules
-                    .workflow_ids()
-                    .into_iter()
-                    .filter_map(|w| Some((w.to_owned(), rules.definition(w)?.steps.clone())))
+                workflows
+                    .iter()
+                    .filter_map(|w| Some((w.id.clone(), rules.definition(&w.id)?.steps.clone())))
                     .filter(|(_, steps)| !steps.is_empty())
                     .collect()
-            },
+            }
+            _ => Default::default(),
+        };
+        Ok(SessionPageData {
+            snapshot: sessions::snapshot_of(&state, row).await?,
+            outline,
+            workflows: store::bindings::workflows(&state.db).await?,
+            labels: state.rules().bindings.labels.clone(),
+            workflow_steps,
             console_tools,
         })
     })

@@ -53,6 +53,11 @@ pub struct WorkflowSettings {
     /// Why the chat cannot run (no model configured), in words; `None`
     /// when it can.
     pub chat_unavailable: Option<String>,
+    /// When its hook secret (webhook and inbound-call URLs) was made, Unix
+    /// seconds; `None` when it has none. The secret itself is never read
+    /// back.
+    #[serde(default)]
+    pub hook_secret_at: Option<i64>,
 }
 
 /// Every workflow, for `/workflows` (admins).
@@ -108,6 +113,7 @@ pub async fn workflow_page(id: String) -> Result<WorkflowSettings, ApiError> {
             trigger_types: trigger_types(),
             tools: store::bindings::tools(&state.db).await?,
             chat_unavailable: state.config.llm.as_ref().err().cloned(),
+            hook_secret_at: store::workflow_triggers::hook_secret_at(&state.db, &id).await?,
             id,
             name,
             description,

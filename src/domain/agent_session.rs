@@ -6,10 +6,9 @@
 
 use crate::domain::lesson::nudge::{Nudge, TurnLog};
 use crate::domain::limits::SESSION_OWN_CHECKS_MAX;
+use crate::domain::session_origin::StartedBy;
 use crate::domain::vibe::AgentView;
-use crate::domain::workflow_state::{
-    AgentContext, WorkflowState, ACCOUNT_FOUND, IDENTITY_VERIFIED,
-};
+use crate::domain::workflow_state::{AgentContext, WorkflowState};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -161,6 +160,10 @@ pub struct SessionSnapshot {
     /// counts), so a late listener learns them without the events.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plugin: Option<crate::domain::plugin::PluginSet>,
+    /// The start trigger that opened it, if one did (the page's "Started
+    /// by" line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_by: Option<StartedBy>,
 }
 
 /// The data of a `turn` event: the backend reported a turn.
@@ -254,6 +257,9 @@ pub struct SessionSummary {
     /// Who a tutor session is for, if its backend named them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub student: Option<String>,
+    /// The start trigger that opened it, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_by: Option<StartedBy>,
 }
 
 /// The data of a `tool_result` event: a backend-executed call's outcome.
@@ -359,22 +365,6 @@ pub fn own_checks_problem(
             ),
         )
     })
-}
-
-/// Checks the visualiser always lists, set or not, so a watcher sees from
-/// the start what a session still has to pass.
-pub const KNOWN_CHECKS: [&str; 2] = [IDENTITY_VERIFIED, ACCOUNT_FOUND];
-
-/// The checks to list for `state`: the known ones first, then any other the
-/// session has set, in name order.
-pub fn check_names(state: &WorkflowState) -> Vec<String> {
-    let mut names: Vec<String> = KNOWN_CHECKS.iter().map(|s| s.to_string()).collect();
-    for k in state.checks.keys() {
-        if !names.contains(k) {
-            names.push(k.clone());
-        }
-    }
-    names
 }
 
 /// The checks whose value `checks` sets anew or differently from `old`: the
@@ -486,6 +476,7 @@ mod tests {
     }
 
     use super::*;
+    use crate::domain::workflow_state::{ACCOUNT_FOUND, IDENTITY_VERIFIED};
     use serde_json::json;
 
     fn with_checks(names: impl IntoIterator<Item = String>) -> WorkflowState {
@@ -553,18 +544,6 @@ mod tests {
             reason: "idle timeout".into(),
         };
         assert_eq!(serde_json::to_value(&e).unwrap()["type"], "ended");
-    }
-
-    #[test]
-    fn known_checks_are_listed_first_then_the_ones_set() {
-        let mut state = WorkflowState::start("idv");
-        assert_eq!(check_names(&state), [IDENTITY_VERIFIED, ACCOUNT_FOUND]);
-        state.checks.insert("a_custom_check".into(), true);
-        state.checks.insert(ACCOUNT_FOUND.into(), false);
-        assert_eq!(
-            check_names(&state),
-            [IDENTITY_VERIFIED, ACCOUNT_FOUND, "a_custom_check"]
-        );
     }
 
     #[test]

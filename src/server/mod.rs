@@ -9,6 +9,8 @@
 //!   MCP server, the model client and the scripted model;
 //! - [`lessons`]: what a teacher sees of a lesson's runs;
 //! - [`vibes`]: saving agents and vibes, and their manifests as files;
+//! - [`triggers`]: start triggers that open sessions by themselves (webhooks,
+//!   calls, chat messages, the scheduler);
 //! - [`store`]: all SQL; [`seed`]: the demo data;
 //! - [`platform`]: configuration, the database, the shared state, clock,
 //!   allocator, logging and token counts.
@@ -25,6 +27,7 @@ pub mod lessons;
 pub mod platform;
 pub mod seed;
 pub mod store;
+pub mod triggers;
 pub mod vibes;
 pub mod workflows;
 

@@ -31,6 +31,8 @@ mod scopes;
 mod sessions;
 mod throttle;
 mod todos;
+mod triggers;
 mod vibes;
+mod visualiser;
 mod workflow_chat;
 mod workflows;

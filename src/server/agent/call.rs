@@ -18,6 +18,7 @@ use crate::domain::lesson::outcome::TutorOutcome;
 use crate::domain::limits::{
     bytes_in_words, excerpt, TOOL_ARGUMENTS_MAX_BYTES, TOOL_NAME_MAX_CHARS,
 };
+use crate::domain::session_checks::record_outcome;
 use crate::domain::vibe::HANG_UP_TOOL;
 use crate::domain::workflow_state::WorkflowState;
 use crate::error::ApiError;
@@ -263,6 +264,11 @@ async fn decide_and_run(
         Ok(ran) => {
             if let Some(entry) = state.rules().tool(tool) {
                 apply_effects(&entry.effects, &ran.result, ws);
+            }
+            // A completed task or mastered item is a check of the
+            // session's, so watchers see it with the rest of its state.
+            if let Some(outcome) = &ran.outcome {
+                record_outcome(outcome, ws);
             }
             done.tutor_outcome = ran.outcome;
             done.result = Some(ran.result);

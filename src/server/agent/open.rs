@@ -5,7 +5,7 @@
 use super::access::new_plugin_token;
 use super::listing::{lesson_prompt, tools_under};
 use super::watch::summary_of;
-use crate::domain::agent_session::SessionEvent;
+use crate::domain::agent_session::{SessionEvent, SessionSummary};
 use crate::domain::lesson::LessonDraft;
 use crate::domain::limits::excerpt;
 use crate::domain::session_access::SESSION_TOKEN_PREFIX;
@@ -88,9 +88,13 @@ async fn start(
     state
         .hub
         .publish(&id, &SessionEvent::WorkflowUpdate(ws.update()));
+    let summary = SessionSummary {
+        started_by: opener.started_by.clone(),
+        ..summary_of(&id, &ws, t, t, false, lesson.and_then(|l| l.student))
+    };
     state
         .hub
-        .publish_list(&json!({"type": "opened", "session": summary_of(&id, &ws, t, t, false, lesson.and_then(|l| l.student))}));
+        .publish_list(&json!({"type": "opened", "session": summary}));
     Ok(Opened {
         id,
         token,

@@ -262,12 +262,12 @@ impl Rules {
     }
 
     /// Whether anything declares `check`: a catalogue tool's effects or
-    /// requirements, a label in the bindings, or one of the checks every
-    /// session lists. A session may hold only
+    /// requirements, a label in the bindings, or a lesson (its tasks' and
+    /// review items' checks, which only its tutor tools set). A session may hold only
     /// [`SESSION_OWN_CHECKS_MAX`](crate::domain::limits::SESSION_OWN_CHECKS_MAX)
     /// checks that nothing declares.
     pub fn declares_check(&self, check: &str) -> bool {
-        crate::domain::agent_session::KNOWN_CHECKS.contains(&check)
+        crate::domain::session_checks::is_lesson_check(check)
             || self.bindings.labels.checks.contains_key(check)
             || self.tools.values().any(|(t, _)| {
                 t.requires.iter().any(|r| r == check)

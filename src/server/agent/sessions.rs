@@ -13,4 +13,4 @@ pub use super::listing::{agent_view, declarations, tools_now, tools_told};
 pub use super::open::{lesson_run, open, open_lesson, open_vibe, LessonRun, Opened};
 pub use super::patch::patch_state;
 pub use super::turns::{turn, TurnAnswer};
-pub use super::watch::{calls_page, list, snapshot, snapshot_of};
+pub use super::watch::{calls_page, list, outline, snapshot, snapshot_of};

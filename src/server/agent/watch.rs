@@ -6,10 +6,11 @@ use super::access::get;
 use super::listing::{agent_view, tools_now};
 use crate::domain::agent_session::{SessionEvent, SessionSnapshot, SessionSummary, ToolCallRecord};
 use crate::domain::limits::{CALLS_PAGE_MAX, SNAPSHOT_CALLS, SNAPSHOT_VALUE_MAX_BYTES};
+use crate::domain::session_checks::{tool_checks, Outline, WorkflowChecks};
 use crate::domain::workflow_state::WorkflowState;
 use crate::server::platform::db::now;
 use crate::server::store::agent_sessions::{self as rows, SessionRow};
-use crate::server::store::tool_calls;
+use crate::server::store::{lessons, tool_calls};
 use crate::server::{AppState, ServerError};
 use serde_json::json;
 
@@ -28,6 +29,7 @@ pub(super) fn summary_of(
         created_at,
         ended,
         student: student.map(str::to_owned),
+        started_by: None,
     }
 }
 
@@ -37,14 +39,18 @@ pub async fn list(state: &AppState) -> Result<Vec<SessionSummary>, ServerError> 
         .await?
         .into_iter()
         .map(|r| {
-            Ok(summary_of(
+            let summary = summary_of(
                 &r.id,
                 &r.workflow_state()?,
                 r.created_at,
                 r.last_activity,
                 r.ended_at.is_some(),
                 r.student.as_deref(),
-            ))
+            );
+            Ok(SessionSummary {
+                started_by: r.started_by(),
+                ..summary
+            })
         })
         .collect()
 }
@@ -88,8 +94,74 @@ pub async fn snapshot_of(
             .map(|c| c.bounded(SNAPSHOT_VALUE_MAX_BYTES))
             .collect(),
         ended: row.ended_at.is_some(),
+        started_by: row.started_by(),
         session_id: row.id,
     })
+}
+
+/// What session `row` runs, for its watchers: its lesson (tasks and
+/// review items), its vibe (what its agents' tools require or set) or the
+/// workflows it may be in (what each one's tools, its steps' included,
+/// require or set). Read from the lesson and the rules in force, so the
+/// visualiser draws the session's own definition.
+pub async fn outline(state: &AppState, row: &SessionRow) -> Result<Outline, ServerError> {
+    if row.lesson_tools.is_some() {
+        let lesson = match row.lesson_id {
+            Some(id) => Some(lessons::get_any(&state.db, id).await?.draft),
+            None => None,
+        };
+        return Ok(Outline::lesson(lesson.as_ref()));
+    }
+    let rules = state.rules();
+    let labels = &rules.bindings.labels;
+    let tools = |ids: &[String]| {
+        ids.iter()
+            .filter_map(|id| rules.tool(id))
+            .collect::<Vec<_>>()
+    };
+    if let Some(ctx) = row.workflow_state()?.agent {
+        let vibe = rules.vibe(&ctx.vibe);
+        let agents = vibe.map(|v| rules.agents_of(v)).unwrap_or_default();
+        let mut ids: Vec<String> = Vec::new();
+        for agent in &agents {
+            for id in vibe.map(|v| v.tools_of(agent)).unwrap_or_default() {
+                if !ids.contains(&id) {
+                    ids.push(id);
+                }
+            }
+        }
+        return Ok(Outline::Vibe {
+            name: vibe.map_or_else(|| ctx.vibe.clone(), |v| v.name.clone()),
+            agents: agents
+                .iter()
+                .map(|a| (a.id.to_string(), a.name.clone()))
+                .collect(),
+            checks: tool_checks(tools(&ids), labels),
+        });
+    }
+    let workflows = rules
+        .workflows()
+        .iter()
+        .map(|w| {
+            let mut ids = rules.available(w.id.as_str());
+            for step in rules
+                .definition(w.id.as_str())
+                .map_or(&[][..], |d| &d.steps)
+            {
+                for tool in &step.tools {
+                    if !ids.iter().any(|t| t == tool.as_str()) {
+                        ids.push(tool.to_string());
+                    }
+                }
+            }
+            WorkflowChecks {
+                id: w.id.to_string(),
+                name: w.name.clone(),
+                checks: tool_checks(tools(&ids), labels),
+            }
+        })
+        .collect();
+    Ok(Outline::Workflows { workflows })
 }
 
 /// Tells watchers (the session's and the list's) when `ws` differs from

@@ -116,6 +116,22 @@ impl LoginThrottle {
         self.attempts.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// How long until an attempt under `keys` would be let in, if it
+    /// would not be now; counts nothing. For doors that count only their
+    /// failures with [`begin`](Self::begin) (a hook's wrong secret), so
+    /// many right requests at once never fill a window.
+    pub fn wait(&self, keys: &[Key], now: i64) -> Option<u64> {
+        let mut attempts = self.locked();
+        keys.iter()
+            .filter_map(|key| {
+                let entry = attempts.get_mut(&key.name)?;
+                entry.expire(now);
+                entry.wait(key.limit, now)
+            })
+            .max()
+            .map(i64::unsigned_abs)
+    }
+
     /// Starts an attempt at `now`: counts it under every key and returns
     /// `Ok`, or, if any key is full, counts nothing and returns the
     /// seconds until the fullest frees a slot.

@@ -19,6 +19,7 @@ pub mod tool_calls;
 pub mod users;
 pub mod vibes;
 pub mod workflow_defs;
+pub mod workflow_triggers;
 
 use crate::server::ServerError;
 use sqlx::SqlitePool;

@@ -37,10 +37,16 @@ pub async fn get(state: &AppState, id: &str) -> Result<Versioned, ServerError> {
     store::get(&state.db, id).await
 }
 
-/// Checks `rules` against a trigger type's `schema`.
+/// Checks `rules` against a trigger type's `schema`; a schedule's cron
+/// expression and time zone must also parse (only the schedule's schema
+/// allows `cron`), so the scheduler never meets one it cannot run.
 fn check_filter(schema: &Value, rules: &Value) -> Result<(), String> {
     let validator = compile_schema(schema)?;
-    check_with(&validator, rules)
+    check_with(&validator, rules)?;
+    match crate::domain::start_trigger::ScheduleRules::of(rules) {
+        Some(schedule) => crate::server::triggers::schedule::parse(&schedule).map(|_| ()),
+        None => Ok(()),
+    }
 }
 
 /// Refuses (422 naming `steps[i].tools` and the tools) the tools an edit

@@ -2,7 +2,7 @@
 //! pushed by server-sent events (`ui::components::events`), the list (`list`), one session's
 //! visualiser (`visualiser`, its checks panel in `checks`, elapsed time,
 //! turns and nudges in `progress`, a plugin's tools in `plugin_panel`, the
-//! workflow's steps in `workflow_steps`), the admins'
+//! workflow's steps in `workflow_steps`, what started it in `started_by`), the admins'
 //! console for trying the rules without an LLM (`console`) and their "End
 //! session" (`end_button`). A trial (`try_it`) shows the same visualiser
 //! beside a chat in which the signed-in user plays the other side; the
@@ -22,6 +22,7 @@ pub mod plugin_panel;
 pub mod progress;
 #[cfg(feature = "pages-sessions")]
 pub mod session_filter;
+pub mod started_by;
 pub mod try_it;
 pub mod visualiser;
 pub mod workflow_steps;

@@ -1,9 +1,11 @@
 //! The visualiser's "Progress" panel: how long the session has run (and,
-//! for a lesson, how long is left), the turns its backend reported, and the
-//! nudges Switchboard gave the model — so a watcher sees why the tutor
-//! called a tool when it did.
+//! for a lesson, how long is left and how many of its tasks are done and
+//! items mastered — counted from the checks panel's own rows), the turns
+//! its backend reported, and the nudges Switchboard gave the model — so a
+//! watcher sees why the tutor called a tool when it did.
 
 use crate::domain::lesson::nudge::TurnLog;
+use crate::domain::session_checks::{tally, CheckKind, CheckRow};
 use crate::ui::components::LocalTime;
 use leptos::prelude::*;
 
@@ -39,6 +41,8 @@ pub fn Progress(
     planned_minutes: Option<u32>,
     ended_at: RwSignal<Option<i64>>,
     turns: RwSignal<TurnLog>,
+    /// The checks panel's rows, so both panels count the same thing.
+    checks: Memo<Vec<CheckRow>>,
 ) -> impl IntoView {
     let now = RwSignal::new(None::<i64>);
     Effect::new(move |_| {
@@ -69,6 +73,17 @@ pub fn Progress(
             view! { <span data-testid="remaining">{text}</span> }
         })
     };
+    let lesson = move || {
+        checks.with(|rows| {
+            let tasks =
+                tally(rows, CheckKind::Task).map(|(d, n)| format!("Tasks done: {d} of {n}"));
+            let items = tally(rows, CheckKind::Mastered)
+                .map(|(d, n)| format!("Items mastered: {d} of {n}"));
+            let parts: Vec<String> = tasks.into_iter().chain(items).collect();
+            (!parts.is_empty())
+                .then(|| view! { <p data-testid="lesson-progress">{parts.join(" · ")}</p> })
+        })
+    };
     view! {
         <section class="panel progress">
             <h2>"Progress"</h2>
@@ -78,6 +93,7 @@ pub fn Progress(
                 " "
                 {remaining}
             </p>
+            {lesson}
             <p data-testid="turns">
                 {move || turns.with(|t| format!("Turns: {} student · {} tutor", t.student, t.tutor))}
             </p>

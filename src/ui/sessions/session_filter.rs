@@ -130,6 +130,7 @@ mod tests {
             created_at: 0,
             ended,
             student: None,
+            started_by: None,
         }
     }
 

@@ -1,11 +1,11 @@
-//! `/sessions/{id}`: one session as it happens — workflow, step, checks,
-//! the tools it has now and every tool call — kept current by the session's
+//! `/sessions/{id}`: one session as it happens — what it runs (lesson,
+//! workflow or vibe), step, the checks its own definition declares, the
+//! tools it has now and every tool call — kept current by the session's
 //! event stream.
 
 use crate::api::sessions::{session_page, SessionPageData};
 use crate::domain::agent_session::SESSION_EVENT_NAMES;
 use crate::domain::agent_session::{changed_checks, CallStatus, SessionEvent};
-use crate::domain::catalogue::workflow_name;
 use crate::domain::plugin::{AvailabilityUpdate, PluginSet, AVAILABILITY_EVENT};
 use crate::domain::user::Role;
 use crate::domain::workflow_state::WorkflowState;
@@ -85,6 +85,11 @@ pub fn Visualiser(
     let link = RwSignal::new(Link::Connecting);
     let workflows = StoredValue::new(data.workflows.clone());
     let labels = StoredValue::new(data.labels.clone());
+    let outline = StoredValue::new(data.outline.clone());
+    // The checks panel and the progress panel read the same rows.
+    let checks = Memo::new(move |_| {
+        ws.with(|w| outline.with_value(|o| labels.with_value(|l| o.rows(w, l))))
+    });
 
     let apply = move |event: SessionEvent| match event {
         SessionEvent::Snapshot(s) => {
@@ -173,12 +178,8 @@ pub fn Visualiser(
         link,
     );
 
-    let workflow = move || {
-        ws.with(|w| match &w.agent {
-            Some(ctx) => format!("{} · {}", ctx.vibe, ctx.agent),
-            None => workflows.with_value(|list| workflow_name(list, &w.current_workflow)),
-        })
-    };
+    // The lesson's title, the workflow's name or the vibe's and agent's.
+    let title = move || ws.with(|w| outline.with_value(|o| o.title(w)));
     // The console offers the session's listing (its callable tools, as
     // every door describes them), the rest of the catalogue, then the
     // plugin's active tools.
@@ -210,12 +211,13 @@ pub fn Visualiser(
                         <h1>
                             "Session " <code>{id.clone()}</code>
                         </h1>
+                        <crate::ui::sessions::started_by::StartedByLine started_by=data.snapshot.started_by.clone() />
                     </div>
                 }.into_any()
             }}
             <div class="session-badges">
                 <span class="workflow-badge" data-testid="workflow-badge">
-                    {workflow}
+                    {title}
                 </span>
                 <span
                     class="step"
@@ -232,11 +234,7 @@ pub fn Visualiser(
         </section>
         <div class="visualiser">
             <div class="vis-side">
-                // A vibe session has agents, not checks: the panel only
-                // appears once something sets one.
-                <Show when=move || ws.with(|w| w.agent.is_none() || !w.checks.is_empty())>
-                    <ChecksPanel ws pulsing labels />
-                </Show>
+                <ChecksPanel checks pulsing none=data.outline.none_declared() />
                 <WorkflowSteps ws steps=StoredValue::new(data.workflow_steps.clone()) />
                 <section class="panel">
                     <h2>"Tools available now"</h2>
@@ -248,7 +246,7 @@ pub fn Visualiser(
                 </section>
                 <AgentPanel agent />
                 <PluginPanel plugin tools=plugin_tools />
-                <Progress started_at planned_minutes ended_at turns />
+                <Progress started_at planned_minutes ended_at turns checks />
                 {has_console.then(|| view! { <Console session_id=session_id.clone() tools=console_tools /> })}
             </div>
             <section class="panel timeline-panel">

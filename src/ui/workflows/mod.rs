@@ -1,5 +1,6 @@
 //! `/workflows` and `/workflows/{id}`: the admin's workflow settings. The
-//! list of workflows, and one workflow's start trigger (`trigger`) and
+//! list of workflows, and one workflow's Start button (`start`), start
+//! trigger (`trigger`, its hook URL's secret in `hook_secret`) and
 //! ordered steps (`steps`, one card each in `step_card`) beside the
 //! workflow-editing chat (`chat`, the shared `ui::components::chat`), and
 //! "Try this workflow" below them (`try_workflow`).
@@ -11,6 +12,8 @@
 //! and the page refreshes).
 
 pub mod chat;
+pub mod hook_secret;
+pub mod start;
 pub mod step_card;
 pub mod steps;
 pub mod trigger;
@@ -164,6 +167,7 @@ fn Settings(data: WorkflowSettings) -> impl IntoView {
                     {move || format!("version {}", page.with(|p| p.version))}
                 </span>
                 <LinkBadge link testid="workflow-connection" state=true />
+                <start::StartButton workflow_id=data.id.clone() />
             </div>
         </section>
         <div class="workflow-settings">
@@ -172,6 +176,7 @@ fn Settings(data: WorkflowSettings) -> impl IntoView {
                     <p class="error" role="alert" data-testid="workflow-problem">{e.to_string()}</p>
                 })}
                 <trigger::TriggerEditor editing />
+                <hook_secret::HookSecretPanel editing />
                 <steps::StepsEditor editing />
             </section>
             <chat::ChatPanel

@@ -9,7 +9,8 @@
 //!   session's token or plugin token, let do act `A` by the door-keeper,
 //!   `sessions::admit`) and [`PluginSession<A>`] (the same for the plugin
 //!   API, with its own 404), [`BearerToken`] and [`StreamToken`] for routes
-//!   that decide themselves;
+//!   that decide themselves, [`Hook<K>`] (a hook URL's secret, for the
+//!   start triggers platforms call);
 //! - bodies: [`JsonBody<T, LIMIT>`] (and [`FastJsonBody`] for the large
 //!   plugin bodies, [`BytesBody`] for archives), whose refusals are the
 //!   API's JSON errors: 413 naming the limit, 400 for what is not JSON,
@@ -23,6 +24,7 @@
 
 mod body;
 mod caller;
+mod hook;
 mod path;
 mod session;
 #[cfg(test)]
@@ -30,5 +32,6 @@ mod tests;
 
 pub use body::*;
 pub use caller::*;
+pub use hook::*;
 pub use path::*;
 pub use session::*;

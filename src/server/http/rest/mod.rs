@@ -14,6 +14,7 @@ pub mod mcp;
 pub mod plugins;
 pub mod runner;
 pub mod sessions;
+pub mod triggers;
 pub mod vibes;
 pub mod workflows;
 
@@ -38,6 +39,7 @@ pub fn router() -> Router<AppState> {
         .merge(vibes::router())
         .merge(runner::router())
         .merge(workflows::router())
+        .merge(triggers::router())
         .route("/api/{*path}", any(unknown_path))
         .layer(DefaultBodyLimit::max(API_BODY_MAX_BYTES))
 }
