@@ -20,7 +20,14 @@ pub mod lessons;
 #[cfg(feature = "pages-start")]
 pub mod login;
 
-#[cfg(feature = "pages-sessions")]
+// The visualiser is also shown beside the try-it chats of the editor,
+// admin and workflows groups; the sessions list stays in its own group.
+#[cfg(any(
+    feature = "pages-sessions",
+    feature = "pages-editor",
+    feature = "pages-admin",
+    feature = "pages-workflows"
+))]
 pub mod sessions;
 
 #[cfg(feature = "pages-admin")]

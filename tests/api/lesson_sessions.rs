@@ -575,7 +575,7 @@ async fn the_teacher_sees_each_run_with_its_errors_tasks_and_summary_and_can_dow
         "{row}"
     );
     assert!(
-        row.ends_with(",Good progress.,ordering,past tense,4"),
+        row.ends_with(",Good progress.,ordering,past tense,4,"),
         "{row}"
     );
 

@@ -342,6 +342,9 @@ pub struct LessonRunReport {
     pub started_at: i64,
     /// When it ended, if it has.
     pub ended_at: Option<i64>,
+    /// A trial (its teacher trying the lesson), listed apart from real runs.
+    #[serde(default)]
+    pub trial: bool,
     /// How long it ran (so far), in seconds.
     pub duration_seconds: i64,
     /// Errors logged for review, in order.
@@ -369,6 +372,8 @@ pub struct RunFacts {
     pub ended_at: Option<i64>,
     /// Last activity, Unix seconds (the end of a run still open).
     pub last_activity: i64,
+    /// A trial, not a real run.
+    pub trial: bool,
 }
 
 /// Folds a run's stored outcomes into the teacher's report, listing every
@@ -411,6 +416,7 @@ pub fn report(run: RunFacts, lesson: &LessonDraft, outcomes: Vec<TutorOutcome>) 
         student: run.student,
         started_at: run.started_at,
         ended_at: run.ended_at,
+        trial: run.trial,
         errors,
         tasks,
         facts,
@@ -582,6 +588,7 @@ mod tests {
             started_at: 100,
             ended_at: None,
             last_activity: 700,
+            trial: false,
         };
         let r = report(run, &l, outcomes);
         assert_eq!(r.duration_seconds, 600);

@@ -56,6 +56,7 @@ pub fn csv(runs: &[LessonRunReport]) -> Result<String, ServerError> {
         "did well",
         "work on",
         "stars",
+        "trial",
     ])
     .map_err(fail)?;
     for run in runs {
@@ -110,6 +111,7 @@ pub fn csv(runs: &[LessonRunReport]) -> Result<String, ServerError> {
                 .and_then(|s| s.stars)
                 .map(|s| s.to_string())
                 .unwrap_or_default(),
+            if run.trial { "yes" } else { "" }.to_owned(),
         ];
         out.write_record(record.iter().map(|c| cell(c)))
             .map_err(fail)?;
@@ -132,6 +134,7 @@ mod tests {
             student: Some("=HYPERLINK(\"x\")".into()),
             started_at: 0,
             ended_at: Some(600),
+            trial: true,
             duration_seconds: 600,
             errors: vec![LoggedError {
                 error_type: "grammar".into(),
@@ -163,6 +166,6 @@ mod tests {
             row.contains("\"yo soy, \"\"hambre\"\" → tengo hambre (grammar, severity 3)\""),
             "{row}"
         );
-        assert!(row.ends_with(",Good,a; b,,4"), "{row}");
+        assert!(row.ends_with(",Good,a; b,,4,yes"), "{row}");
     }
 }

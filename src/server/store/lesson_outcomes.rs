@@ -53,6 +53,7 @@ struct RunRow {
     created_at: i64,
     ended_at: Option<i64>,
     last_activity: i64,
+    trial: bool,
 }
 
 /// The newest `limit` runs of lesson `lesson_id`, newest first, each with
@@ -63,7 +64,7 @@ pub async fn runs_of_lesson(
     limit: usize,
 ) -> Result<Vec<(RunFacts, Vec<TutorOutcome>)>, ServerError> {
     let runs: Vec<RunRow> = sqlx::query_as(
-        "SELECT id, student, created_at, ended_at, last_activity FROM agent_sessions
+        "SELECT id, student, created_at, ended_at, last_activity, trial FROM agent_sessions
          WHERE lesson_id = ? ORDER BY created_at DESC, id DESC LIMIT ?",
     )
     .bind(lesson_id)
@@ -97,6 +98,7 @@ pub async fn runs_of_lesson(
                     started_at: r.created_at,
                     ended_at: r.ended_at,
                     last_activity: r.last_activity,
+                    trial: r.trial,
                 },
                 outcomes,
             )

@@ -2,7 +2,8 @@
 //! (`list`), a vibe's editor (`vibe_editor`) with its agent × tool matrix
 //! (`matrix`), and an agent's editor (`agent_editor`) with what it would
 //! get and cost (`preview`); tool checkboxes grouped by category are
-//! shared (`ui::components::tool_checks`).
+//! shared (`ui::components::tool_checks`). Under a vibe's editor, "Try
+//! this vibe" (`try_vibe`) opens a trial of it beside the visualiser.
 //!
 //! What is shown is chosen by the query (`?vibe=todos&agent=Oliver`), so
 //! every view is a plain link that renders on the server without
@@ -13,6 +14,7 @@ pub mod import;
 pub mod list;
 pub mod matrix;
 pub mod preview;
+pub mod try_vibe;
 pub mod vibe_editor;
 
 use crate::api::vibes::{agents_data, AgentsSet};
@@ -90,7 +92,14 @@ fn Selected(set: Shared, pick: StoredValue<(Option<String>, Option<String>)>) ->
                     }
                 }
                 None => match vibe {
-                    Some(vibe) => view! { <vibe_editor::VibeEditor set vibe /> }.into_any(),
+                    Some(vibe) => {
+                        let tried = vibe.value.clone();
+                        view! {
+                            <vibe_editor::VibeEditor set vibe />
+                            <try_vibe::TryVibe vibe=tried />
+                        }
+                        .into_any()
+                    }
                     None => ().into_any(),
                 },
             }

@@ -1,7 +1,7 @@
 //! JSON calls to the app's own `/api/…` from the browser: the playground's
 //! calls to the plugin API (with the session's token as a bearer token, as
-//! any plugin makes them) and the workflow chat's steps (the signed-in
-//! admin's cookie, sent by the browser to its own origin).
+//! any plugin makes them), the chats' steps and the opening of trials (the
+//! signed-in user's cookie, sent by the browser to its own origin).
 
 use serde_json::Value;
 
@@ -50,11 +50,15 @@ pub async fn send(
     }
 }
 
-/// The words for a failed answer: the plugin API's `message`, the API's
-/// error, or the status.
+/// The words for a failed answer: the plugin API's `message`, an
+/// `{"error": words}` answer's words (a chat step with no model), the
+/// API's error, or the status.
 pub fn error_words(status: u16, body: &Value) -> String {
     if let Some(m) = body.get("message").and_then(Value::as_str) {
         return m.to_owned();
+    }
+    if let Some(words) = body.get("error").and_then(Value::as_str) {
+        return words.to_owned();
     }
     match serde_json::from_value::<crate::error::ApiError>(body.clone()) {
         Ok(e) => e.to_string(),
@@ -82,5 +86,9 @@ mod tests {
         )
         .contains("try again in 5 s"));
         assert_eq!(error_words(502, &Value::Null), "HTTP 502");
+        assert_eq!(
+            error_words(503, &json!({"error": "No model is configured."})),
+            "No model is configured."
+        );
     }
 }

@@ -1,11 +1,13 @@
 //! Pieces every page shares, each written once: the loading / error / empty
 //! states of loaded data, the save status line, the one-field create form,
 //! the message under a field, a text box that follows saves until edited,
-//! times in the watcher's zone, status icons and the live event feed.
+//! times in the watcher's zone, status icons, the live event feed and the
+//! chat with a model that acts through tools (`chat`).
 //!
 //! Small on purpose: a page reads as what it shows, and a change to how,
 //! say, a failed load looks is made in one place for every page.
 
+pub mod chat;
 pub mod create_form;
 pub mod draft;
 pub mod events;

@@ -1,7 +1,8 @@
 //! `/lessons/{id}`: loads the lesson and lays out the editor: heading with
 //! version, Duplicate and Save, the save status, the problem count, then the
 //! lesson form and tool panel beside the live preview and the history.
-//! Leaving with unsaved edits asks first (`guard`).
+//! Leaving with unsaved edits asks first (`guard`). "Try this lesson"
+//! (`try_lesson`) follows the editor.
 //!
 //! The preview runs the same domain code as the server (`prompt::build`)
 //! in the browser, so it updates on every keystroke with no round trip;
@@ -24,6 +25,7 @@ use crate::ui::lessons::form::LessonForm;
 use crate::ui::lessons::history::{LessonHistory, Versions};
 use crate::ui::lessons::preview::Preview;
 use crate::ui::lessons::tool_panel::ToolPanel;
+use crate::ui::lessons::try_lesson::TryLesson;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
@@ -65,7 +67,13 @@ pub fn LessonEditorPage() -> impl IntoView {
                 back=("/lessons", "Back to lessons")
                 let:loaded
             >
-                <EditorIsland lesson=loaded />
+                {
+                    let lesson_id = loaded.id;
+                    view! {
+                        <EditorIsland lesson=loaded />
+                        <TryLesson lesson_id />
+                    }
+                }
             </Loaded>
         </RequireRole>
     }
@@ -183,6 +191,9 @@ fn LessonEditor(
                     data-testid="lesson-runs"
                 >
                     "Sessions"
+                </a>
+                <a class="button ghost small" href="#try" data-testid="lesson-try">
+                    "Try it"
                 </a>
                 <span class="muted small" data-testid="version">
                     {move || format!("Version {}", version.get())}

@@ -1,7 +1,9 @@
 //! `/lessons/{id}/sessions`: what happened each time the lesson ran — who,
 //! when, how long, the errors the tutor logged for review, tasks done or
 //! not, what it learnt about the student, mastered items and the summary —
-//! with the CSV download of the same.
+//! with the CSV download of the same. Trials (the teacher trying the
+//! lesson from its editor) are listed apart, each labelled "Trial", so
+//! they are never read as a student's run.
 
 use crate::api::lessons::{lesson_runs, LessonRunsPage};
 use crate::domain::lesson::outcome::LessonRunReport;
@@ -36,10 +38,13 @@ fn LessonRunsIsland(id: i64) -> impl IntoView {
     }
 }
 
+/// The runs, real ones first, then the trials.
 #[component]
 fn Runs(data: LessonRunsPage) -> impl IntoView {
     let id = data.lesson_id;
-    let count = data.runs.len();
+    let (trials, runs): (Vec<_>, Vec<_>) = data.runs.into_iter().partition(|r| r.trial);
+    let count = runs.len();
+    let has_trials = !trials.is_empty();
     view! {
         <section class="page-head split">
             <div>
@@ -52,6 +57,11 @@ fn Runs(data: LessonRunsPage) -> impl IntoView {
                         0 => "This lesson has not run yet.".to_owned(),
                         1 => "1 session, newest first.".to_owned(),
                         n => format!("{n} sessions, newest first."),
+                    }}
+                    {match trials.len() {
+                        0 => String::new(),
+                        1 => " 1 trial, below.".to_owned(),
+                        n => format!(" {n} trials, below."),
                     }}
                 </p>
             </div>
@@ -66,10 +76,19 @@ fn Runs(data: LessonRunsPage) -> impl IntoView {
             </a>
         </section>
         <div class="runs" data-testid="runs">
-            <For each=move || data.runs.clone() key=|run| run.session_id.clone() let:run>
+            <For each=move || runs.clone() key=|run| run.session_id.clone() let:run>
                 <RunCard run />
             </For>
         </div>
+        {has_trials.then(|| view! {
+            <h2 class="runs-apart">"Trials"</h2>
+            <p class="muted small">"Sessions opened with “Try this lesson”: the teacher played the student."</p>
+            <div class="runs" data-testid="trials">
+                <For each=move || trials.clone() key=|run| run.session_id.clone() let:run>
+                    <RunCard run />
+                </For>
+            </div>
+        })}
     }
     .into_any()
 }
@@ -93,6 +112,7 @@ fn RunCard(run: LessonRunReport) -> impl IntoView {
         <article class="panel run" data-session=run.session_id.clone()>
             <header class="run-head">
                 <h2>{run.student.clone().unwrap_or_else(|| "Unnamed student".into())}</h2>
+                {run.trial.then(|| view! { <span class="badge" data-testid="trial-badge">"Trial"</span> })}
                 <span class="muted small">
                     <LocalTime ms=run.started_at * 1000 />
                     {length}

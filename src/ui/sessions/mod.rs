@@ -4,20 +4,29 @@
 //! turns and nudges in `progress`, a plugin's tools in `plugin_panel`, the
 //! workflow's steps in `workflow_steps`, what started it in `started_by`), the admins'
 //! console for trying the rules without an LLM (`console`) and their "End
-//! session" (`end_button`).
+//! session" (`end_button`). A trial (`try_it`) shows the same visualiser
+//! beside a chat in which the signed-in user plays the other side; the
+//! lesson editor, the workflow settings and the agents pages use it, so
+//! this module is compiled for their groups too (the list only for its
+//! own).
 
 pub mod agent_panel;
+pub mod call_row;
 pub mod checks;
 pub mod console;
 pub mod console_form;
 pub mod end_button;
+#[cfg(feature = "pages-sessions")]
 pub mod list;
 pub mod plugin_panel;
 pub mod progress;
+#[cfg(feature = "pages-sessions")]
 pub mod session_filter;
 pub mod started_by;
+pub mod try_it;
 pub mod visualiser;
 pub mod workflow_steps;
 
+#[cfg(feature = "pages-sessions")]
 pub use list::SessionsPage;
 pub use visualiser::SessionPage;

@@ -5,19 +5,15 @@
 
 use crate::api::sessions::{session_page, SessionPageData};
 use crate::domain::agent_session::SESSION_EVENT_NAMES;
-use crate::domain::agent_session::{
-    changed_checks, CallOutcome, CallStatus, SessionEvent, ToolCallRecord,
-};
-use crate::domain::catalogue::{workflow_name, Workflow};
+use crate::domain::agent_session::{changed_checks, CallStatus, SessionEvent};
 use crate::domain::plugin::{AvailabilityUpdate, PluginSet, AVAILABILITY_EVENT};
 use crate::domain::user::Role;
 use crate::domain::workflow_state::WorkflowState;
 use crate::ui::auth::RequireRole;
 use crate::ui::components::events::{subscribe, Link, LinkBadge};
-use crate::ui::components::{
-    fetched, read_json, Loaded, LocalTime, MaybeEmpty, Status, StatusIcon,
-};
+use crate::ui::components::{fetched, read_json, Loaded, MaybeEmpty};
 use crate::ui::sessions::agent_panel::AgentPanel;
+use crate::ui::sessions::call_row::CallRow;
 use crate::ui::sessions::checks::ChecksPanel;
 use crate::ui::sessions::console::Console;
 use crate::ui::sessions::end_button::EndSessionButton;
@@ -58,9 +54,15 @@ fn SessionIsland(id: String) -> impl IntoView {
 /// One session: workflow, step, connection and whether it ended; its checks
 /// (pulsing when they change), the tools it has now, the console for
 /// admins, and the timeline of tool calls, newest first. The page's data is
-/// the snapshot; events keep it current from then on.
+/// the snapshot; events keep it current from then on. A trial shows it
+/// `embedded` beside its chat: a section heading instead of the page's.
 #[component]
-fn Visualiser(data: SessionPageData) -> impl IntoView {
+pub fn Visualiser(
+    data: SessionPageData,
+    /// Shown inside another page (a trial), not as the session's page.
+    #[prop(optional)]
+    embedded: bool,
+) -> impl IntoView {
     let id = data.snapshot.session_id.clone();
     let ws = RwSignal::new(data.snapshot.state.clone());
     let tools = RwSignal::new(data.snapshot.tools.clone());
@@ -198,15 +200,21 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
     let session_id = id.clone();
     view! {
         <section class="page-head split">
-            <div>
-                <a href="/sessions" class="muted small">
-                    "← Sessions"
-                </a>
-                <h1>
-                    "Session " <code>{id.clone()}</code>
-                </h1>
-                <crate::ui::sessions::started_by::StartedByLine started_by=data.snapshot.started_by.clone() />
-            </div>
+            {if embedded {
+                view! { <h2>"Live session " <a href=format!("/sessions/{id}") class="small"><code>{id.clone()}</code></a></h2> }.into_any()
+            } else {
+                view! {
+                    <div>
+                        <a href="/sessions" class="muted small">
+                            "← Sessions"
+                        </a>
+                        <h1>
+                            "Session " <code>{id.clone()}</code>
+                        </h1>
+                        <crate::ui::sessions::started_by::StartedByLine started_by=data.snapshot.started_by.clone() />
+                    </div>
+                }.into_any()
+            }}
             <div class="session-badges">
                 <span class="workflow-badge" data-testid="workflow-badge">
                     {title}
@@ -254,44 +262,4 @@ fn Visualiser(data: SessionPageData) -> impl IntoView {
         </div>
     }
     .into_any()
-}
-
-/// One tool call: tool, allowed or refused, where (the workflow's name) and
-/// how long, when (in the watcher's time zone), the arguments, and the
-/// result or the reason for the refusal.
-#[component]
-fn CallRow(call: ToolCallRecord, workflows: StoredValue<Vec<Workflow>>) -> impl IntoView {
-    let allowed = call.outcome == CallOutcome::Allowed;
-    let workflow = workflows.with_value(|list| workflow_name(list, &call.workflow));
-    let detail = call.detail();
-    let status = call.status.as_str();
-    let status_badge = (allowed && !call.status.is_done()).then(|| {
-        view! {
-            <span class=format!("badge status-{status}") data-testid="call-status">
-                {if call.status == CallStatus::Awaiting {
-                    view! { <StatusIcon status=Status::Waiting decorative=true /> "awaiting result" }.into_any()
-                } else {
-                    view! { <StatusIcon status=Status::Failed decorative=true /> "failed" }.into_any()
-                }}
-            </span>
-        }
-    });
-    view! {
-        <li class=if allowed { "call allowed" } else { "call refused" } data-call=call.id data-status=status>
-            <div class="call-head">
-                <code class="call-tool">{call.tool.clone()}</code>
-                <span class=if allowed { "badge ok" } else { "badge bad" }>
-                    <StatusIcon status=if allowed { Status::Passed } else { Status::Failed } decorative=true />
-                    {if allowed { "allowed" } else { "refused" }}
-                </span>
-                {status_badge}
-                <span class="muted small">
-                    {format!("in {workflow} · {} µs · ", call.duration_us)}
-                    <LocalTime ms=call.at_ms seconds=true />
-                </span>
-            </div>
-            <div class="call-args muted small">{format!("arguments: {}", call.arguments)}</div>
-            <div class=if allowed { "call-detail" } else { "call-detail reason" }>{detail}</div>
-        </li>
-    }
 }

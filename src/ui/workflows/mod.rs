@@ -2,7 +2,8 @@
 //! list of workflows, and one workflow's Start button (`start`), start
 //! trigger (`trigger`, its hook URL's secret in `hook_secret`) and
 //! ordered steps (`steps`, one card each in `step_card`) beside the
-//! workflow-editing chat (`chat`, its messages drawn by `chat_view`).
+//! workflow-editing chat (`chat`, the shared `ui::components::chat`), and
+//! "Try this workflow" below them (`try_workflow`).
 //!
 //! The definition shown is one signal, refreshed whenever the workflow's
 //! `workflow_changed` event arrives — so a change made here, by another
@@ -11,12 +12,12 @@
 //! and the page refreshes).
 
 pub mod chat;
-pub mod chat_view;
 pub mod hook_secret;
 pub mod start;
 pub mod step_card;
 pub mod steps;
 pub mod trigger;
+pub mod try_workflow;
 
 use crate::api::workflows::{edit_workflow, workflow_page, workflows_list, WorkflowSettings};
 use crate::domain::user::Role;
@@ -184,5 +185,6 @@ fn Settings(data: WorkflowSettings) -> impl IntoView {
                 on_updated=Callback::new(move |_| editing.refresh())
             />
         </div>
+        <try_workflow::TryWorkflow workflow_id=data.id.clone() />
     }
 }

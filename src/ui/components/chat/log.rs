@@ -1,20 +1,12 @@
-//! The chat's messages: the admin's and the agent's words, and each tool
-//! call the agent made, collapsible, with its arguments and — once it has
-//! run — its result (a `tool` message is shown inside the call it
-//! answers, not on its own).
+//! The chat's messages: what the person and the model said, and each tool
+//! call the model made, collapsible, with its arguments and — once it has
+//! run — its result, or the reason it was refused in words (a `tool`
+//! message is shown inside the call it answers, matched by
+//! `tool_call_id`, not on its own).
 
+use super::model::{pretty, read_result};
 use crate::domain::workflow_chat::{ChatMessage, ChatRole, ToolCall};
-use crate::ui::components::read_json;
 use leptos::prelude::*;
-use serde_json::Value;
-
-/// Arguments as the call shows them: pretty JSON, or as sent.
-fn pretty(raw: &str) -> String {
-    read_json::<Value>(raw)
-        .ok()
-        .and_then(|v| serde_json::to_string_pretty(&v).ok())
-        .unwrap_or_else(|| raw.to_owned())
-}
 
 /// The conversation so far.
 #[component]
@@ -66,13 +58,12 @@ fn CallView(call: ToolCall, messages: RwSignal<Vec<ChatMessage>>) -> impl IntoVi
                 .find(|m| {
                     m.role == ChatRole::Tool && m.tool_call_id.as_deref() == Some(id.as_str())
                 })
-                .map(|m| m.content.clone())
+                .map(|m| read_result(&m.content))
         })
     });
     let state = move || match result.get() {
         None => "running…",
-        Some(text) if text.starts_with("Error:") => "error",
-        Some(_) => "done",
+        Some((outcome, _)) => outcome.as_str(),
     };
     view! {
         <details class="tool-call" data-testid="tool-call" data-tool=call.function.name.clone() data-state=state>
@@ -83,9 +74,9 @@ fn CallView(call: ToolCall, messages: RwSignal<Vec<ChatMessage>>) -> impl IntoVi
             </summary>
             <div class="small muted">"Arguments"</div>
             <pre data-testid="tool-call-args">{pretty(&call.function.arguments)}</pre>
-            {move || result.get().map(|text| view! {
-                <div class="small muted">"Result"</div>
-                <pre data-testid="tool-call-result">{pretty(&text)}</pre>
+            {move || result.get().map(|(outcome, words)| view! {
+                <div class="small muted">{if outcome.as_str() == "refused" { "Refused because" } else { "Result" }}</div>
+                <pre data-testid="tool-call-result">{words}</pre>
             })}
         </details>
     }

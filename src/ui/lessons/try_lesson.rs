@@ -1,0 +1,45 @@
+//! "Try this lesson" under the lesson editor: the teacher opens a trial of
+//! the saved lesson (`POST /api/lessons/{id}/trials`, the student's name
+//! optional), types as the student and watches the tutor answer, call its
+//! tools and move the progress in the live visualiser beside the chat
+//! (`ui::sessions::try_it`). Its own island: the editor's draft is not
+//! involved, a trial runs what was saved.
+
+use crate::ui::sessions::try_it::TryIt;
+use leptos::prelude::*;
+
+/// The trial panel of lesson `lesson_id`.
+#[island]
+pub fn TryLesson(lesson_id: i64) -> impl IntoView {
+    crate::ui::auth::provide_auth();
+    let student = RwSignal::new(String::new());
+    let body = Callback::new(move |()| {
+        let name = student.get_untracked().trim().to_owned();
+        if name.is_empty() {
+            serde_json::json!({})
+        } else {
+            serde_json::json!({ "student": name })
+        }
+    });
+    view! {
+        <TryIt
+            title="Try this lesson"
+            intro="Play the student: the tutor runs the saved lesson, and its tool calls, the tasks done, the mistakes logged and the nudges show live beside the chat. Trials are listed apart from real runs."
+            open_url=format!("/api/lessons/{lesson_id}/trials")
+            body
+            label="Message as the student"
+            hint="Say what a student would, e.g. “Hello! Can we practise ordering food?”"
+        >
+            <div class="field">
+                <label for="try-student">"Student's name (optional)"</label>
+                <input
+                    id="try-student"
+                    type="text"
+                    data-testid="try-student"
+                    prop:value=move || student.get()
+                    on:input=move |ev| student.set(event_target_value(&ev))
+                />
+            </div>
+        </TryIt>
+    }
+}
