@@ -10,11 +10,14 @@ use leptos::prelude::*;
 /// The trial panel of workflow `workflow_id`.
 #[component]
 pub fn TryWorkflow(workflow_id: String) -> impl IntoView {
+    // Started by hand as a trial: listed as one, apart from real calls.
+    let body = Callback::new(|()| serde_json::json!({"trial": true}));
     view! {
         <TryIt
             title="Try this workflow"
             intro="Play the caller: the workflow starts as a trial, its agent answers, and the visualiser beside the chat lights the current step and shows every tool call."
             open_url=format!("/api/workflows/{workflow_id}/start")
+            body
             label="Message as the caller"
             hint="Say what a caller would, e.g. “Hi, I'd like to check my balance.”"
         />
