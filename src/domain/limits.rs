@@ -199,6 +199,10 @@ pub const ID_MAX_BYTES: usize = 64;
 /// every row of the lesson's runs).
 pub const STUDENT_MAX_CHARS: usize = 80;
 
+/// Open trials one user may have: opening another ends their oldest, so
+/// trying a configuration again and again never piles up live sessions.
+pub const OPEN_TRIALS_PER_USER: usize = 5;
+
 /// Largest agent or vibe body: a 20,000-character template with room to
 /// spare.
 pub const MANIFEST_BODY_MAX_BYTES: usize = 128 * 1024;

@@ -585,3 +585,42 @@ async fn malformed_calls_model_failures_and_the_step_limit_are_words_not_errors(
         .unwrap()
         .contains("SWITCHBOARD_LLM_BASE_URL"));
 }
+
+#[tokio::test]
+async fn a_users_open_trials_are_bounded_the_oldest_ending_first() {
+    let (app, _) = app_with_model(&[]).await;
+    let admin = app.signed_in(ADMIN).await;
+    let mut ids = Vec::new();
+    for _ in 0..switchboard::domain::limits::OPEN_TRIALS_PER_USER + 1 {
+        let res = admin
+            .post(app.url("/api/vibes/todos/trials"))
+            .header("Origin", &app.address)
+            .json(&json!({}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 201);
+        let body: Value = res.json().await.unwrap();
+        ids.push(body["sessionId"].as_str().unwrap().to_owned());
+    }
+    let ended = |id: &str| {
+        let id = id.to_owned();
+        let db = app.state.db.clone();
+        async move {
+            sqlx::query_scalar::<_, Option<String>>(
+                "SELECT end_reason FROM agent_sessions WHERE id = ?",
+            )
+            .bind(id)
+            .fetch_one(&db)
+            .await
+            .unwrap()
+        }
+    };
+    assert_eq!(
+        ended(&ids[0]).await.as_deref(),
+        Some("replaced by a newer trial")
+    );
+    for id in &ids[1..] {
+        assert_eq!(ended(id).await, None);
+    }
+}

@@ -3,11 +3,12 @@
 //! and the tools it starts with, and announced to watchers.
 
 use super::access::new_plugin_token;
+use super::end::end;
 use super::listing::{lesson_prompt, tools_under};
 use super::watch::summary_of;
 use crate::domain::agent_session::{SessionEvent, SessionSummary};
 use crate::domain::lesson::LessonDraft;
-use crate::domain::limits::excerpt;
+use crate::domain::limits::{excerpt, OPEN_TRIALS_PER_USER};
 use crate::domain::session_access::SESSION_TOKEN_PREFIX;
 use crate::domain::session_origin::Opener;
 use crate::domain::vibe::find_agent;
@@ -66,6 +67,9 @@ async fn start(
     tools: &str,
     lesson: Option<LessonFields<'_>>,
 ) -> Result<Opened, ServerError> {
+    if let (true, Some(user)) = (opener.trial, opener.user) {
+        make_room_for_trial(state, user).await?;
+    }
     let id = format!("s{}", &random_token()[..15]).to_lowercase();
     let token = format!("{SESSION_TOKEN_PREFIX}{}", random_token());
     let plugin_token = new_plugin_token();
@@ -101,6 +105,16 @@ async fn start(
         token,
         plugin_token,
     })
+}
+
+/// Ends user `user`'s oldest open trials so that a new one keeps them
+/// within [`OPEN_TRIALS_PER_USER`] (watchers see why each ended).
+async fn make_room_for_trial(state: &AppState, user: i64) -> Result<(), ServerError> {
+    let open = rows::open_trials_of(&state.db, user).await?;
+    for id in open.iter().skip(OPEN_TRIALS_PER_USER.saturating_sub(1)) {
+        end(state, id, "replaced by a newer trial").await?;
+    }
+    Ok(())
 }
 
 /// Opens a session in vibe `vibe` talking to `agent` (default: the vibe's

@@ -15,7 +15,7 @@
 //! backend would (the student's message, the tutor's answer), so the
 //! lesson's nudges fire, reach the model and show to watchers. Who may ask for a step is `access::may_drive`'s answer.
 
-use super::access::get;
+use super::access::{admit_write, get};
 use super::call::call;
 use super::listing::{tools_told, Listing};
 use super::turns::turn;
@@ -59,6 +59,9 @@ pub async fn step(
     let added = match action {
         Action::StopTurn => stop_message(limit),
         Action::CallModel => {
+            // A model call counts in the session's write window, like a
+            // tool call, so no one can spin a model without bound.
+            admit_write(state, &row.id)?;
             let note = student_turn(state, &row, &request.messages).await?;
             let answer = ask_model(state, &row, &request.messages, note).await?;
             if is_complete(&answer) && row.lesson_id.is_some() {

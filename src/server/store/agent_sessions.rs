@@ -285,6 +285,17 @@ pub async fn open(db: &SqlitePool) -> Result<Vec<SessionRow>, ServerError> {
     )
 }
 
+/// Ids of user `user`'s open trials, newest first.
+pub async fn open_trials_of(db: &SqlitePool, user: i64) -> Result<Vec<String>, ServerError> {
+    Ok(sqlx::query_scalar(
+        "SELECT id FROM agent_sessions WHERE opened_by = ? AND trial = 1 AND ended_at IS NULL
+         ORDER BY created_at DESC, rowid DESC",
+    )
+    .bind(user)
+    .fetch_all(db)
+    .await?)
+}
+
 /// Ids of the open sessions opened with API key `key_id`.
 pub async fn open_for_key(db: &SqlitePool, key_id: i64) -> Result<Vec<String>, ServerError> {
     Ok(sqlx::query_scalar(
