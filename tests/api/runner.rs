@@ -69,6 +69,24 @@ async fn asked(model: &str) -> Vec<Value> {
         .unwrap()
 }
 
+/// `POST path` with `body` as signed-in `client` from the app's own
+/// pages; the status and the new session's id (empty unless 201).
+async fn open_trial(app: &TestApp, client: &Client, path: &str, body: Value) -> (u16, String) {
+    let res = client
+        .post(app.url(path))
+        .header("Origin", &app.address)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let status = res.status().as_u16();
+    let answer: Value = res.json().await.unwrap_or(Value::Null);
+    (
+        status,
+        answer["sessionId"].as_str().unwrap_or_default().to_owned(),
+    )
+}
+
 /// One step as a signed-in `client` (from the app's own pages).
 async fn step_as(app: &TestApp, client: &Client, id: &str, messages: &Value) -> (u16, Value) {
     let res = client
@@ -132,18 +150,15 @@ async fn a_teacher_tries_a_lesson_the_tutor_records_and_a_disabled_tool_is_refus
         .json()
         .await
         .unwrap();
-    let res = teacher
-        .post(app.url(&format!("/api/lessons/{lesson}/trials")))
-        .header("Origin", &app.address)
-        .json(&json!({"student": "Teacher as Ana"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 201);
-    let id = res.json::<Value>().await.unwrap()["sessionId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let trials = format!("/api/lessons/{lesson}/trials");
+    let (status, id) = open_trial(
+        &app,
+        &teacher,
+        &trials,
+        json!({"student": "Teacher as Ana"}),
+    )
+    .await;
+    assert_eq!(status, 201);
 
     let (added, last) = turn("runner tutor turn: yo soy ir al cine", |m| {
         let (app, teacher, id) = (&app, &teacher, &id);
@@ -272,32 +287,15 @@ async fn a_teacher_tries_a_lesson_the_tutor_records_and_a_disabled_tool_is_refus
         .unwrap();
     assert_eq!(res.status(), 401);
     // Another teacher's lesson cannot be tried.
-    let res = other
-        .post(app.url(&format!("/api/lessons/{lesson}/trials")))
-        .header("Origin", &app.address)
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 404);
+    assert_eq!(open_trial(&app, &other, &trials, json!({})).await.0, 404);
 }
 
 #[tokio::test]
 async fn in_a_vibe_switch_agent_gives_the_model_the_new_agents_prompt_and_tools() {
     let (app, model) = app_with_model(&[]).await;
     let admin = app.signed_in(ADMIN).await;
-    let res = admin
-        .post(app.url("/api/vibes/todos/trials"))
-        .header("Origin", &app.address)
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 201);
-    let id = res.json::<Value>().await.unwrap()["sessionId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let (status, id) = open_trial(&app, &admin, "/api/vibes/todos/trials", json!({})).await;
+    assert_eq!(status, 201);
     let (added, last) = turn("runner vibe turn", |m| {
         let (app, admin, id) = (&app, &admin, &id);
         async move { step_as(app, admin, id, &m).await }
@@ -592,16 +590,9 @@ async fn a_users_open_trials_are_bounded_the_oldest_ending_first() {
     let admin = app.signed_in(ADMIN).await;
     let mut ids = Vec::new();
     for _ in 0..switchboard::domain::limits::OPEN_TRIALS_PER_USER + 1 {
-        let res = admin
-            .post(app.url("/api/vibes/todos/trials"))
-            .header("Origin", &app.address)
-            .json(&json!({}))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(res.status(), 201);
-        let body: Value = res.json().await.unwrap();
-        ids.push(body["sessionId"].as_str().unwrap().to_owned());
+        let (status, id) = open_trial(&app, &admin, "/api/vibes/todos/trials", json!({})).await;
+        assert_eq!(status, 201);
+        ids.push(id);
     }
     let ended = |id: &str| {
         let id = id.to_owned();

@@ -12,6 +12,19 @@ use switchboard::server::triggers::schedule::fire_due;
 use switchboard::server::workflows::scripted_model::{parse, spawn as spawn_model};
 
 /// Sets workflow idv's start trigger to `kind` with `rules`, as an API key.
+/// Workflow idv's definition, read with `key`.
+async fn definition(app: &TestApp, key: &str) -> Value {
+    app.client
+        .get(app.url("/api/workflows/idv/definition"))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
 async fn set_trigger(app: &TestApp, kind: &str, rules: Value) {
     let key = app.api_key_with(&[Scope::WorkflowsWrite]).await;
     let edit = |version: i64, body: Value| {
@@ -22,16 +35,7 @@ async fn set_trigger(app: &TestApp, kind: &str, rules: Value) {
             .json(&body)
             .send()
     };
-    let read: Value = app
-        .client
-        .get(app.url("/api/workflows/idv/definition"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let read = definition(app, &key).await;
     let version = read["version"].as_i64().unwrap();
     let res = edit(
         version,
@@ -539,16 +543,7 @@ async fn a_schedule_that_cannot_run_is_refused_when_saved() {
     let app = spawn_app().await;
     set_trigger(&app, "schedule", json!({"cron": "0 9 * * 1-5"})).await;
     let key = app.api_key_with(&[Scope::WorkflowsWrite]).await;
-    let read: Value = app
-        .client
-        .get(app.url("/api/workflows/idv/definition"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let read = definition(&app, &key).await;
     let version = read["version"].as_i64().unwrap();
     let uuid = read["definition"]["trigger"]["uuid"].clone();
     for (rules, words) in [
