@@ -44,13 +44,17 @@ test("a tutor session's page shows its lesson's tasks as checks, live, and no ba
   await expect(checks.locator('li')).toHaveCount(2);
   await expect(checks).not.toContainText('Identity verified');
   await expect(checks).not.toContainText('Account found');
-  await expect(page.getByTestId('lesson-progress')).toHaveText('Tasks done: 0 of 2');
+  await expect(page.getByTestId('lesson-progress')).toHaveText('Tasks done: 0 of 2 · Mistakes logged: 0');
 
   await callTool(page.request, s, 'mark_task_complete', { taskId: 'order-a-drink', evidence: 'Un café, por favor' });
   await expect(order).toHaveClass(/check-true/);
   await expect(order.locator('.visually-hidden')).toHaveText('done');
   await expect(greet).toHaveClass(/check-unknown/);
-  await expect(page.getByTestId('lesson-progress')).toHaveText('Tasks done: 1 of 2');
+  await expect(page.getByTestId('lesson-progress')).toHaveText('Tasks done: 1 of 2 · Mistakes logged: 0');
+  await callTool(page.request, s, 'mark_for_review', {
+    errorType: 'grammar', studentSaid: 'yo soy ir', correctForm: 'yo voy', severity: 3,
+  });
+  await expect(page.getByTestId('lesson-progress')).toHaveText('Tasks done: 1 of 2 · Mistakes logged: 1');
   noErrors();
 });
 

@@ -1,9 +1,11 @@
 //! The visualiser's "Progress" panel: how long the session has run (and,
 //! for a lesson, how long is left and how many of its tasks are done and
-//! items mastered — counted from the checks panel's own rows), the turns
+//! items mastered — counted from the checks panel's own rows — and the
+//! mistakes the tutor logged, from the timeline), the turns
 //! its backend reported, and the nudges Switchboard gave the model — so a
 //! watcher sees why the tutor called a tool when it did.
 
+use crate::domain::agent_session::{CallOutcome, ToolCallRecord};
 use crate::domain::lesson::nudge::TurnLog;
 use crate::domain::session_checks::{tally, CheckKind, CheckRow};
 use crate::ui::components::LocalTime;
@@ -18,6 +20,14 @@ pub fn clock_text(seconds: i64) -> String {
     } else {
         format!("{sign}{}:{:02}", s / 60, s % 60)
     }
+}
+
+/// The mistakes a tutor logged: its allowed `mark_for_review` calls.
+fn mistakes_logged(calls: &[ToolCallRecord]) -> usize {
+    calls
+        .iter()
+        .filter(|c| c.tool == "mark_for_review" && c.outcome == CallOutcome::Allowed)
+        .count()
 }
 
 /// Now in the browser, Unix seconds (`None` while rendering on the server,
@@ -43,6 +53,8 @@ pub fn Progress(
     turns: RwSignal<TurnLog>,
     /// The checks panel's rows, so both panels count the same thing.
     checks: Memo<Vec<CheckRow>>,
+    /// The timeline's calls, for the mistakes the tutor logged.
+    calls: RwSignal<Vec<ToolCallRecord>>,
 ) -> impl IntoView {
     let now = RwSignal::new(None::<i64>);
     Effect::new(move |_| {
@@ -79,7 +91,10 @@ pub fn Progress(
                 tally(rows, CheckKind::Task).map(|(d, n)| format!("Tasks done: {d} of {n}"));
             let items = tally(rows, CheckKind::Mastered)
                 .map(|(d, n)| format!("Items mastered: {d} of {n}"));
-            let parts: Vec<String> = tasks.into_iter().chain(items).collect();
+            let logged = calls.with(|c| mistakes_logged(c));
+            let mistakes =
+                (tasks.is_some() || logged > 0).then(|| format!("Mistakes logged: {logged}"));
+            let parts: Vec<String> = tasks.into_iter().chain(items).chain(mistakes).collect();
             (!parts.is_empty())
                 .then(|| view! { <p data-testid="lesson-progress">{parts.join(" · ")}</p> })
         })

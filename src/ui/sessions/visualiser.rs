@@ -246,7 +246,7 @@ pub fn Visualiser(
                 </section>
                 <AgentPanel agent />
                 <PluginPanel plugin tools=plugin_tools />
-                <Progress started_at planned_minutes ended_at turns checks />
+                <Progress started_at planned_minutes ended_at turns checks calls />
                 {has_console.then(|| view! { <Console session_id=session_id.clone() tools=console_tools /> })}
             </div>
             <section class="panel timeline-panel">

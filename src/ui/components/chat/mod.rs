@@ -154,7 +154,7 @@ pub fn Chat(
             <p class="muted small working" role="status" data-testid="chat-working">
                 {move || if stopping.get() { "Stopping after this step…" } else { "Working…" }}
                 " "
-                <button type="button" class="small" data-testid="chat-stop" on:click=move |_| stopping.set(true)>
+                <button type="button" class="button small" data-testid="chat-stop" on:click=move |_| stopping.set(true)>
                     "Stop"
                 </button>
             </p>
@@ -175,7 +175,7 @@ pub fn Chat(
                         }
                     }
                 ></textarea>
-                <button type="submit" data-testid="chat-send" prop:disabled=move || working.get()>
+                <button type="submit" class="button primary" data-testid="chat-send" prop:disabled=move || working.get()>
                     "Send"
                 </button>
             </form>
