@@ -615,3 +615,78 @@ async fn a_users_open_trials_are_bounded_the_oldest_ending_first() {
         assert_eq!(ended(id).await, None);
     }
 }
+
+/// An MCP client that notes `notifications/prompts/list_changed`.
+#[derive(Clone)]
+struct PromptWatcher {
+    changed: std::sync::Arc<tokio::sync::Notify>,
+}
+
+impl rmcp::ClientHandler for PromptWatcher {
+    async fn on_prompt_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        self.changed.notify_one();
+    }
+}
+
+#[tokio::test]
+async fn an_mcp_client_gets_the_steps_prompt_and_hears_when_the_step_changes() {
+    use rmcp::model::GetPromptRequestParams;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::ServiceExt;
+
+    let (app, _) = app_with_model(&[]).await;
+    let key = app.api_key().await;
+    add_steps(&app, &key, &["Greet", "Verify identity"]).await;
+    let s = open_with(&app, &key, json!({"workflowId": "idv"})).await;
+    let changed = std::sync::Arc::new(tokio::sync::Notify::new());
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(
+            app.url(&format!("/api/sessions/{}/mcp", s.id)),
+        )
+        .auth_header(s.token.clone()),
+    );
+    let client = PromptWatcher {
+        changed: changed.clone(),
+    }
+    .serve(transport)
+    .await
+    .expect("MCP initialize");
+    let prompts = client.list_all_prompts().await.unwrap();
+    assert_eq!(prompts.len(), 1);
+    assert_eq!(prompts[0].name, "system");
+    let text = |r: rmcp::model::GetPromptResult| serde_json::to_string(&r.messages).unwrap();
+    let first = client
+        .get_prompt(GetPromptRequestParams::new("system"))
+        .await
+        .unwrap();
+    assert!(text(first).contains("Current step: Greet (step 1 of 2)"));
+
+    let (status, moved) =
+        crate::sessions::call(&app, &s, "go_to_step", json!({"step": "Verify identity"})).await;
+    assert_eq!(
+        (status, moved["allowed"].clone()),
+        (200, json!(true)),
+        "{moved}"
+    );
+    tokio::time::timeout(std::time::Duration::from_secs(5), changed.notified())
+        .await
+        .expect("prompts/list_changed after the step change");
+    let now = client
+        .get_prompt(GetPromptRequestParams::new("system"))
+        .await
+        .unwrap();
+    let now = text(now);
+    assert!(
+        now.contains("Current step: Verify identity (step 2 of 2)")
+            && now.contains("Do Verify identity.")
+    );
+    assert!(client
+        .get_prompt(GetPromptRequestParams::new("other"))
+        .await
+        .is_err());
+    let _ = client.cancel().await;
+}
