@@ -80,6 +80,7 @@ pub async fn spawn_with(
     let child = command
         .env("SESSION_WRITES_PER_MINUTE", "1000000")
         .env("SESSION_CALLS_MAX", "10000000")
+        .env("WORKFLOW_STARTS_PER_MINUTE", "1000000")
         .envs(settings.iter().copied())
         .env("DATABASE_URL", &url)
         .env("PORT", port.to_string())

@@ -199,6 +199,12 @@ pub const ID_MAX_BYTES: usize = 64;
 /// every row of the lesson's runs).
 pub const STUDENT_MAX_CHARS: usize = 80;
 
+/// Sessions one workflow's start triggers (hooks, chat messages, calls,
+/// schedules, manual starts) may open in any 60 s unless
+/// `WORKFLOW_STARTS_PER_MINUTE` says otherwise; past it a start is
+/// refused (429 with `Retry-After`) and nothing is opened.
+pub const WORKFLOW_STARTS_PER_MINUTE: usize = 120;
+
 /// Open trials one user may have: opening another ends their oldest, so
 /// trying a configuration again and again never piles up live sessions.
 pub const OPEN_TRIALS_PER_USER: usize = 5;

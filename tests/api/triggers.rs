@@ -571,3 +571,19 @@ async fn a_schedule_that_cannot_run_is_refused_when_saved() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_workflows_starts_are_bounded_per_minute() {
+    let app = spawn_app_with(&[("WORKFLOW_STARTS_PER_MINUTE", "2")]).await;
+    set_trigger(&app, "webhook", json!({})).await;
+    let admin = app.signed_in(ADMIN).await;
+    let secret = hook_secret(&app, &admin).await;
+    let hook = format!("/api/hooks/idv/{secret}");
+    assert_eq!(post(&app, &hook, json!({"type": "a"})).await.0, 202);
+    assert_eq!(post(&app, &hook, json!({"type": "b"})).await.0, 202);
+    let (status, body) = post(&app, &hook, json!({"type": "c"})).await;
+    assert_eq!(status, 429, "{body}");
+    assert_eq!(count_started_by(&app, "webhook").await, 2, "nothing opened");
+    app.state.clock.advance(61);
+    assert_eq!(post(&app, &hook, json!({"type": "d"})).await.0, 202);
+}

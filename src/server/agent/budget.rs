@@ -121,6 +121,8 @@ pub struct Budgets {
     playground: Windows,
     /// Failed identity checks per account number.
     idv_failures: Windows,
+    /// Sessions a workflow's start triggers opened, per workflow.
+    starts: Windows,
 }
 
 impl Budgets {
@@ -154,6 +156,19 @@ impl Budgets {
             .admit(&user.to_string(), now, HOUR, PLAYGROUND_SESSIONS_PER_HOUR)
             .map_err(|retry_after_secs| ApiError::RateLimited {
                 limit: format!("{PLAYGROUND_SESSIONS_PER_HOUR} playground sessions per hour"),
+                retry_after_secs,
+            })
+    }
+
+    /// Counts one session started in workflow `workflow` by a start
+    /// trigger (a hook, a chat message, a call, a schedule or a manual
+    /// start) at `now`; 429 past `per_minute` (`WORKFLOW_STARTS_PER_MINUTE`)
+    /// in any 60 s, so a leaked hook URL cannot open sessions without bound.
+    pub fn admit_start(&self, workflow: &str, now: i64, per_minute: usize) -> Result<(), ApiError> {
+        self.starts
+            .admit(workflow, now, MINUTE, per_minute)
+            .map_err(|retry_after_secs| ApiError::RateLimited {
+                limit: format!("{per_minute} sessions started per minute per workflow"),
                 retry_after_secs,
             })
     }

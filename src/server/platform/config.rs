@@ -83,6 +83,9 @@ pub struct Config {
     /// session's backend before telling the model it is pending
     /// (`AGENT_RESULT_WAIT_SECONDS`, default 5, at most 20).
     pub agent_result_wait: Duration,
+    /// Sessions one workflow's start triggers may open per minute
+    /// (`WORKFLOW_STARTS_PER_MINUTE`, default 120; a sliding window).
+    pub workflow_starts_per_minute: usize,
     /// What one agent session may store (`SESSION_WRITES_PER_MINUTE`,
     /// `SESSION_CALLS_MAX`, `SESSION_STORED_MAX_BYTES`).
     pub session_budget: SessionBudget,
@@ -227,6 +230,11 @@ impl Config {
             crate::domain::agent_runner::DEFAULT_RESULT_WAIT_SECONDS,
             crate::domain::agent_runner::MAX_RESULT_WAIT_SECONDS,
         )? as u64);
+        let workflow_starts_per_minute = count(
+            "WORKFLOW_STARTS_PER_MINUTE",
+            limits::WORKFLOW_STARTS_PER_MINUTE,
+            1_000_000,
+        )?;
         let session_budget = SessionBudget {
             writes_per_minute: count(
                 "SESSION_WRITES_PER_MINUTE",
@@ -290,6 +298,7 @@ impl Config {
             chat_step_limit,
             agent_step_limit,
             agent_result_wait,
+            workflow_starts_per_minute,
             session_budget,
         })
     }

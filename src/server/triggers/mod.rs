@@ -34,8 +34,14 @@ pub fn trigger_of(state: &AppState, id: &str) -> Option<Trigger> {
 }
 
 /// Opens a session in workflow `id` for `opener` (Switchboard runs the
-/// built-in tools, as for any session the API opens).
+/// built-in tools, as for any session the API opens), within the
+/// workflow's start window (429 past it, nothing opened).
 pub async fn start(state: &AppState, id: &str, opener: &Opener) -> Result<Opened, ServerError> {
+    state.budgets.admit_start(
+        id,
+        state.clock.now(),
+        state.config.workflow_starts_per_minute,
+    )?;
     let opened = sessions::open(state, id, opener, true).await?;
     tracing::info!(
         workflow = id,
