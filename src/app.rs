@@ -117,6 +117,9 @@ fn component_of(id: PageId) -> fn() -> AnyView {
         PageId::Lessons => || view! { <LessonsPage /> }.into_any(),
         PageId::LessonEditor => || view! { <LessonEditorPage /> }.into_any(),
         PageId::LessonRuns => || view! { <LessonRunsPage /> }.into_any(),
+        PageId::LessonTrial => {
+            || view! { <crate::ui::sessions::try_lesson::TryLessonPage /> }.into_any()
+        }
         PageId::Agents => || view! { <AgentsPage /> }.into_any(),
         PageId::Bindings => || view! { <BindingsPage /> }.into_any(),
         PageId::Sessions => || view! { <SessionsPage /> }.into_any(),

@@ -1,7 +1,8 @@
 import { expect, test, type Page } from '@playwright/test';
 import { TEACHER, failOnConsoleErrors, hydrated, signIn } from './helpers';
 
-// "Try this lesson": the teacher opens a trial from the lesson editor, types
+// "Try this lesson": the teacher goes from the lesson editor to the lesson's
+// trial page (/lessons/{id}/try), opens a trial, types
 // as the student, and the tutor (the scripted model, scripts/model-script.json
 // "try: please review fractions") answers with a mark_for_review call that
 // appears live in the visualiser beside the chat. The trial is then listed
@@ -25,6 +26,11 @@ test('a teacher tries a lesson beside the live visualiser, and the trial is list
   await expect(page.getByTestId('welcome')).toBeVisible();
   const lessonId = await newLesson(page, `Fractions trial ${Date.now()}`);
 
+  // The editor links to the lesson's trial page (its own bundle, with the
+  // visualiser).
+  await page.getByTestId('try-lesson-link').click();
+  await expect(page).toHaveURL(new RegExp(`/lessons/${lessonId}/try$`));
+  await hydrated(page);
   const tryIt = page.getByTestId('try-it');
   await tryIt.getByTestId('try-student').fill('Test pupil');
   await tryIt.getByRole('button', { name: 'Try this lesson' }).click();

@@ -20,6 +20,8 @@ pub enum PageId {
     LessonEditor,
     /// One lesson's past runs.
     LessonRuns,
+    /// Trying one lesson: a trial beside the live visualiser.
+    LessonTrial,
     /// Agents and vibes.
     Agents,
     /// The tool bindings.
@@ -82,7 +84,7 @@ const ADMIN: Option<Role> = Some(Role::Admin);
 
 /// Every page. A role of `Teacher` means any signed-in account (admins can
 /// do what teachers can).
-pub const PAGES: [Page; 12] = [
+pub const PAGES: [Page; 13] = [
     page(PageId::Login, "/login", Bundle::Start, None, "Sign in"),
     page(PageId::Home, "/", Bundle::Start, TEACHER, "Home"),
     page(
@@ -105,6 +107,15 @@ pub const PAGES: [Page; 12] = [
         Bundle::Start,
         TEACHER,
         "Lesson runs",
+    ),
+    // In the sessions bundle with the visualiser it embeds, so the
+    // editor's bundle stays without it.
+    page(
+        PageId::LessonTrial,
+        "/lessons/:id/try",
+        Bundle::Sessions,
+        TEACHER,
+        "Try lesson",
     ),
     page(PageId::Agents, "/agents", Bundle::Admin, ADMIN, "Agents"),
     page(
@@ -243,6 +254,7 @@ mod tests {
             ("/lessons/3", Some(PageId::LessonEditor)),
             ("/lessons/3/", Some(PageId::LessonEditor)),
             ("/lessons/3/sessions", Some(PageId::LessonRuns)),
+            ("/lessons/3/try", Some(PageId::LessonTrial)),
             ("/sessions/abc", Some(PageId::Session)),
             ("/workflows/idv", Some(PageId::Workflow)),
             ("/lessonsx", None),

@@ -20,11 +20,11 @@ pub mod lessons;
 #[cfg(feature = "pages-start")]
 pub mod login;
 
-// The visualiser is also shown beside the try-it chats of the editor,
-// admin and workflows groups; the sessions list stays in its own group.
+// The visualiser is also shown beside the try-it chats of the admin and
+// workflows groups; trying a lesson is a page of this group
+// (`/lessons/{id}/try`), so the editor's bundle goes without it.
 #[cfg(any(
     feature = "pages-sessions",
-    feature = "pages-editor",
     feature = "pages-admin",
     feature = "pages-workflows"
 ))]

@@ -2,7 +2,8 @@
 //! version, Duplicate and Save, the save status, the problem count, then the
 //! lesson form and tool panel beside the live preview and the history.
 //! Leaving with unsaved edits asks first (`guard`). "Try this lesson"
-//! (`try_lesson`) follows the editor.
+//! links to the lesson's trial page (`ui::sessions::try_lesson`, in the
+//! sessions bundle with the visualiser it embeds).
 //!
 //! The preview runs the same domain code as the server (`prompt::build`)
 //! in the browser, so it updates on every keystroke with no round trip;
@@ -25,7 +26,6 @@ use crate::ui::lessons::form::LessonForm;
 use crate::ui::lessons::history::{LessonHistory, Versions};
 use crate::ui::lessons::preview::Preview;
 use crate::ui::lessons::tool_panel::ToolPanel;
-use crate::ui::lessons::try_lesson::TryLesson;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
@@ -71,7 +71,11 @@ pub fn LessonEditorPage() -> impl IntoView {
                     let lesson_id = loaded.id;
                     view! {
                         <EditorIsland lesson=loaded />
-                        <TryLesson lesson_id />
+                        <section class="panel" data-testid="try-lesson">
+                            <h2>"Try this lesson"</h2>
+                            <p class="muted">"Play the student with the tutor this lesson describes, beside the live visualiser. It runs the saved lesson; trials are listed apart from real runs."</p>
+                            <a class="button primary" data-testid="try-lesson-link" href=format!("/lessons/{lesson_id}/try")>"Try this lesson"</a>
+                        </section>
                     }
                 }
             </Loaded>
@@ -192,7 +196,11 @@ fn LessonEditor(
                 >
                     "Sessions"
                 </a>
-                <a class="button ghost small" href="#try" data-testid="lesson-try">
+                <a
+                    class="button ghost small"
+                    href=format!("/lessons/{}/try", lesson.id)
+                    data-testid="lesson-try"
+                >
                     "Try it"
                 </a>
                 <span class="muted small" data-testid="version">

@@ -41,6 +41,5 @@ pub mod tool_panel;
 #[cfg(feature = "pages-editor")]
 pub mod tool_row;
 #[cfg(feature = "pages-editor")]
-pub mod try_lesson;
 #[cfg(feature = "pages-editor")]
 pub use editor::LessonEditorPage;

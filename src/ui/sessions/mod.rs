@@ -5,10 +5,11 @@
 //! workflow's steps in `workflow_steps`, what started it in `started_by`), the admins'
 //! console for trying the rules without an LLM (`console`) and their "End
 //! session" (`end_button`). A trial (`try_it`) shows the same visualiser
-//! beside a chat in which the signed-in user plays the other side; the
-//! lesson editor, the workflow settings and the agents pages use it, so
-//! this module is compiled for their groups too (the list only for its
-//! own).
+//! beside a chat in which the signed-in user plays the other side: on
+//! its own page for a lesson (`try_lesson`, `/lessons/{id}/try`, linked
+//! from the editor), and under the workflow settings and the agents
+//! pages, so this module is compiled for their groups too (the list and
+//! the lesson's trial page only for its own).
 
 pub mod agent_panel;
 pub mod call_row;
@@ -24,6 +25,8 @@ pub mod progress;
 pub mod session_filter;
 pub mod started_by;
 pub mod try_it;
+#[cfg(feature = "pages-sessions")]
+pub mod try_lesson;
 pub mod visualiser;
 pub mod workflow_steps;
 
