@@ -192,7 +192,7 @@ fn reason(e: &reqwest::Error) -> String {
 /// What the chat says when no model is set up.
 fn not_configured(missing: &[&str]) -> String {
     format!(
-        "No model is configured for the workflow agent ({} not set). Set SWITCHBOARD_LLM_BASE_URL to an OpenAI-compatible endpoint (https://api.openai.com/v1, or http://localhost:11434/v1 for Ollama), SWITCHBOARD_LLM_API_KEY (any value for a server that needs none) and SWITCHBOARD_LLM_MODEL (a model with tool calling), then restart Switchboard.",
+        "No model is configured for the workflow agent and the agent runner ({} not set). Set SWITCHBOARD_LLM_BASE_URL to an OpenAI-compatible endpoint (https://api.openai.com/v1, or http://localhost:11434/v1 for Ollama), SWITCHBOARD_LLM_API_KEY (any value for a server that needs none) and SWITCHBOARD_LLM_MODEL (a model with tool calling), then restart Switchboard.",
         missing.join(", ")
     )
 }
