@@ -27,14 +27,14 @@ use crate::domain::declaration::DeclarationFormat;
 use crate::domain::lesson::nudge::{Speaker, TURN_TEXT_MAX_BYTES};
 use crate::domain::limits::excerpt;
 use crate::domain::workflow_chat::{
-    check_messages, is_complete, model_history, next_action, read_reply, Action, ChatMessage,
-    ChatRole, ToolCall,
+    check_messages, is_complete, next_action, Action, ChatMessage, ChatRole, ToolCall,
 };
 use crate::error::ApiError;
 use crate::server::store::agent_sessions::SessionRow;
 use crate::server::store::tool_calls;
+use crate::server::workflows::llm::configured;
 use crate::server::{AppState, ServerError};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::time::Duration;
 
 /// How often a wait for a backend's result reads the call again when no
@@ -158,11 +158,7 @@ async fn ask_model(
     history: &[ChatMessage],
     note: Option<String>,
 ) -> Result<ChatMessage, ServerError> {
-    let model = state
-        .config
-        .llm
-        .as_ref()
-        .map_err(|words| ApiError::Unavailable(words.clone()))?;
+    let model = configured(&state.config.llm)?;
     let listing = Listing::of(state, row).await?;
     tools_told(state, row, &listing.available).await?;
     let told = listing.rest(DeclarationFormat::OpenAi);
@@ -171,27 +167,9 @@ async fn ask_model(
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    let mut messages = Vec::with_capacity(history.len() + 1);
-    if let Some(prompt) = listing.system_prompt() {
-        messages.push(json!({"role": "system", "content": prompt}));
-    }
-    messages.extend(
-        model_history(history)
-            .iter()
-            .map(|m| serde_json::to_value(m).unwrap_or(Value::Null)),
-    );
-    if let Some(note) = note {
-        messages.push(json!({"role": "system", "content": note}));
-    }
-    Ok(match model.complete(&messages, &tools).await {
-        Ok(reply) => read_reply(&reply).unwrap_or_else(|why| {
-            ChatMessage::text(
-                ChatRole::Assistant,
-                format!("The model asked for a tool call I could not use: {why}. Nothing was called; say that again, perhaps in other words."),
-            )
-        }),
-        Err(words) => ChatMessage::text(ChatRole::Assistant, words),
-    })
+    Ok(model
+        .next_message(listing.system_prompt(), history, note.as_deref(), &tools)
+        .await)
 }
 
 /// Runs `tool_call` through the session's call path and says what came

@@ -11,8 +11,8 @@
 //! unusable tool calls become the assistant's message, never a 500.
 
 use crate::domain::workflow_chat::{
-    check, is_complete, model_history, next_action, read_reply, stop_message, Action, ChatMessage,
-    ChatRequest, ChatResponse, ChatRole, ToolCall,
+    check, is_complete, next_action, stop_message, Action, ChatMessage, ChatRequest, ChatResponse,
+    ToolCall,
 };
 use crate::error::ApiError;
 use crate::server::workflows::mcp::{self, Client, Editor};
@@ -43,11 +43,7 @@ pub async fn step(
 ) -> Result<ChatResponse, ServerError> {
     let before = workflows::get(state, id).await?.version;
     check(&request).map_err(|p| ApiError::invalid(p.field, p.message))?;
-    let model = state
-        .config
-        .llm
-        .as_ref()
-        .map_err(|words| ApiError::Unavailable(words.clone()))?;
+    let model = workflows::llm::configured(&state.config.llm)?;
     let limit = state.config.chat_step_limit;
     let action =
         next_action(&request.messages, limit).map_err(|p| ApiError::invalid(p.field, p.message))?;
@@ -65,21 +61,14 @@ pub async fn step(
                 .find(|w| w.id.as_str() == id)
                 .map(|w| w.name.clone())
                 .unwrap_or_default();
-            let mut messages = vec![json!({"role": "system", "content": system_prompt(id, &name)})];
-            messages.extend(
-                model_history(&request.messages)
-                    .iter()
-                    .map(|m| serde_json::to_value(m).unwrap_or(Value::Null)),
-            );
-            match model.complete(&messages, &tools).await {
-                Ok(reply) => read_reply(&reply).unwrap_or_else(|why| {
-                    ChatMessage::text(
-                        ChatRole::Assistant,
-                        format!("The model asked for a tool call I could not use: {why}. Nothing was changed; ask again, perhaps in other words."),
-                    )
-                }),
-                Err(words) => ChatMessage::text(ChatRole::Assistant, words),
-            }
+            model
+                .next_message(
+                    Some(&system_prompt(id, &name)),
+                    &request.messages,
+                    None,
+                    &tools,
+                )
+                .await
         }
         Action::RunTool(call) => {
             let call = call.clone();

@@ -9,6 +9,7 @@
 //! the chat shows as the assistant's message.
 
 use crate::domain::limits::excerpt;
+use crate::domain::workflow_chat::{model_history, read_reply, ChatMessage, ChatRole};
 use crate::server::ServerError;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -171,12 +172,54 @@ impl LlmConfig {
         }
     }
 
+    /// The assistant's next message: the model asked with `system` (the
+    /// system prompt, if any), the `history` as a model must see it
+    /// (`model_history`), `note` after it (words the turn adds, such as a
+    /// lesson's nudges) and the `tools` it may call. A model that cannot
+    /// be reached, or asks for a tool call that cannot be used, is the
+    /// assistant's words — never an error — for the workflow chat and the
+    /// agent runner alike.
+    pub async fn next_message(
+        &self,
+        system: Option<&str>,
+        history: &[ChatMessage],
+        note: Option<&str>,
+        tools: &[Value],
+    ) -> ChatMessage {
+        let system = system.map(|p| json!({"role": "system", "content": p}));
+        let note = note.map(|n| json!({"role": "system", "content": n}));
+        let messages: Vec<Value> = system
+            .into_iter()
+            .chain(
+                model_history(history)
+                    .iter()
+                    .map(|m| serde_json::to_value(m).unwrap_or(Value::Null)),
+            )
+            .chain(note)
+            .collect();
+        match self.complete(&messages, tools).await {
+            Ok(reply) => read_reply(&reply).unwrap_or_else(|why| {
+                ChatMessage::text(
+                    ChatRole::Assistant,
+                    format!("The model asked for a tool call I could not use: {why}. Nothing was done; say that again, perhaps in other words."),
+                )
+            }),
+            Err(words) => ChatMessage::text(ChatRole::Assistant, words),
+        }
+    }
+
     fn too_slow(&self) -> String {
         format!(
             "The model did not answer within {} s (SWITCHBOARD_LLM_TIMEOUT_SECONDS). Try again, or use a faster model.",
             self.timeout.as_secs()
         )
     }
+}
+
+/// The configured model, or 503 with the words saying what to set.
+pub fn configured(llm: &Result<LlmConfig, String>) -> Result<&LlmConfig, crate::error::ApiError> {
+    llm.as_ref()
+        .map_err(|words| crate::error::ApiError::Unavailable(words.clone()))
 }
 
 /// The innermost cause of a request error, which says what happened

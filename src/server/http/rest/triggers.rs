@@ -342,8 +342,8 @@ async fn message(
         }
     };
     // Nothing is opened that no model could answer.
-    if let Err(words) = &state.config.llm {
-        return Err(ApiError::Unavailable(words.clone()).into());
+    if let Err(unavailable) = crate::server::workflows::llm::configured(&state.config.llm) {
+        return Err(unavailable.into());
     }
     let opener = Opener {
         started_by: Some(started_by),
