@@ -225,7 +225,8 @@ pub fn app(state: AppState) -> Router {
 }
 
 /// Every period (`build` did the first sweep): ends sessions idle past
-/// their limit, deletes expired sign-ins and forgets old failed ones. A failed sweep is logged and
+/// their limit, deletes expired sign-ins and join codes and forgets old
+/// failed sign-ins. A failed sweep is logged and
 /// retried next period.
 async fn sweep(state: AppState) {
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + SWEEP_EVERY, SWEEP_EVERY);
@@ -236,6 +237,9 @@ async fn sweep(state: AppState) {
         }
         if let Err(e) = store::auth_sessions::purge_expired(&state.db).await {
             tracing::error!(error = %e, "purging expired sign-ins failed");
+        }
+        if let Err(e) = agent::sessions::purge_expired_join_codes(&state).await {
+            tracing::error!(error = %e, "purging expired join codes failed");
         }
         state.login_throttle.prune(state.clock.now());
     }

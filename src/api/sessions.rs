@@ -59,6 +59,9 @@ pub struct SessionPageData {
     /// A workflow session's workflows' steps in order, for the steps panel
     /// (the current one lit); empty for a lesson or vibe session.
     pub workflow_steps: std::collections::BTreeMap<String, Vec<crate::domain::workflow_def::Step>>,
+    /// Whether the signed-in user may make join codes for it now (see
+    /// [`issue_join_code`]): the page then offers "Join code for a plugin".
+    pub join_codes: bool,
 }
 
 /// One session for the visualiser.
@@ -91,7 +94,9 @@ pub async fn session_page(id: String) -> Result<SessionPageData, ApiError> {
             }
             _ => Default::default(),
         };
+        let join_codes = sessions::may_make_join_code(&row, &user).is_ok();
         Ok(SessionPageData {
+            join_codes,
             snapshot: sessions::snapshot_of(&state, row).await?,
             outline,
             workflows: store::bindings::workflows(&state.db).await?,
@@ -118,6 +123,28 @@ pub async fn admin_end_session(id: String) -> Result<(), ApiError> {
         sessions::end(&state, &id, "ended by admin").await?;
         tracing::info!(session = %id, admin = admin.0.id, "session ended by an admin");
         Ok(())
+    })
+    .await
+}
+
+/// Makes a one-use join code for session `id` (see `POST
+/// /api/sessions/{id}/join-codes`) for the signed-in user on its page; a
+/// server function, so `/rpc/`'s same-origin check guards it.
+#[server(prefix = "/rpc", endpoint = "issue_join_code")]
+pub async fn issue_join_code(
+    id: String,
+) -> Result<crate::domain::join_code::IssuedJoinCode, ApiError> {
+    use crate::server::agent::sessions;
+    use crate::server::http::ctx;
+    use crate::server::store::join_codes::CreatedBy;
+    ctx::finish(async {
+        let user = ctx::teacher()?;
+        let state = ctx::state()?;
+        let row = sessions::get(&state, &id).await?;
+        sessions::may_make_join_code(&row, &user)?;
+        let code = sessions::issue_code(&state, &row, CreatedBy::User(user.0.id)).await?;
+        tracing::info!(session = %id, user = user.0.id, "join code made on the session page");
+        Ok(code)
     })
     .await
 }

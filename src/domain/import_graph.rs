@@ -42,6 +42,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("effect", include_str!("effect.rs")),
     ("error", include_str!("error.rs")),
     ("ids", include_str!("ids.rs")),
+    ("join_code", include_str!("join_code.rs")),
     ("lesson", include_str!("lesson/mod.rs")),
     ("lesson::config", include_str!("lesson/config.rs")),
     ("lesson::nudge", include_str!("lesson/nudge.rs")),

@@ -216,6 +216,36 @@ pub const MANIFEST_BODY_MAX_BYTES: usize = 128 * 1024;
 /// Largest archive an import may send.
 pub const MANIFEST_ARCHIVE_MAX_BYTES: usize = 4 * 1024 * 1024;
 
+/// Characters in a join code (`domain::join_code`): 8 drawn from 31 is
+/// about 40 bits, far out of reach of guessing in a code's lifetime at
+/// [`JOIN_GUESSES_PER_ADDRESS`], and still short enough to read off a
+/// projector and type into a plugin.
+pub const JOIN_CODE_LENGTH: usize = 8;
+
+/// How long a join code may be exchanged after it is made: time enough to
+/// type it into a plugin; one left on a screen is soon dead.
+pub const JOIN_CODE_LIFETIME_SECS: i64 = 10 * 60;
+
+/// Live join codes (neither used nor expired) one session may have at
+/// once: a class joining one session needs a few; a backend making codes
+/// in a loop would otherwise fill the table and widen the space a guesser
+/// hits. Past it, 429 with `Retry-After` (until the oldest expires).
+pub const JOIN_CODES_LIVE_PER_SESSION: usize = 20;
+
+/// Largest body of `POST /api/plugins/join`: `{"code": "…"}` needs a few
+/// dozen bytes; anything bigger is not a code.
+pub const JOIN_BODY_MAX_BYTES: usize = 1024;
+
+/// Wrong join codes (unknown, used, expired) one client address may send
+/// within [`JOIN_GUESS_WINDOW_SECS`] before `POST /api/plugins/join`
+/// answers 429 to it; each also counts against the address's sign-in limit
+/// ([`LOGIN_ADDRESS_ATTEMPTS`]), like a wrong password. Room for a class
+/// behind one address mistyping; nowhere near enough to guess a code.
+pub const JOIN_GUESSES_PER_ADDRESS: usize = 20;
+
+/// The window of [`JOIN_GUESSES_PER_ADDRESS`]: 15 minutes.
+pub const JOIN_GUESS_WINDOW_SECS: i64 = 15 * 60;
+
 #[cfg(test)]
 mod tests {
     use super::*;

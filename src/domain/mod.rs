@@ -19,6 +19,7 @@ pub mod declaration;
 pub mod effect;
 pub mod error;
 pub mod ids;
+pub mod join_code;
 pub mod lesson;
 pub mod limits;
 pub mod net;

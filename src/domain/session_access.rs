@@ -9,7 +9,10 @@
 //! session's plugin metadata, listen to the session's events and to the
 //! calls relayed to it, and answer those calls — nothing that changes
 //! what the agent may do (state, checks), acts as the agent (tool calls),
-//! reports a result of a call it was not relayed, or ends the session.
+//! reports a result of a call it was not relayed, ends the session, or
+//! lets others in (new plugin tokens, join codes). A plugin token got by
+//! exchanging a join code (`POST /api/plugins/join`) is a plugin token
+//! like the first: the same rights, one row of this table.
 
 use serde::{Deserialize, Serialize};
 
@@ -47,6 +50,10 @@ pub enum Act {
     End,
     /// `POST …/plugin-token`: issue a new plugin token.
     IssuePluginToken,
+    /// `POST …/join-codes`: make a one-use join code a plugin exchanges
+    /// for a plugin token of its own (another plugin's way in, so the
+    /// backend's alone).
+    IssueJoinCode,
     /// `GET …/events`, `GET …/calls`: watch the session.
     Watch,
     /// `POST …/register-tools`, `PATCH …/tools`.
@@ -81,6 +88,7 @@ pub fn permits(credential: Credential, act: Act) -> Result<(), &'static str> {
         | Act::ReportTurn
         | Act::End
         | Act::IssuePluginToken
+        | Act::IssueJoinCode
         | Act::AnswerCall { relayed: false } => false,
     };
     match credential {
@@ -94,7 +102,7 @@ pub fn permits(credential: Credential, act: Act) -> Result<(), &'static str> {
 mod tests {
     use super::*;
 
-    const ALL: [Act; 13] = [
+    const ALL: [Act; 14] = [
         Act::ReadTools,
         Act::CallTool,
         Act::ReportResult,
@@ -102,6 +110,7 @@ mod tests {
         Act::ReportTurn,
         Act::End,
         Act::IssuePluginToken,
+        Act::IssueJoinCode,
         Act::Watch,
         Act::ChangePluginTools,
         Act::ReadMetadata,
@@ -135,5 +144,10 @@ mod tests {
         );
         let refused = permits(Credential::Plugin, Act::ChangeState).unwrap_err();
         assert!(refused.starts_with("session token"), "{refused}");
+        // A plugin (one that joined with a code, too) cannot let others in.
+        assert_eq!(
+            permits(Credential::Plugin, Act::IssueJoinCode),
+            Err(SESSION_TOKEN_NEEDED)
+        );
     }
 }

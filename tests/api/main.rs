@@ -16,6 +16,7 @@ mod freed;
 mod hardening;
 mod health;
 mod helpers;
+mod join_codes;
 mod labels;
 mod lesson_sessions;
 mod lessons;

@@ -1,7 +1,8 @@
 //! The agent-session engine, cut along what happens to a session:
 //!
 //! - `open`: a session starts (workflow, vibe or lesson) with its
-//!   credentials; `access` lets each request in (`admit`).
+//!   credentials; `access` lets each request in (`admit`); `join` lets
+//!   more plugins in with one-use join codes.
 //! - `listing`: what it may call now, and the one `Listing` of its tools,
 //!   prompt and state that REST, MCP and the console render.
 //! - `call`: a tool call, through `domain::decide` (pure, a typed
@@ -28,6 +29,7 @@ mod complete;
 mod end;
 pub mod execute;
 pub mod hub;
+mod join;
 pub mod listing;
 pub mod mcp;
 mod open;

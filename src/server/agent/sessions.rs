@@ -9,6 +9,10 @@ pub use super::call::call;
 pub(crate) use super::call::check_call_size;
 pub use super::complete::{complete, complete_after};
 pub use super::end::{end, end_opened_by_key, expire_idle};
+pub use super::join::{
+    issue_code, join, may_make_code as may_make_join_code,
+    purge_expired as purge_expired_join_codes, Joined,
+};
 pub use super::listing::{agent_view, declarations, tools_now, tools_told};
 pub use super::open::{lesson_run, open, open_lesson, open_vibe, LessonRun, Opened};
 pub use super::patch::patch_state;

@@ -16,8 +16,9 @@
 //! pruned on every sweep.
 
 use crate::domain::limits::{
-    LOGIN_ACCOUNT_ATTEMPTS, LOGIN_ACCOUNT_WINDOW_SECS, LOGIN_ADDRESS_ATTEMPTS,
-    LOGIN_ADDRESS_WINDOW_SECS, LOGIN_PAIR_ATTEMPTS, LOGIN_PAIR_WINDOW_SECS,
+    JOIN_GUESSES_PER_ADDRESS, JOIN_GUESS_WINDOW_SECS, LOGIN_ACCOUNT_ATTEMPTS,
+    LOGIN_ACCOUNT_WINDOW_SECS, LOGIN_ADDRESS_ATTEMPTS, LOGIN_ADDRESS_WINDOW_SECS,
+    LOGIN_PAIR_ATTEMPTS, LOGIN_PAIR_WINDOW_SECS,
 };
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
@@ -74,6 +75,31 @@ pub fn keys(email: &str, address: Option<IpAddr>) -> Vec<Key> {
         ));
     }
     keys
+}
+
+/// The keys a wrong join code counts against (`POST /api/plugins/join`):
+/// the join door from this address ([`JOIN_GUESSES_PER_ADDRESS`]) and the
+/// address itself, shared with sign-ins, as a wrong password counts. No
+/// key is shared by every caller, so one guesser locks out only itself.
+pub fn join_keys(address: Option<IpAddr>) -> Vec<Key> {
+    let door = Key {
+        name: match address {
+            Some(ip) => format!("join:{ip}"),
+            None => "join:unknown".into(),
+        },
+        limit: Limit {
+            attempts: JOIN_GUESSES_PER_ADDRESS,
+            window_secs: JOIN_GUESS_WINDOW_SECS,
+        },
+    };
+    let address = address.map(|ip| Key {
+        name: format!("address:{ip}"),
+        limit: Limit {
+            attempts: LOGIN_ADDRESS_ATTEMPTS,
+            window_secs: LOGIN_ADDRESS_WINDOW_SECS,
+        },
+    });
+    std::iter::once(door).chain(address).collect()
 }
 
 /// Recent attempts per key: when each started (clock seconds) and the
@@ -309,6 +335,30 @@ mod tests {
         throttle.undecided(&k, 2);
         assert_eq!(throttle.begin(&k, 3), Ok(()));
         assert!(throttle.begin(&k, 3).is_err());
+    }
+
+    #[test]
+    fn wrong_join_codes_lock_out_their_address_only_and_count_as_sign_ins_there() {
+        let throttle = LoginThrottle::default();
+        let guesser = join_keys(Some("10.0.0.1".parse().unwrap()));
+        for _ in 0..JOIN_GUESSES_PER_ADDRESS {
+            throttle.begin(&guesser, 0).unwrap();
+        }
+        assert_eq!(
+            throttle.begin(&guesser, 60),
+            Err(JOIN_GUESS_WINDOW_SECS as u64 - 60)
+        );
+        let other = join_keys(Some("10.0.0.2".parse().unwrap()));
+        assert_eq!(throttle.begin(&other, 60), Ok(()));
+        // The guesses took slots of the address's sign-in limit too.
+        let left = (0..LOGIN_ADDRESS_ATTEMPTS)
+            .filter(|n| {
+                throttle
+                    .begin(&from(&format!("u{n}@x.io"), "10.0.0.1"), 60)
+                    .is_ok()
+            })
+            .count();
+        assert_eq!(left, LOGIN_ADDRESS_ATTEMPTS - JOIN_GUESSES_PER_ADDRESS);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Agent sessions: one row per session an agent backend opened, holding its
 //! workflow state as JSON, the account whose identity it verified, and when
 //! it was last active or ended; and each session's plugin token (migration
-//! `0018_plugin_tokens.sql`), kept as a hash like the session token.
+//! `0018_plugin_tokens.sql`), kept as a hash like the session token (the
+//! plugin tokens exchanged for join codes are `join_codes`').
 //!
 //! The session engine (`server::agent::sessions`) decides; this module only
 //! reads and writes rows.
@@ -122,14 +123,19 @@ pub async fn find_by_token_hash(
     )
 }
 
-/// The session whose plugin token hashes to `token_hash`, if any.
+/// The session whose plugin token hashes to `token_hash`, if any: its own
+/// plugin token, or one a plugin got by exchanging a join code
+/// (`store::join_codes`).
 pub async fn find_by_plugin_token_hash(
     db: &SqlitePool,
     token_hash: &str,
 ) -> Result<Option<SessionRow>, ServerError> {
     Ok(sqlx::query_as::<_, SessionRow>(&format!(
-        "{SELECT} WHERE id = (SELECT session_id FROM session_plugin_tokens WHERE token_hash = ?)"
+        "{SELECT} WHERE id IN (SELECT session_id FROM session_plugin_tokens WHERE token_hash = ?
+                               UNION ALL
+                               SELECT session_id FROM session_joined_tokens WHERE token_hash = ?)"
     ))
+    .bind(token_hash)
     .bind(token_hash)
     .fetch_optional(db)
     .await?)

@@ -11,6 +11,7 @@ pub mod auth_sessions;
 pub mod bank_accounts;
 pub mod bindings;
 pub mod catalogue;
+pub mod join_codes;
 pub mod lesson_outcomes;
 pub mod lessons;
 pub mod plugins;

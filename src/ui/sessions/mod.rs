@@ -4,7 +4,7 @@
 //! turns and nudges in `progress`, a plugin's tools in `plugin_panel`, the
 //! workflow's steps in `workflow_steps`, what started it in `started_by`), the admins'
 //! console for trying the rules without an LLM (`console`) and their "End
-//! session" (`end_button`). A trial (`try_it`) shows the same visualiser
+//! session" (`end_button`), and a join code for a plugin (`join_code`). A trial (`try_it`) shows the same visualiser
 //! beside a chat in which the signed-in user plays the other side: on
 //! its own page for a lesson (`try_lesson`, `/lessons/{id}/try`, linked
 //! from the editor), and under the workflow settings and the agents
@@ -17,6 +17,7 @@ pub mod checks;
 pub mod console;
 pub mod console_form;
 pub mod end_button;
+pub mod join_code;
 #[cfg(feature = "pages-sessions")]
 pub mod list;
 pub mod plugin_panel;

@@ -17,6 +17,7 @@ use crate::ui::sessions::call_row::CallRow;
 use crate::ui::sessions::checks::ChecksPanel;
 use crate::ui::sessions::console::Console;
 use crate::ui::sessions::end_button::EndSessionButton;
+use crate::ui::sessions::join_code::JoinCodeButton;
 use crate::ui::sessions::plugin_panel::PluginPanel;
 use crate::ui::sessions::progress::Progress;
 use crate::ui::sessions::workflow_steps::WorkflowSteps;
@@ -246,6 +247,7 @@ pub fn Visualiser(
                 </section>
                 <AgentPanel agent />
                 <PluginPanel plugin tools=plugin_tools />
+                <JoinCodeButton session_id=id.clone() ended allowed=data.join_codes && !embedded />
                 <Progress started_at planned_minutes ended_at turns checks calls />
                 {has_console.then(|| view! { <Console session_id=session_id.clone() tools=console_tools /> })}
             </div>

@@ -56,6 +56,22 @@ pub fn client_address(parts: &Parts, state: &AppState) -> Option<IpAddr> {
     Some(state.config.trusted_proxies.client(peer, forwarded))
 }
 
+/// The caller's address ([`client_address`]), for a door that counts a
+/// wrong guess against it (the join-code exchange).
+#[derive(Debug, Clone, Copy)]
+pub struct ClientAddress(pub Option<IpAddr>);
+
+impl FromRequestParts<AppState> for ClientAddress {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        Ok(ClientAddress(client_address(parts, state)))
+    }
+}
+
 impl<K: HookKind + Send + Sync> FromRequestParts<AppState> for Hook<K> {
     type Rejection = ServerError;
 

@@ -108,6 +108,8 @@ session_acts! {
     End => Act::End;
     /// `POST …/plugin-token`.
     IssuePluginToken => Act::IssuePluginToken;
+    /// `POST …/join-codes`.
+    IssueJoinCode => Act::IssueJoinCode;
     /// `POST …/register-tools`, `PATCH …/tools`.
     ChangePluginTools => Act::ChangePluginTools;
     /// `GET …/metadata`.

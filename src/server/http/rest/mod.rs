@@ -9,6 +9,7 @@ pub mod catalogue;
 pub mod event_streams;
 #[cfg(test)]
 mod fuzz;
+pub mod join_codes;
 pub mod lessons;
 pub mod mcp;
 pub mod plugins;
@@ -36,6 +37,7 @@ pub fn router() -> Router<AppState> {
         .merge(catalogue::router())
         .merge(sessions::router())
         .merge(plugins::router())
+        .merge(join_codes::router())
         .merge(vibes::router())
         .merge(runner::router())
         .merge(workflows::router())
