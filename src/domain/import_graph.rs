@@ -32,6 +32,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("bindings_file", include_str!("bindings_file.rs")),
     ("catalogue", include_str!("catalogue.rs")),
     ("catalogue_history", include_str!("catalogue_history.rs")),
+    ("cors", include_str!("cors.rs")),
     ("decide", include_str!("decide.rs")),
     ("declaration", include_str!("declaration/mod.rs")),
     ("declaration::export", include_str!("declaration/export.rs")),

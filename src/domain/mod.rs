@@ -14,6 +14,7 @@ pub mod bindings;
 pub mod bindings_file;
 pub mod catalogue;
 pub mod catalogue_history;
+pub mod cors;
 pub mod decide;
 pub mod declaration;
 pub mod effect;

@@ -10,6 +10,7 @@ mod bindings_file;
 mod budgets;
 mod catalogue;
 mod connections;
+mod cors;
 mod end_session;
 mod event_streams;
 mod freed;

@@ -5,7 +5,8 @@
 //! composition root: the server layer does not import the UI above it.
 
 use crate::error::ApiError;
-use crate::server::{auth, http::rest, AppState};
+use crate::server::http::{cors, rest};
+use crate::server::{auth, AppState};
 use crate::RPC_PREFIX;
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -82,10 +83,12 @@ pub fn routes() -> Router<AppState> {
 }
 
 /// Wraps `router` (every route of the app) in the middleware each request
-/// passes through, outermost last: tracing, the request timeout, the
-/// signed-in user, the cross-origin check for server functions, 400 for
-/// undecodable server-function calls, and the sign-in redirect for pages;
-/// responses are compressed on their way out ([`compression`]).
+/// passes through, outermost first: tracing, CORS for the
+/// token-authenticated API ([`cors`]: preflights are answered there,
+/// before the timeout and any sign-in lookup), compression of responses on
+/// their way out ([`compression`]), the request timeout, the signed-in
+/// user, the cross-origin check for server functions, 400 for undecodable
+/// server-function calls, and the sign-in redirect for pages.
 pub fn with_middleware(router: Router<AppState>, state: AppState) -> Router {
     router
         .layer(from_fn(auth::guard_pages))
@@ -102,6 +105,7 @@ pub fn with_middleware(router: Router<AppState>, state: AppState) -> Router {
                 .map_response(unwrap_unencoded)
                 .layer(compression()),
         )
+        .layer(from_fn_with_state(state.clone(), cors::cors))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }

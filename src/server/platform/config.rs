@@ -43,6 +43,12 @@ pub struct Config {
     /// space- or comma-separated `https://host[:port]`); none by default,
     /// so only the app itself may frame them.
     pub embed_origins: Vec<String>,
+    /// Origins whose pages may call the token-authenticated API — the
+    /// session and plugin routes, the join exchange, the client module —
+    /// from a browser (`API_ORIGINS`, comma-separated, or `*`); none by
+    /// default. Cookie-authenticated routes never answer another origin
+    /// (`domain::cors`).
+    pub api_origins: crate::domain::cors::ApiOrigins,
     /// Most event streams open at once on one agent session
     /// (`MAX_STREAMS_PER_SESSION`, default 20,000: a whole audience may
     /// watch one call).
@@ -185,6 +191,14 @@ impl Config {
                 "EMBED_ORIGINS must list origins like https://lms.example, got {bad:?}"
             )));
         }
+        let api_origins =
+            crate::domain::cors::ApiOrigins::parse(&get("API_ORIGINS").unwrap_or_default())
+                .map_err(|bad| {
+                    ServerError::Config(format!(
+                        "API_ORIGINS must be * or a comma-separated list of origins like \
+                 https://codap.concord.org (scheme and host, no path), got {bad:?}"
+                    ))
+                })?;
         let count = |key: &str, default: usize, max: usize| -> Result<usize, ServerError> {
             match get(key) {
                 Some(raw) => raw
@@ -287,6 +301,7 @@ impl Config {
             demo_lessons,
             trusted_proxies,
             embed_origins,
+            api_origins,
             max_streams_per_session,
             max_streams_per_user,
             shutdown_grace,
@@ -379,6 +394,8 @@ mod tests {
             ("HEADER_READ_TIMEOUT_SECONDS", "0"),
             ("EMBED_ORIGINS", "https://ok.example javascript:alert(1)"),
             ("TRUSTED_PROXIES", "127.0.0.1 proxy.internal"),
+            ("API_ORIGINS", "https://ok.example, codap.concord.org"),
+            ("API_ORIGINS", "*, https://ok.example"),
         ] {
             let err = config(&[(key, value)]).unwrap_err().to_string();
             assert!(err.contains(key), "{err}");
@@ -397,6 +414,26 @@ mod tests {
             ["https://lms.example", "http://localhost:8080"]
         );
         assert!(config(&[]).unwrap().embed_origins.is_empty());
+    }
+
+    #[test]
+    fn api_origins_default_to_none_and_take_a_list_or_a_star() {
+        use crate::domain::cors::ApiOrigins;
+        assert_eq!(config(&[]).unwrap().api_origins, ApiOrigins::None);
+        let c = config(&[(
+            "API_ORIGINS",
+            "https://codap.concord.org,http://localhost:8080",
+        )])
+        .unwrap();
+        assert_eq!(
+            c.api_origins,
+            ApiOrigins::List(vec![
+                "https://codap.concord.org".into(),
+                "http://localhost:8080".into()
+            ])
+        );
+        let any = config(&[("API_ORIGINS", "*")]).unwrap();
+        assert_eq!(any.api_origins, ApiOrigins::Any);
     }
 
     #[test]
