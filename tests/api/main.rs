@@ -26,6 +26,7 @@ mod pages;
 mod passwords;
 mod plugin_tokens;
 mod plugins;
+mod relay;
 mod runner;
 mod scopes;
 mod sessions;
