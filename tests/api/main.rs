@@ -9,6 +9,7 @@ mod bindings;
 mod bindings_file;
 mod budgets;
 mod catalogue;
+mod clients;
 mod connections;
 mod end_session;
 mod event_streams;

@@ -78,14 +78,18 @@ impl PluginStream {
                     text.lines()
                         .find_map(|l| l.strip_prefix(name).map(str::to_owned))
                 };
-                let Some(data) = field("data: ") else { continue };
+                let Some(data) = field("data: ") else {
+                    continue;
+                };
                 return Some(Frame {
                     id: field("id: ").unwrap().parse().unwrap(),
                     event: field("event: ").unwrap(),
                     data: serde_json::from_str(&data).unwrap(),
                 });
             }
-            let chunk = tokio::time::timeout_at(until, self.res.chunk()).await.ok()?;
+            let chunk = tokio::time::timeout_at(until, self.res.chunk())
+                .await
+                .ok()?;
             let chunk = chunk.unwrap()?;
             self.buffer.push_str(&String::from_utf8_lossy(&chunk));
         }
@@ -162,13 +166,22 @@ async fn calls_made_around_a_reconnect_are_offered_again_and_answered() {
     let then = stream.request().await;
     assert_eq!(again.data["callId"], offered.data["callId"], "oldest first");
     assert_eq!(then.data["arguments"], json!({"text": "two"}));
-    assert!(offered.id < again.id && again.id < then.id, "ids keep increasing");
+    assert!(
+        offered.id < again.id && again.id < then.id,
+        "ids keep increasing"
+    );
     assert_deadline(&then.data, 10_000);
 
     let one = again.data["callId"].as_str().unwrap();
     let two = then.data["callId"].as_str().unwrap();
-    assert_eq!(answer(&app, &plugin, two, json!({"result": {"notes": 2}})).await, 200);
-    assert_eq!(answer(&app, &plugin, one, json!({"result": {"notes": 1}})).await, 200);
+    assert_eq!(
+        answer(&app, &plugin, two, json!({"result": {"notes": 2}})).await,
+        200
+    );
+    assert_eq!(
+        answer(&app, &plugin, one, json!({"result": {"notes": 1}})).await,
+        200
+    );
     let (first, second) = (first.await.unwrap(), second.await.unwrap());
     assert_eq!(first["allowed"], true, "{first}");
     assert_eq!(first["result"], json!({"notes": 1}));
@@ -192,7 +205,10 @@ async fn another_stream_of_the_session_is_offered_a_waiting_call() {
     assert_eq!(also.data["callId"], offered.data["callId"]);
     assert!(also.id > offered.id);
     let id = also.data["callId"].as_str().unwrap();
-    assert_eq!(answer(&app, &plugin, id, json!({"error": "no table"})).await, 200);
+    assert_eq!(
+        answer(&app, &plugin, id, json!({"error": "no table"})).await,
+        200
+    );
     let reply = call.await.unwrap();
     assert_eq!(reply["allowed"], false);
     assert!(reply["reason"].as_str().unwrap().contains("no table"));
@@ -213,7 +229,10 @@ async fn a_call_nobody_answers_times_out_readably_and_its_late_answer_is_409() {
     // Past its deadline it is offered to no one, and an answer is late.
     let mut stream = PluginStream::open(&app, &plugin, None).await;
     assert!(stream.next(Duration::from_millis(300)).await.is_none());
-    assert_eq!(answer(&app, &plugin, &call_id, json!({"result": 1})).await, 409);
+    assert_eq!(
+        answer(&app, &plugin, &call_id, json!({"result": 1})).await,
+        409
+    );
 }
 
 #[tokio::test]

@@ -206,7 +206,12 @@ impl Relays {
     /// Registers `offer` as waiting and sends it to the session's open
     /// plugin streams; `None` when no plugin is reachable (none listened,
     /// or the last left more than the grace ago).
-    pub fn relay(&self, session: &str, offer: &Offer<'_>, now_ms: i64) -> Option<oneshot::Receiver<Answer>> {
+    pub fn relay(
+        &self,
+        session: &str,
+        offer: &Offer<'_>,
+        now_ms: i64,
+    ) -> Option<oneshot::Receiver<Answer>> {
         let mut sessions = self.locked();
         let relay = sessions.get_mut(session).filter(|r| r.reachable(now_ms))?;
         let (tx, rx) = oneshot::channel();
@@ -289,14 +294,19 @@ mod tests {
         let args = json!({"text": "hi"});
         let now = clock.now_ms();
         let mut first = relays.listen("s", 100, &clock);
-        let _rx = relays.relay("s", &offer(7, &args, now + 10_000), now).unwrap();
+        let _rx = relays
+            .relay("s", &offer(7, &args, now + 10_000), now)
+            .unwrap();
         let live = first.rx.try_recv().unwrap();
         assert_eq!(live.id, 101);
         drop(first);
         let again = relays.listen("s", 100, &clock);
         assert_eq!(again.first.len(), 1);
         let frame = text(&again.first[0]);
-        assert!(frame.starts_with("id: 102\nevent: tool-call-request\n"), "{frame}");
+        assert!(
+            frame.starts_with("id: 102\nevent: tool-call-request\n"),
+            "{frame}"
+        );
         assert!(frame.contains("\"callId\":\"7\"") && frame.contains("\"deadline\":\""));
     }
 
@@ -307,7 +317,9 @@ mod tests {
         let args = json!({});
         let now = clock.now_ms();
         let stream = relays.listen("s", 0, &clock);
-        let _rx = relays.relay("s", &offer(1, &args, now + 1_000), now).unwrap();
+        let _rx = relays
+            .relay("s", &offer(1, &args, now + 1_000), now)
+            .unwrap();
         drop(stream);
         clock.advance(2);
         assert!(relays.listen("s", 0, &clock).first.is_empty());
@@ -318,7 +330,9 @@ mod tests {
         let relays = Arc::new(Relays::default());
         let clock = Arc::new(Clock::default());
         let args = json!({});
-        assert!(relays.relay("s", &offer(1, &args, i64::MAX), clock.now_ms()).is_none());
+        assert!(relays
+            .relay("s", &offer(1, &args, i64::MAX), clock.now_ms())
+            .is_none());
         drop(relays.listen("s", 0, &clock));
         assert!(relays.reachable("s", clock.now_ms()));
         clock.advance(RECONNECT_GRACE_MS / 1000);
@@ -331,7 +345,9 @@ mod tests {
         let clock = Arc::new(Clock::default());
         let args = json!({});
         let _stream = relays.listen("s", 0, &clock);
-        let mut rx = relays.relay("s", &offer(3, &args, i64::MAX), clock.now_ms()).unwrap();
+        let mut rx = relays
+            .relay("s", &offer(3, &args, i64::MAX), clock.now_ms())
+            .unwrap();
         assert!(!relays.answer("other", 3, Ok(json!(1))));
         assert!(relays.answer("s", 3, Ok(json!(1))));
         assert!(!relays.answer("s", 3, Ok(json!(2))));
