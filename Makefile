@@ -33,7 +33,7 @@ E2E := end2end
 PORT ?= 3000
 
 .PHONY: help run test host-checks dev toolchain bindgen run-server run-client run-site run-build e2e-deps wasm-opt client-debug client-release server-debug server-release \
-        site-debug site-release lint unit e2e fmt bench bench-sessions bench-matrix bench-first-load bench-visualiser soak demo demo-vibe demo-chat bench-vibes bench-plugins bench-chat bench-runner clean-data
+        site-debug site-release lint unit e2e client-js-test fmt bench bench-sessions bench-matrix bench-first-load bench-visualiser soak demo demo-vibe demo-chat bench-vibes bench-plugins bench-chat bench-runner clean-data
 
 help:
 	@echo "make run   - build (optimised for a first build) and serve Switchboard at http://127.0.0.1:$(PORT) with demo data"
@@ -138,7 +138,7 @@ run: run-build
 # turns on one directory).
 TEST_JOBS ?= 2
 test: toolchain e2e-deps
-	+@$(MAKE) --no-print-directory -j$(TEST_JOBS) host-checks client-debug
+	+@$(MAKE) --no-print-directory -j$(TEST_JOBS) host-checks client-debug client-js-test
 	@$(MAKE) --no-print-directory e2e
 
 # fmt, clippy, the unit and HTTP tests, then the server the specs run.
@@ -158,6 +158,13 @@ lint:
 
 unit:
 	$(OWN_JOBS) $(CARGO) test --features ssr
+
+# The JavaScript plugin client (clients/js): its unit tests on node's own
+# runner, and tsc (end2end's devDependency, installed by e2e-deps) checking
+# the module against its hand-written types.
+client-js-test: e2e-deps
+	node --test clients/js/test/
+	$(E2E)/node_modules/.bin/tsc -p clients/js
 
 e2e:
 	cd $(E2E) && SWITCHBOARD_BIN=$(TARGET)/debug/$(NAME) SCRIPTED_MODEL_BIN=$(TARGET)/debug/scripted-model \

@@ -21,6 +21,12 @@ const model = {
   SWITCHBOARD_LLM_MODEL: 'scripted',
 };
 
+// The example plugin page (examples/plugin/), served on its own origin by
+// cross-origin-plugin.spec.ts: the main server allows that origin
+// (API_ORIGINS), as a plugin author's Switchboard would.
+export const pluginPort = port + 10;
+export const pluginOrigin = `http://127.0.0.1:${pluginPort}`;
+
 /** A server on `p` over a brand-new database in `dir`, with `env` added. */
 function server(p: number, dir: string, env: Record<string, string> = {}) {
   return {
@@ -87,7 +93,7 @@ export default defineConfig({
       stdout: 'pipe' as const,
       stderr: 'pipe' as const,
     },
-    server(port, '.data', model),
+    server(port, '.data', { ...model, API_ORIGINS: pluginOrigin }),
     server(filePort, '.data-file', { SWITCHBOARD_BINDINGS_FILE: 'fixtures/tool-bindings.json' }),
   ],
 });

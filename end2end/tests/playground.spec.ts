@@ -1,11 +1,13 @@
 import { expect, test } from '@playwright/test';
-import { ADMIN, failOnConsoleErrors, hydrated, signIn } from './helpers';
+import { ADMIN, apiKey, callTool, failOnConsoleErrors, hydrated, openSession, signIn } from './helpers';
 
 // The plugin loop by hand: the playground (a CODAP-like plugin in one
 // browser) registers its tools with a new session; a watcher's session page
 // (another browser) sees them appear; the watcher's console calls them,
 // the playground runs each call on its table and answers; rows make
-// createGraph appear, everywhere, without a reload.
+// createGraph appear, everywhere, without a reload. The page talks to the
+// API through the JavaScript client Switchboard serves
+// (/clients/switchboard.js), and can join a session by a join code.
 
 test('the playground registers tools, runs relayed calls and re-registers as its data grows', async ({ page, browser }) => {
   const check = failOnConsoleErrors(page);
@@ -20,8 +22,13 @@ test('the playground registers tools, runs relayed calls and re-registers as its
     const auth = (await request.allHeaders())['authorization'] ?? '';
     credentials.push(query ?? auth.replace(/^Bearer /, ''));
   });
+  const client: string[] = [];
+  page.on('response', (response) => {
+    if (new URL(response.url()).pathname === '/clients/switchboard.js') client.push(response.headers()['content-type']);
+  });
   await page.goto('/playground');
   await hydrated(page);
+  expect(client[0]).toMatch(/^text\/javascript/);
   await page.getByTestId('playground-workflow').selectOption('idv');
   await page.getByTestId('playground-open').click();
   const playground = page.getByTestId('playground');
@@ -86,4 +93,41 @@ test('the playground registers tools, runs relayed calls and re-registers as its
   watcherCheck();
   await watcherContext.close();
   check();
+});
+
+test('the playground joins a session by a join code and answers its agent', async ({ page, request }) => {
+  const check = failOnConsoleErrors(page);
+  const key = await apiKey(page, `playground join ${Date.now()}`);
+  const session = await openSession(request, key, 'idv');
+  const made = await request.post(`/api/sessions/${session.sessionId}/join-codes`, {
+    headers: { Authorization: `Bearer ${session.sessionToken}` },
+  });
+  expect(made.status()).toBe(201);
+  const { code } = (await made.json()) as { code: string };
+
+  await page.goto('/playground');
+  await hydrated(page);
+  await page.getByTestId('join-code').fill(code);
+  await page.getByTestId('join-submit').click();
+  const playground = page.getByTestId('playground');
+  await expect(playground).toHaveAttribute('data-session', session.sessionId);
+  await expect(page.getByTestId('plugin-connection')).toHaveText('live');
+  await expect(page.getByTestId('registered-tools')).toContainText('createTable');
+
+  // The agent's call is relayed to the page and its answer comes back.
+  const reply = await callTool(request, session, 'createTable', { title: 'Birds' });
+  expect(reply.allowed).toBe(true);
+  expect(reply.result).toEqual({ table: 'Birds', columns: ['label', 'value'] });
+  await expect(page.getByTestId('data-table')).toContainText('Birds');
+  await expect(page.getByTestId('registered-tools')).toHaveText('Registered tools: addRow');
+
+  check();
+
+  // A used code does not join twice (its 404 is logged by the browser,
+  // so the console is not checked past here).
+  await page.goto('/playground');
+  await hydrated(page);
+  await page.getByTestId('join-code').fill(code);
+  await page.getByTestId('join-submit').click();
+  await expect(page.getByTestId('join-error')).toContainText('Joining failed');
 });

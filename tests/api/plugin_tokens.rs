@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 /// A session opened with `body`: as its backend (session token) and as its
 /// plugin (plugin token).
-async fn open_both(app: &TestApp, key: &str, body: Value) -> (Session, Session) {
+pub async fn open_both(app: &TestApp, key: &str, body: Value) -> (Session, Session) {
     let res = app
         .client
         .post(app.url("/api/sessions"))

@@ -51,7 +51,10 @@ fn refusal(
         Some(PluginTool {
             plugin: loaded.set.plugin_type.as_str(),
             status: loaded.set.tool(tool)?.status,
-            connected: state.plugins.connected(&row.id),
+            connected: state
+                .plugins
+                .relays()
+                .reachable(&row.id, state.clock.now_ms()),
             check_arguments: &check_plugin,
         })
     });

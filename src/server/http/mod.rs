@@ -1,10 +1,11 @@
 //! The HTTP edge: the accept loop and router every request enters by, the
 //! REST handlers, the extractors that say who is calling (and with what
-//! body), the server-function context, the browser bundles as files, and
-//! the caps on open event streams and MCP sessions, and CORS for the
-//! token-authenticated API.
+//! body), the server-function context, the browser bundles as files, the
+//! JavaScript plugin client, the caps on open event streams and MCP
+//! sessions, and CORS for the token-authenticated API.
 
 pub mod assets;
+pub mod clients;
 pub mod cors;
 pub mod ctx;
 pub mod extract;

@@ -74,11 +74,13 @@ fn unwrap_unencoded(response: Response<CompressionBody<Body>>) -> Response {
 }
 
 /// The routes the server layer answers itself: `/healthz`, the signed-in
-/// admin's `tool-bindings.json` download and the JSON API (`/api/…`).
+/// admin's `tool-bindings.json` download, the JavaScript plugin client
+/// (`/clients/…`) and the JSON API (`/api/…`).
 pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/healthz", get(healthz))
         .route("/bindings/tool-bindings.json", get(download_bindings))
+        .merge(crate::server::http::clients::router())
         .merge(rest::router())
 }
 

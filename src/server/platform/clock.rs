@@ -1,5 +1,6 @@
 //! The clock sessions run on: lesson timing (elapsed, minutes remaining)
-//! reads it, so tests can move time forward instead of sleeping.
+//! and the deadlines of calls relayed to plugins read it, so tests can
+//! move time forward instead of sleeping.
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -13,6 +14,14 @@ impl Clock {
     /// Now, Unix seconds.
     pub fn now(&self) -> i64 {
         crate::server::platform::db::now() + self.offset.load(Ordering::Relaxed)
+    }
+
+    /// Now, Unix milliseconds (deadlines of calls relayed to plugins).
+    pub fn now_ms(&self) -> i64 {
+        let wall = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64);
+        wall + self.offset.load(Ordering::Relaxed) * 1000
     }
 
     /// Moves this clock `seconds` ahead (tests: "ten minutes later").

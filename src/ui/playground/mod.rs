@@ -1,22 +1,25 @@
 //! `/playground`: a small CODAP-like plugin that runs in the browser, to
-//! drive the plugin loop by hand. It opens a session (or joins one by id
-//! and plugin token), registers the tools its data allows (`ui::playground::model`),
-//! listens for the agent's relayed calls on `plugin-events`, runs them on
-//! its visible table and graph, answers on `tool-results`, and registers
-//! again when its tools change. The session page's console plays the
-//! agent. Its calls go through `ui::components::http`, as a plugin's would.
+//! drive the plugin loop by hand. It opens a session (or joins one by a
+//! join code), registers the tools its data allows (`ui::playground::model`),
+//! runs the agent's relayed calls on its visible table and graph, answers
+//! them, and registers again when its tools change (`plugin`). The session
+//! page's console plays the agent. It talks to the API through the
+//! JavaScript client Switchboard serves to every plugin page (`client`).
 
+#[cfg(feature = "hydrate")]
+mod client;
 pub mod model;
+mod plugin;
 pub mod view;
 
-use crate::api::playground::{playground_workflows, OpenPlaygroundSession, PlaygroundSession};
+use crate::api::playground::{playground_workflows, OpenPlaygroundSession};
 use crate::domain::user::Role;
 use crate::ui::auth::RequireRole;
-use crate::ui::components::{fetched, read_json, Loaded};
+use crate::ui::components::{fetched, Loaded};
 use crate::ui::current;
 use crate::ui::playground::model::Playground;
 use leptos::prelude::*;
-use view::{BarGraph, DataTable};
+use plugin::{Plugin, Start};
 
 /// The page (signed-in users).
 #[island]
@@ -24,10 +27,10 @@ pub fn PlaygroundPage() -> impl IntoView {
     crate::ui::auth::provide_auth();
     let workflows = fetched(|| (), |_| playground_workflows());
     let open = ServerAction::<OpenPlaygroundSession>::new();
-    let session = RwSignal::new(None::<PlaygroundSession>);
+    let start = RwSignal::new(None::<Start>);
     Effect::new(move |_| {
         if let Some(Ok(s)) = current(&open.value()) {
-            session.set(Some(s));
+            start.set(Some(Start::Opened(s)));
         }
     });
     let error = move || {
@@ -43,8 +46,8 @@ pub fn PlaygroundPage() -> impl IntoView {
                     "This page is a plugin: it registers tools with a session, runs the agent's calls of them on its table and graph, and answers. Open the session's page to play the agent with the console."
                 </p>
             </section>
-            {move || match session.get() {
-                Some(s) => view! { <Plugin session=s /> }.into_any(),
+            {move || match start.get() {
+                Some(s) => view! { <Plugin start=s /> }.into_any(),
                 None => view! {
                     <div class="two-col">
                         <section class="panel">
@@ -62,7 +65,7 @@ pub fn PlaygroundPage() -> impl IntoView {
                             </Loaded>
                             {move || error().map(|e| view! { <p class="error" role="alert">{e}</p> })}
                         </section>
-                        <JoinForm session />
+                        <JoinForm start />
                     </div>
                 }
                 .into_any(),
@@ -71,184 +74,29 @@ pub fn PlaygroundPage() -> impl IntoView {
     }
 }
 
-/// Joins a session an agent backend opened, by its id and the plugin token
-/// the backend got for it (a session token works too, but a plugin needs
-/// no more than the plugin token's rights).
+/// Joins a session by a join code, which the session's backend
+/// (`POST /api/sessions/{id}/join-codes`) or page made: the client
+/// exchanges it for the session's plugin token, plugin rights only.
 #[component]
-fn JoinForm(session: RwSignal<Option<PlaygroundSession>>) -> impl IntoView {
-    let id = RwSignal::new(String::new());
-    let token = RwSignal::new(String::new());
+fn JoinForm(start: RwSignal<Option<Start>>) -> impl IntoView {
+    let code = RwSignal::new(String::new());
     view! {
         <section class="panel">
             <h2>"Join a session"</h2>
             <form on:submit=move |ev| {
                 ev.prevent_default();
-                let (i, t) = (id.get_untracked().trim().to_owned(), token.get_untracked().trim().to_owned());
-                if !i.is_empty() && !t.is_empty() {
-                    session.set(Some(PlaygroundSession { session_id: i, plugin_token: t }));
+                let c = code.get_untracked().trim().to_owned();
+                if !c.is_empty() {
+                    start.set(Some(Start::Code(c)));
                 }
             }>
                 <label class="field">
-                    <span>"Session id"</span>
-                    <input type="text" prop:value=id on:input=move |ev| id.set(event_target_value(&ev)) data-testid="join-id" />
+                    <span>"Join code"</span>
+                    <input type="text" autocomplete="off" prop:value=code on:input=move |ev| code.set(event_target_value(&ev)) data-testid="join-code" />
                 </label>
-                <label class="field">
-                    <span>"Plugin token"</span>
-                    <input type="password" prop:value=token on:input=move |ev| token.set(event_target_value(&ev)) data-testid="join-token" />
-                </label>
-                <button type="submit" class="button">"Join"</button>
+                <button type="submit" class="button" data-testid="join-submit">"Join"</button>
             </form>
         </section>
-    }
-}
-
-/// The plugin at work in `session`: registers, listens, runs, answers.
-#[component]
-fn Plugin(session: PlaygroundSession) -> impl IntoView {
-    let state = RwSignal::new(Playground::default());
-    let registered = RwSignal::new(Vec::<String>::new());
-    let log = RwSignal::new(Vec::<(u32, String)>::new());
-    let link = RwSignal::new(crate::ui::components::events::Link::Connecting);
-    let id = session.session_id.clone();
-    let token = StoredValue::new(session.plugin_token.clone());
-    let note = move |text: String| {
-        log.update(|l| {
-            let n = l.last().map_or(1, |(n, _)| n + 1);
-            l.push((n, text));
-            if l.len() > 50 {
-                l.remove(0);
-            }
-        })
-    };
-    let register = {
-        let id = id.clone();
-        move || {
-            #[cfg(feature = "hydrate")]
-            {
-                let id = id.clone();
-                leptos::task::spawn_local(async move {
-                    let body = registration(&state.get_untracked());
-                    let names: Vec<String> =
-                        crate::ui::playground::model::tools_for(&state.get_untracked())
-                            .into_iter()
-                            .map(|t| t.name)
-                            .collect();
-                    let url = format!("/api/sessions/{id}/register-tools");
-                    match crate::ui::components::http::send(
-                        "POST",
-                        &url,
-                        Some(&token.get_value()),
-                        Some(&body),
-                    )
-                    .await
-                    {
-                        Ok(_) => {
-                            note(format!("Registered: {}", names.join(", ")));
-                            registered.try_set(names);
-                        }
-                        Err(e) => note(format!("Registration failed: {e}")),
-                    }
-                });
-            }
-            #[cfg(not(feature = "hydrate"))]
-            let _ = (&id, token, note, registered);
-        }
-    };
-    register();
-    let on_request = {
-        let id = id.clone();
-        let register = register.clone();
-        move |_: &str, text: String| {
-            let Ok(request) = read_json::<serde_json::Value>(&text) else {
-                return;
-            };
-            let name = request["name"].as_str().unwrap_or_default().to_owned();
-            let call_id = request["callId"].as_str().unwrap_or_default().to_owned();
-            let outcome = state
-                .try_update(|s| {
-                    crate::ui::playground::model::execute(s, &name, &request["arguments"])
-                })
-                .unwrap_or_else(|| Err("the playground was closed".into()));
-            note(match &outcome {
-                Ok(result) => format!("{name} → {result}"),
-                Err(e) => format!("{name} failed: {e}"),
-            });
-            let answer = match outcome {
-                Ok(result) => serde_json::json!({"result": result}),
-                Err(e) => serde_json::json!({"error": e}),
-            };
-            let now: Vec<String> = crate::ui::playground::model::tools_for(&state.get_untracked())
-                .into_iter()
-                .map(|t| t.name)
-                .collect();
-            let changed = registered.get_untracked() != now;
-            #[cfg(feature = "hydrate")]
-            {
-                let url = format!("/api/sessions/{id}/tool-results/{call_id}");
-                let register = register.clone();
-                leptos::task::spawn_local(async move {
-                    if let Err(e) = crate::ui::components::http::send(
-                        "POST",
-                        &url,
-                        Some(&token.get_value()),
-                        Some(&answer),
-                    )
-                    .await
-                    {
-                        note(format!("Answer to call {call_id} failed: {e}"));
-                    }
-                    if changed {
-                        register();
-                    }
-                });
-            }
-            #[cfg(not(feature = "hydrate"))]
-            let _ = (&id, answer, changed, &register, call_id);
-        }
-    };
-    crate::ui::components::events::subscribe(
-        format!(
-            "/api/sessions/{id}/plugin-events?token={}",
-            session.plugin_token
-        ),
-        &["tool-call-request"],
-        on_request,
-        link,
-    );
-    let watch = format!("/sessions/{id}");
-    view! {
-        <section class="panel" data-testid="playground" data-session=id.clone()>
-            <div class="split">
-                <h2>"Session " <code>{id.clone()}</code></h2>
-                <crate::ui::components::events::LinkBadge link testid="plugin-connection" state=true />
-            </div>
-            <p>
-                <a href=watch.clone() target="_blank" data-testid="watch-link">"Open the session page"</a>
-                " to watch it and call tools with the console."
-            </p>
-            <p class="small" data-testid="registered-tools">
-                "Registered tools: "
-                {move || {
-                    let list = registered.get();
-                    if list.is_empty() { "none yet".to_owned() } else { list.join(", ") }
-                }}
-            </p>
-        </section>
-        <div class="two-col">
-            <section class="panel">
-                <h2>"Data"</h2>
-                <DataTable state />
-                <BarGraph state />
-            </section>
-            <section class="panel">
-                <h2>"Plugin log"</h2>
-                <ol class="plain-list small" data-testid="plugin-log">
-                    <For each=move || log.get() key=|(n, _)| *n let:entry>
-                        <li>{entry.1}</li>
-                    </For>
-                </ol>
-            </section>
-        </div>
     }
 }
 

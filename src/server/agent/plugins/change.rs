@@ -296,11 +296,14 @@ async fn install(
         .put(&row.id, Arc::new(Loaded::new(set.clone(), validators)));
     if registered || !plan.diff.is_empty() {
         let update = AvailabilityUpdate::of(&plan.diff, registered, at, set.tools.len());
-        state.hub.publish_named(
-            &row.id,
-            AVAILABILITY_EVENT,
-            &serde_json::to_string(&update).unwrap_or_default(),
-        );
+        let json = serde_json::to_string(&update).unwrap_or_default();
+        state.hub.publish_named(&row.id, AVAILABILITY_EVENT, &json);
+        // The plugin's own stream carries it too, so a plugin needs one
+        // connection (`onToolsChanged` in the JavaScript client).
+        state
+            .plugins
+            .relays()
+            .notify(&row.id, AVAILABILITY_EVENT, &json);
     }
     let after = listing::tools_now(state, &row.id, row.lesson_tools.as_deref(), &ws);
     if after != before {

@@ -11,32 +11,32 @@
 //! `tools_changed` when the available list changed) on the session stream.
 //!
 //! Pieces: the registry here; `change` (registrations and patches),
-//! `relay` (calls to the plugin and its answers), `metadata`.
+//! `relay` (calls to the plugin and its answers), `waiting` (the plugin
+//! listeners and the calls waiting for them, offered again to a stream
+//! that connects), `metadata`.
 
 mod change;
 mod metadata;
 mod relay;
+mod waiting;
 
 pub use change::{change, Change, ChangeAnswer};
 pub use metadata::{metadata, API_VERSION};
 pub use relay::{answer, relay};
+pub use waiting::{ListenGuard, Listening, Relays, CALL_EVENT, RECONNECT_GRACE_MS};
 
 use crate::domain::plugin::{PluginSet, Schema};
-use crate::server::agent::hub::Frame;
 use crate::server::agent::rules::{check_with, compile_schema};
 use crate::server::store::plugins as store;
 use crate::server::{AppState, ServerError};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
-use tokio::sync::{broadcast, oneshot};
 
 /// The sliding window the update limit counts in.
 pub const UPDATE_WINDOW: Duration = Duration::from_secs(60);
-/// Most tool-call requests a plugin listener may fall behind by.
-const RELAY_BUFFER: usize = 256;
 
 /// One session's plugin as in force: the set, a compiled schema per tool,
 /// and live use counts (the set's own counts are as of its last change).
@@ -92,23 +92,13 @@ impl Loaded {
     }
 }
 
-/// A call waiting for its plugin's answer.
-struct Waiting {
-    session: String,
-    answer: oneshot::Sender<Result<Value, String>>,
-}
-
-/// A session's plugin listeners and the id of the last request sent.
-type Listeners = (broadcast::Sender<Arc<Frame>>, u64);
-
 /// Every session's plugin overlay, update windows, plugin listeners and
 /// calls waiting for an answer.
 #[derive(Default)]
 pub struct PluginRegistry {
     sets: RwLock<HashMap<String, Arc<Loaded>>>,
     windows: Mutex<HashMap<String, VecDeque<Instant>>>,
-    listeners: Mutex<HashMap<String, Listeners>>,
-    waiting: Mutex<HashMap<i64, Waiting>>,
+    relays: Arc<Relays>,
 }
 
 fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -140,18 +130,7 @@ impl PluginRegistry {
             .unwrap_or_else(|p| p.into_inner())
             .remove(session);
         locked(&self.windows).remove(session);
-        locked(&self.listeners).remove(session);
-        let mut waiting = locked(&self.waiting);
-        let ids: Vec<i64> = waiting
-            .iter()
-            .filter(|(_, w)| w.session == session)
-            .map(|(id, _)| *id)
-            .collect();
-        for id in ids {
-            if let Some(w) = waiting.remove(&id) {
-                let _ = w.answer.send(Err("the session ended".into()));
-            }
-        }
+        self.relays.forget(session);
     }
 
     /// Counts one update of `session` at `now`: `Err(seconds)` until the
@@ -174,70 +153,9 @@ impl PluginRegistry {
         Ok(())
     }
 
-    /// Subscribes a plugin listener to `session`'s tool-call requests.
-    pub fn listen(&self, session: &str) -> broadcast::Receiver<Arc<Frame>> {
-        locked(&self.listeners)
-            .entry(session.to_owned())
-            .or_insert_with(|| (broadcast::channel(RELAY_BUFFER).0, 0))
-            .0
-            .subscribe()
-    }
-
-    /// Whether a plugin is listening on `session`.
-    pub fn connected(&self, session: &str) -> bool {
-        locked(&self.listeners)
-            .get(session)
-            .is_some_and(|(tx, _)| tx.receiver_count() > 0)
-    }
-
-    /// Sends a `tool-call-request` to `session`'s plugin and registers the
-    /// call as waiting; the receiver gets the answer.
-    fn relay(
-        &self,
-        session: &str,
-        call_id: i64,
-        tool: &str,
-        arguments: &Value,
-    ) -> Option<oneshot::Receiver<Result<Value, String>>> {
-        let (tx, rx) = oneshot::channel();
-        locked(&self.waiting).insert(
-            call_id,
-            Waiting {
-                session: session.to_owned(),
-                answer: tx,
-            },
-        );
-        let json = json!({"callId": call_id.to_string(), "name": tool, "arguments": arguments});
-        let sent = {
-            let mut listeners = locked(&self.listeners);
-            listeners.get_mut(session).and_then(|(sender, ids)| {
-                *ids += 1;
-                let frame = Frame::new(*ids, "tool-call-request", &json.to_string());
-                sender.send(Arc::new(frame)).ok()
-            })
-        };
-        if sent.is_none() {
-            locked(&self.waiting).remove(&call_id);
-            return None;
-        }
-        Some(rx)
-    }
-
-    /// Gives call `call_id` of `session` its plugin's answer. `Ok(false)`:
-    /// no call of this session is waiting under that id.
-    fn answer(&self, session: &str, call_id: i64, answer: Result<Value, String>) -> bool {
-        let mut waiting = locked(&self.waiting);
-        match waiting.get(&call_id) {
-            Some(w) if w.session == session => {
-                let w = waiting.remove(&call_id).expect("present");
-                w.answer.send(answer).is_ok()
-            }
-            _ => false,
-        }
-    }
-
-    fn stop_waiting(&self, call_id: i64) {
-        locked(&self.waiting).remove(&call_id);
+    /// Each session's plugin listeners and the calls waiting for them.
+    pub fn relays(&self) -> &Arc<Relays> {
+        &self.relays
     }
 }
 

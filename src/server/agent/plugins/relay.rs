@@ -1,7 +1,8 @@
 //! Calls relayed to a plugin: the allowed call goes to the plugin's
-//! `plugin-events` stream, the agent's request waits (not holding the
-//! session's call lock) for the answer on `tool-results` or the deadline,
-//! and the outcome is recorded like a backend's result.
+//! `plugin-events` stream with its deadline (and again to any plugin
+//! stream that connects while it waits), the agent's request waits (not
+//! holding the session's call lock) for the answer on `tool-results` or
+//! the deadline, and the outcome is recorded like a backend's result.
 
 use crate::domain::agent_session::{CallResponse, CallStatus};
 use crate::domain::limits::excerpt;
@@ -9,6 +10,7 @@ use crate::domain::session_access::Act;
 use crate::error::ApiError;
 use crate::server::agent::access::Admitted;
 use crate::server::agent::complete;
+use crate::server::agent::plugins::waiting::Offer;
 use crate::server::store::agent_sessions::SessionRow;
 use crate::server::store::plugins as store;
 use crate::server::{AppState, ServerError};
@@ -88,6 +90,12 @@ async fn wait_and_record(
 /// Relays the call to the session's plugin and waits, at most the plugin
 /// call timeout, for its answer; `Err` is the reason the agent reads (not
 /// connected, the plugin's error, gone away, no answer in time).
+///
+/// The call's deadline is now plus the timeout on the injected clock; the
+/// plugin is told it with the call, and a stream that connects meanwhile
+/// is offered the call again (`waiting`). The wait itself is timed by
+/// tokio, so a test moving the clock changes what is offered, not when the
+/// agent hears.
 async fn relayed_answer(
     state: &AppState,
     session: &str,
@@ -97,7 +105,15 @@ async fn relayed_answer(
     plugin_type: &str,
 ) -> Result<Value, String> {
     let timeout = state.config.plugin_call_timeout;
-    let Some(rx) = state.plugins.relay(session, call_id, tool, arguments) else {
+    let now = state.clock.now_ms();
+    let offer = Offer {
+        call_id,
+        tool,
+        arguments,
+        deadline_ms: now + timeout.as_millis() as i64,
+    };
+    let relays = state.plugins.relays();
+    let Some(rx) = relays.relay(session, &offer, now) else {
         return Err(format!(
             "plugin `{plugin_type}` is not connected; its tools cannot run now"
         ));
@@ -111,7 +127,7 @@ async fn relayed_answer(
         }),
         Ok(Err(_)) => Err(format!("plugin `{plugin_type}` went away before answering")),
         Err(_) => {
-            state.plugins.stop_waiting(call_id);
+            relays.give_up(session, call_id);
             Err(format!(
                 "plugin `{plugin_type}` did not answer within {} s",
                 timeout.as_secs()
@@ -131,7 +147,7 @@ pub async fn answer(
     answer: Result<Value, String>,
 ) -> Result<(), ServerError> {
     let row = &admitted.row;
-    if state.plugins.answer(&row.id, call_id, answer) {
+    if state.plugins.relays().answer(&row.id, call_id, answer) {
         return Ok(());
     }
     match crate::server::store::tool_calls::find(&state.db, &row.id, call_id).await? {

@@ -30,8 +30,9 @@ struct Live {
     rx: broadcast::Receiver<Arc<Frame>>,
     after: u64,
     tick: tokio::time::Interval,
-    /// The stream's slot under the caps, freed when the stream is dropped.
-    _permit: Option<StreamPermit>,
+    /// What the stream holds while open (its slot under the caps, a
+    /// plugin listener's count), freed when the stream is dropped.
+    _held: Box<dyn Send + Sync>,
 }
 
 /// An SSE response: `first` (snapshot and replay), then every live frame
@@ -47,12 +48,22 @@ pub(crate) fn event_stream(
     after: u64,
     permit: Option<StreamPermit>,
 ) -> Response {
+    event_stream_holding(first, rx, after, Box::new(permit))
+}
+
+/// [`event_stream`] holding `held` for as long as the stream is open.
+pub(crate) fn event_stream_holding(
+    first: Vec<Bytes>,
+    rx: Option<broadcast::Receiver<Arc<Frame>>>,
+    after: u64,
+    held: Box<dyn Send + Sync>,
+) -> Response {
     let start = tokio::time::Instant::now() + KEEP_ALIVE;
     let live = rx.map(|rx| Live {
         rx,
         after,
         tick: tokio::time::interval_at(start, KEEP_ALIVE),
-        _permit: permit,
+        _held: held,
     });
     let live = stream::unfold(live, |live| async move {
         let mut live = live?;

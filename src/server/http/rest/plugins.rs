@@ -15,7 +15,8 @@ use crate::server::http::extract::{
     plugin_not_found, AnswerRelayedCall, CallId, ChangePluginTools, FastJsonBody, JsonBody,
     ListenForCalls, PluginSession, ReadMetadata,
 };
-use crate::server::http::rest::sessions::{event_stream, SessionQuery};
+use crate::server::http::rest::event_streams::event_stream_holding;
+use crate::server::http::rest::sessions::SessionQuery;
 use crate::server::{AppState, ServerError};
 use axum::extract::{DefaultBodyLimit, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -122,7 +123,10 @@ async fn metadata(
 }
 
 /// `GET /api/sessions/{id}/plugin-events`: the plugin's stream of
-/// `tool-call-request` events (token in the header or `?token=`).
+/// `tool-call-request` events (token in the header or `?token=`), the
+/// calls still waiting first, then new ones and the session's
+/// `tool-availability-update`s. Every connection is offered every call
+/// still waiting, so `Last-Event-ID` needs no replay of its own.
 async fn plugin_events(
     State(state): State<AppState>,
     Query(_): Query<SessionQuery>,
@@ -136,8 +140,12 @@ async fn plugin_events(
         Ok(p) => p,
         Err(e) => return ServerError::from(e).into_response(),
     };
-    let rx = state.plugins.listen(&row.id);
-    event_stream(Vec::new(), Some(rx), 0, Some(permit))
+    let listening = state
+        .plugins
+        .relays()
+        .listen(&row.id, state.hub.base(), &state.clock);
+    let held = Box::new((permit, listening.guard));
+    event_stream_holding(listening.first, Some(listening.rx), 0, held)
 }
 
 /// The plugin's answer: `{"result": …}` or `{"error": "…"}`.
