@@ -216,6 +216,15 @@ pub const MANIFEST_BODY_MAX_BYTES: usize = 128 * 1024;
 /// Largest archive an import may send.
 pub const MANIFEST_ARCHIVE_MAX_BYTES: usize = 4 * 1024 * 1024;
 
+/// How far an Ultravox webhook's `X-Ultravox-Webhook-Timestamp` may be
+/// from now, either way, in seconds: Ultravox advises "within the last
+/// minute", so a recorded webhook cannot be replayed later.
+pub const ULTRAVOX_WEBHOOK_MAX_AGE_SECONDS: i64 = 60;
+
+/// Largest Ultravox webhook body: the event and the call object (its
+/// prompt, tools and summary), far under this.
+pub const ULTRAVOX_WEBHOOK_BODY_MAX_BYTES: usize = 512 * 1024;
+
 #[cfg(test)]
 mod tests {
     use super::*;
