@@ -111,7 +111,7 @@ pub fn sign(secret: &str, body: &[u8], timestamp: &str) -> String {
 
 /// The bytes of a hex string (either case), if it is one.
 fn from_hex(text: &str) -> Option<Vec<u8>> {
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return None;
     }
     (0..text.len())
