@@ -67,6 +67,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("todos", include_str!("todos.rs")),
     ("user", include_str!("user.rs")),
     ("vibe", include_str!("vibe/mod.rs")),
+    ("vibe::call_settings", include_str!("vibe/call_settings.rs")),
     ("vibe::demo", include_str!("vibe/demo.rs")),
     ("vibe::manifest", include_str!("vibe/manifest.rs")),
     ("vibe::rules", include_str!("vibe/rules.rs")),

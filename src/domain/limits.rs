@@ -245,6 +245,14 @@ pub const JOIN_GUESSES_PER_ADDRESS: usize = 20;
 
 /// The window of [`JOIN_GUESSES_PER_ADDRESS`]: 15 minutes.
 pub const JOIN_GUESS_WINDOW_SECS: i64 = 15 * 60;
+/// How far an Ultravox webhook's `X-Ultravox-Webhook-Timestamp` may be
+/// from now, either way, in seconds: Ultravox advises "within the last
+/// minute", so a recorded webhook cannot be replayed later.
+pub const ULTRAVOX_WEBHOOK_MAX_AGE_SECONDS: i64 = 60;
+
+/// Largest Ultravox webhook body: the event and the call object (its
+/// prompt, tools and summary), far under this.
+pub const ULTRAVOX_WEBHOOK_BODY_MAX_BYTES: usize = 512 * 1024;
 
 #[cfg(test)]
 mod tests {

@@ -11,6 +11,8 @@
 //! - [`vibes`]: saving agents and vibes, and their manifests as files;
 //! - [`triggers`]: start triggers that open sessions by themselves (webhooks,
 //!   calls, chat messages, the scheduler);
+//! - [`ultravox`]: Ultravox calls: their create-call body, the HTTP tools
+//!   Ultravox calls, and its signed webhooks;
 //! - [`store`]: all SQL; [`seed`]: the demo data;
 //! - [`platform`]: configuration, the database, the shared state, clock,
 //!   allocator, logging and token counts.
@@ -28,6 +30,7 @@ pub mod platform;
 pub mod seed;
 pub mod store;
 pub mod triggers;
+pub mod ultravox;
 pub mod vibes;
 pub mod workflows;
 

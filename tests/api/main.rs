@@ -36,6 +36,7 @@ mod sessions;
 mod throttle;
 mod todos;
 mod triggers;
+mod ultravox;
 mod vibes;
 mod visualiser;
 mod workflow_chat;

@@ -105,6 +105,8 @@ pub fn vibes() -> Vec<Vibe> {
             "createList",
             "switchList",
         ]),
+        client_tools: Vec::new(),
+        call_settings: Default::default(),
     }]
 }
 

@@ -9,12 +9,15 @@
 //! session engine computes an agent's tools as core ∪ agent tools — the
 //! same one computation as a workflow's.
 
+pub mod call_settings;
 pub mod demo;
 pub mod manifest;
 pub mod rules;
 pub mod template;
 
+use crate::domain::declaration::ultravox::Runner;
 use crate::domain::ids::{AgentId, ToolId, VibeId};
+use crate::domain::vibe::call_settings::CallSettings;
 use serde::{Deserialize, Serialize};
 
 /// The tool that moves a vibe session to another agent.
@@ -72,6 +75,13 @@ pub struct Vibe {
     /// Tools its agents may be given.
     #[serde(default)]
     pub app_tools: Vec<ToolId>,
+    /// The tools the voice page runs itself (Ultravox client tools), of
+    /// its core and app tools; every other tool is called on Switchboard.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub client_tools: Vec<ToolId>,
+    /// The model and language settings its calls are created with.
+    #[serde(default, skip_serializing_if = "CallSettings::is_empty")]
+    pub call_settings: CallSettings,
 }
 
 impl Vibe {
@@ -86,6 +96,23 @@ impl Vibe {
             }
         }
         tools
+    }
+
+    /// Whether the voice page runs `tool` itself (a client tool).
+    pub fn runs_on_client(&self, tool: &str) -> bool {
+        self.client_tools.iter().any(|t| t.as_str() == tool)
+    }
+
+    /// Who runs `tool` in this vibe's Ultravox calls (`ultravox_builtin`:
+    /// Ultravox has it built in): the voice page for its client tools,
+    /// else Switchboard — except Ultravox's own built-ins, which stay
+    /// Ultravox's, but for `hangUp`, whose call must end the session.
+    pub fn runner(&self, tool: &str, ultravox_builtin: bool) -> Runner {
+        if self.runs_on_client(tool) {
+            Runner::Client
+        } else {
+            Runner::server(ultravox_builtin, tool == HANG_UP_TOOL)
+        }
     }
 
     /// Whether `agent` is one of this vibe's.
@@ -161,6 +188,8 @@ pub(crate) mod tests {
             agents: agents.iter().map(|a| AgentId::parse(a).unwrap()).collect(),
             core_tools: ids(core),
             app_tools: ids(app),
+            client_tools: Vec::new(),
+            call_settings: CallSettings::default(),
         }
     }
 

@@ -3,6 +3,7 @@
 //! so an admin (or an import's author) can fix it without guessing.
 
 use crate::domain::error::FieldError;
+use crate::domain::vibe::call_settings;
 use crate::domain::vibe::template::{unknown_placeholders, PLACEHOLDERS};
 use crate::domain::vibe::{Agent, Vibe, REQUIRED_CORE_TOOLS};
 use std::collections::{BTreeSet, HashSet};
@@ -196,6 +197,24 @@ pub fn problems(agents: &[Agent], vibes: &[Vibe], catalogue: &HashSet<String>) -
                 }
             }
         }
+        for (i, tool) in vibe.client_tools.iter().enumerate() {
+            if !vibe.core_tools.contains(tool) && !vibe.app_tools.contains(tool) {
+                problems.push(FieldError::new(
+                    format!("vibes.{}.clientTools[{i}]", vibe.id),
+                    format!("tool \"{tool}\" is not one of the vibe's core or app tools"),
+                ));
+            }
+        }
+        for id in duplicates(vibe.client_tools.iter().map(|t| t.as_str())) {
+            problems.push(FieldError::new(
+                at("clientTools"),
+                format!("tool \"{id}\" is listed twice"),
+            ));
+        }
+        problems.extend(call_settings::problems(
+            &vibe.call_settings,
+            &at("callSettings"),
+        ));
         for required in REQUIRED_CORE_TOOLS {
             if !vibe.core_tools.iter().any(|t| t.as_str() == required) {
                 problems.push(FieldError::new(
@@ -315,5 +334,33 @@ mod tests {
         assert!(names.contains(&"vibes.todos.id"));
         assert!(names.contains(&"vibes.todos.agents"));
         let _ = ToolId::parse("x");
+    }
+
+    #[test]
+    fn client_tools_are_the_vibes_own_and_call_settings_are_checked() {
+        let agents = [agent("Oliver", &["createTodo"])];
+        let mut v = vibe(&["Oliver"], &["hangUp", "switchAgent"], &["createTodo"]);
+        v.client_tools = ["createTodo", "toggleTodo", "createTodo"]
+            .map(|t| ToolId::parse(t).unwrap())
+            .into();
+        v.call_settings.temperature = Some(call_settings::Temperature(2.0));
+        let got = problems(&agents, &[v], &catalogue());
+        assert_eq!(
+            fields(&got),
+            [
+                (
+                    "vibes.todos.clientTools[1]",
+                    "tool \"toggleTodo\" is not one of the vibe's core or app tools"
+                ),
+                (
+                    "vibes.todos.clientTools",
+                    "tool \"createTodo\" is listed twice"
+                ),
+                (
+                    "vibes.todos.callSettings.temperature",
+                    "must be between 0 and 1"
+                ),
+            ]
+        );
     }
 }

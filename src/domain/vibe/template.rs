@@ -74,7 +74,8 @@ pub fn render(agent: &Agent, tools: &[String], others: &[&Agent]) -> String {
 /// What `agent` gets in `vibe`: its rendered prompt (with `agents`, the
 /// vibe's agents, as `{{otherAgents}}`), its voice, and `declarations` (of
 /// [`Vibe::tools_of`]) as Ultravox `selectedTools`, `builtin` saying which
-/// are Ultravox's own. The stage a call starts with and a switch moves to.
+/// are Ultravox's own (who runs each: [`Vibe::runner`]). The stage a call
+/// starts with and a switch moves to.
 pub fn stage(
     vibe: &Vibe,
     agent: &Agent,
@@ -83,11 +84,17 @@ pub fn stage(
     builtin: impl Fn(&str) -> bool,
 ) -> ultravox::Stage {
     let tools = vibe.tools_of(agent);
-    ultravox::Stage {
-        system_prompt: render(agent, &tools, agents),
-        voice: agent.voice_id.clone(),
-        selected_tools: ultravox::selected_tools(declarations, builtin),
-    }
+    ultravox::Stage::new(
+        render(agent, &tools, agents),
+        agent.voice_id.clone(),
+        declarations
+            .iter()
+            .map(|d| ultravox::StageTool {
+                runner: vibe.runner(&d.name, builtin(&d.name)),
+                declaration: d.clone(),
+            })
+            .collect(),
+    )
 }
 
 #[cfg(test)]

@@ -212,7 +212,7 @@ async fn run_tool(
 /// Waits up to the configured result wait for call `call_id` of session
 /// `session` to be reported: its status and result, or `None` if it is
 /// still awaited.
-async fn wait_for_result(
+pub async fn wait_for_result(
     state: &AppState,
     session: &str,
     call_id: i64,

@@ -103,6 +103,11 @@ pub struct Config {
     /// Whether a new database gets the demo teacher's lessons
     /// (`SWITCHBOARD_DEMO_LESSONS`, default on; `0`/`false` skips them).
     pub demo_lessons: bool,
+    /// The secret Ultravox signs its webhooks with
+    /// (`ULTRAVOX_WEBHOOK_SECRET`); without it `POST /api/ultravox/webhook`
+    /// answers 503 naming the setting, since an unsigned call could end
+    /// any session.
+    pub ultravox_webhook_secret: Option<String>,
 }
 
 /// What one agent session may store: writes in any minute, calls and
@@ -315,6 +320,9 @@ impl Config {
             agent_result_wait,
             workflow_starts_per_minute,
             session_budget,
+            ultravox_webhook_secret: get("ULTRAVOX_WEBHOOK_SECRET")
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty()),
         })
     }
 

@@ -11,6 +11,7 @@
 
 pub mod schedule;
 
+use crate::domain::declaration::ultravox::HttpTarget;
 use crate::domain::declaration::DeclarationFormat;
 use crate::domain::session_origin::Opener;
 use crate::domain::workflow_chat::{ChatMessage, ChatRole};
@@ -21,8 +22,9 @@ use crate::server::agent::runner;
 use crate::server::agent::sessions::{self, Opened};
 use crate::server::auth::{random_token, throttle, token_hash};
 use crate::server::store::workflow_triggers as store;
+use crate::server::ultravox;
 use crate::server::{AppState, ServerError};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::net::IpAddr;
 
 /// What a hook secret starts with, so a leaked one is recognisable.
@@ -108,29 +110,39 @@ pub async fn admit_hook(
     }
 }
 
-/// What a voice platform needs to run the call session `opened` (in
-/// workflow `id`) just opened: its tools now and system prompt (the
-/// workflow's, with its current step's), from the one listing every door
-/// renders (`GET /api/sessions/{id}/tools`), in `format`'s shape. For
-/// Ultravox, the body of a create-call request: `systemPrompt`,
-/// `selectedTools` and `metadata` naming the session.
+/// What a voice platform needs to run the call session `opened` just
+/// opened: its tools now and system prompt (the workflow's, with its
+/// current step's), from the one listing every door renders
+/// (`GET /api/sessions/{id}/tools`), in `format`'s shape. For Ultravox,
+/// the body of a create-call request from the shared builder
+/// (`ultravox::session_config`): `systemPrompt`, `selectedTools` (HTTP
+/// tools pointing at Switchboard when `PUBLIC_ORIGIN` is set) and
+/// `metadata` naming the session.
 pub async fn call_config(
     state: &AppState,
-    id: &str,
     opened: &Opened,
     format: DeclarationFormat,
 ) -> Result<Value, ServerError> {
     let row = sessions::get(state, &opened.id).await?;
     let listing = Listing::of(state, &row).await?;
-    let mut body = listing.rest(format);
     if format == DeclarationFormat::Ultravox {
-        return Ok(json!({
-            "systemPrompt": listing.system_prompt().unwrap_or_default(),
-            "selectedTools": body["tools"]["selectedTools"].take(),
-            "metadata": {"sessionId": opened.id, "workflowId": id},
-        }));
+        let target = state
+            .config
+            .public_origin
+            .as_deref()
+            .map(|origin| HttpTarget {
+                origin,
+                session: &opened.id,
+                token: &opened.token,
+            });
+        return Ok(ultravox::session_config(
+            &state.rules(),
+            &row,
+            &listing,
+            target.as_ref(),
+        ));
     }
-    Ok(body)
+    Ok(listing.rest(format))
 }
 
 /// The agent runner's whole turn on `text`, the first message of session

@@ -1,11 +1,13 @@
 //! A vibe's editor: name, description, its agents and the one a call starts
-//! with, core and app tools; problems beside their fields as the admin
+//! with, core and app tools, the tools its voice page runs and its calls'
+//! Ultravox settings; problems beside their fields as the admin
 //! edits, then the agent × tool matrix of the vibe as edited, where its
 //! agents' tools are changed. One Save puts the vibe and the agents changed
 //! in the matrix in force together, or none of them.
 
 use crate::api::vibes::{SaveVibeWithAgents, Saved, VibeSaved};
 use crate::domain::ids::AgentId;
+use crate::domain::vibe::call_settings::Temperature;
 use crate::domain::vibe::{Agent, Vibe};
 use crate::error::ApiError;
 use crate::ui::agents::matrix::AgentMatrix;
@@ -187,6 +189,7 @@ pub fn VibeEditor(set: Shared, vibe: Saved<Vibe>) -> impl IntoView {
         </div>
     }
     .into_any();
+    let client_tool_choices = tools.clone();
     let tool_lists = view! {
         <ToolChecks
             tools=tools.clone()
@@ -204,8 +207,17 @@ pub fn VibeEditor(set: Shared, vibe: Saved<Vibe>) -> impl IntoView {
             toggle=move |t, on| edited.update(|v| set_tool(&mut v.app_tools, t, on))
         />
         <FieldProblem message=field("appTools") testid="app-tools-problem" />
+        <ToolChecks
+            tools=client_tool_choices
+            legend="Client tools (the voice page runs them; Ultravox calls every other tool on Switchboard)"
+            prefix="client-tool"
+            ticked=move |t: &str| edited.with(|v| v.runs_on_client(t))
+            toggle=move |t, on| edited.update(|v| set_tool(&mut v.client_tools, t, on))
+        />
+        <FieldProblem message=field("clientTools") testid="client-tools-problem" />
     }
     .into_any();
+    let call_settings = call_settings_fields(edited, checked);
 
     view! {
         <section class="panel" data-testid="vibe-editor" data-vibe=id.clone()>
@@ -216,6 +228,7 @@ pub fn VibeEditor(set: Shared, vibe: Saved<Vibe>) -> impl IntoView {
             {fields}
             {agents}
             {tool_lists}
+            {call_settings}
             <SaveBar
                 others=Signal::derive(others)
                 dirty
@@ -242,6 +255,44 @@ pub fn VibeEditor(set: Shared, vibe: Saved<Vibe>) -> impl IntoView {
             <SaveStatus message testid="vibe-status" reload />
         </section>
         <AgentMatrix set vibe=edited agents=agent_edits />
+    }
+    .into_any()
+}
+
+/// The vibe's Ultravox call settings, each a text field (empty: left to
+/// Ultravox's default).
+fn call_settings_fields(edited: RwSignal<Vibe>, checked: EditorProblems) -> AnyView {
+    let field = move |key: &str| checked.field(key);
+    fn text(value: &Option<String>) -> String {
+        value.clone().unwrap_or_default()
+    }
+    fn some(value: String) -> Option<String> {
+        Some(value.trim().to_owned()).filter(|v| !v.is_empty())
+    }
+    view! {
+        <fieldset data-testid="vibe-call-settings">
+            <legend>"Ultravox call settings"</legend>
+            {text_field(edited, "Model", "callSettings.model", |v| text(&v.call_settings.model), |v, x| v.call_settings.model = some(x), None, field("callSettings.model"))}
+            {text_field(edited, "Language hint (BCP47, e.g. en)", "callSettings.languageHint", |v| text(&v.call_settings.language_hint), |v, x| v.call_settings.language_hint = some(x), None, field("callSettings.languageHint"))}
+            {text_field(
+                edited,
+                "Temperature (0-1)",
+                "callSettings.temperature",
+                |v| v.call_settings.temperature.map(|t| t.0.to_string()).unwrap_or_default(),
+                |v, x| match some(x) {
+                    None => v.call_settings.temperature = None,
+                    Some(x) => {
+                        if let Ok(t) = x.parse::<f64>() {
+                            v.call_settings.temperature = Some(Temperature(t));
+                        }
+                    }
+                },
+                None,
+                field("callSettings.temperature"),
+            )}
+            {text_field(edited, "Longest call (e.g. 600s)", "callSettings.maxDuration", |v| text(&v.call_settings.max_duration), |v, x| v.call_settings.max_duration = some(x), None, field("callSettings.maxDuration"))}
+            {text_field(edited, "First speaker (FIRST_SPEAKER_AGENT or FIRST_SPEAKER_USER)", "callSettings.firstSpeaker", |v| text(&v.call_settings.first_speaker), |v, x| v.call_settings.first_speaker = some(x), None, field("callSettings.firstSpeaker"))}
+        </fieldset>
     }
     .into_any()
 }

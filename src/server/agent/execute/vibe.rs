@@ -2,6 +2,7 @@
 //! (`switchAgent`) and ending the call (`hangUp`).
 
 use super::{arg, plain, Ctx, Family, Outcome};
+use crate::domain::declaration::ultravox::{HttpTarget, CREDENTIAL_PLACEHOLDER};
 use crate::domain::limits::excerpt;
 use crate::domain::vibe::{find_agent, HANG_UP_TOOL, SWITCH_AGENT_TOOL};
 use crate::domain::workflow_state::{AgentContext, WorkflowState};
@@ -20,7 +21,7 @@ pub const FAMILY: Family = Family {
 fn run(cx: Ctx<'_>) -> BoxFuture<'_, Outcome> {
     Box::pin(async move {
         Ok(plain(if cx.tool == SWITCH_AGENT_TOOL {
-            switch_agent(cx.state, cx.ws, cx.arguments)
+            switch_agent(cx.state, &cx.row.id, cx.ws, cx.arguments)
         } else {
             Ok(json!({"status": "ended", "message": "The call is ending; say goodbye."}))
         }))
@@ -30,9 +31,14 @@ fn run(cx: Ctx<'_>) -> BoxFuture<'_, Outcome> {
 /// `switchAgent {"agentName"}`: moves the session to the vibe's agent of
 /// that name or id (any case) and answers in Ultravox's stage-change shape
 /// with the new agent's prompt, voice and tools; an agent outside the vibe
-/// is refused naming the choices.
+/// is refused naming the choices. With `PUBLIC_ORIGIN` set, the tools
+/// Switchboard runs are HTTP tools of session `session`, so its calls
+/// after the switch still reach Switchboard; the credential stays a
+/// placeholder here (the record is read by watchers) and the door that
+/// answers fills it in.
 fn switch_agent(
     state: &AppState,
+    session: &str,
     ws: &mut WorkflowState,
     arguments: &Value,
 ) -> Result<Value, String> {
@@ -70,5 +76,15 @@ fn switch_agent(
         format!("I'm now switching you to {}...", agent.name)
     };
     ws.agent = Some(next);
-    Ok(stage.change(&text))
+    Ok(match state.config.public_origin.as_deref() {
+        Some(origin) => stage.change_for(
+            &HttpTarget {
+                origin,
+                session,
+                token: CREDENTIAL_PLACEHOLDER,
+            },
+            &text,
+        ),
+        None => stage.change(&text),
+    })
 }

@@ -16,6 +16,7 @@ pub mod plugins;
 pub mod runner;
 pub mod sessions;
 pub mod triggers;
+pub mod ultravox;
 pub mod vibes;
 pub mod workflows;
 
@@ -42,6 +43,7 @@ pub fn router() -> Router<AppState> {
         .merge(runner::router())
         .merge(workflows::router())
         .merge(triggers::router())
+        .merge(ultravox::router())
         .route("/api/{*path}", any(unknown_path))
         .layer(DefaultBodyLimit::max(API_BODY_MAX_BYTES))
 }

@@ -10,6 +10,7 @@
 
 use crate::domain::agent_session::{SessionEvent, StatePatch};
 use crate::domain::api_key::Scope;
+use crate::domain::declaration::ultravox::with_credential;
 use crate::domain::declaration::DeclarationFormat;
 use crate::domain::lesson::nudge::{Speaker, TURN_TEXT_MAX_BYTES};
 use crate::domain::limits::{bytes_in_words, CALLS_PAGE_MAX, STUDENT_MAX_CHARS};
@@ -229,9 +230,13 @@ struct CallRequest {
     arguments: Value,
 }
 
+/// `POST /api/sessions/{id}/tool-calls`: the agent calls a tool. A
+/// `switchAgent` answer's HTTP tools get this request's credential (the
+/// record keeps a placeholder).
 async fn call(
     State(state): State<AppState>,
     session: Session<CallTool>,
+    BearerToken(token): BearerToken,
     JsonBody(body): JsonBody<CallRequest>,
 ) -> Result<Response, ServerError> {
     let row = session.into_inner().row;
@@ -243,7 +248,11 @@ async fn call(
     } else {
         body.arguments
     };
-    Ok(Json(sessions::call(&state, row, &body.name, arguments).await?).into_response())
+    let mut response = sessions::call(&state, row, &body.name, arguments).await?;
+    if let (Some(result), Some(token)) = (response.result.as_mut(), token.as_deref()) {
+        with_credential(result, token);
+    }
+    Ok(Json(response).into_response())
 }
 
 #[derive(Debug, Deserialize)]

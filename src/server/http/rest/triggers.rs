@@ -275,7 +275,7 @@ async fn inbound_call(
         ..Opener::default()
     };
     let opened = triggers::start(&state, &hook.workflow, &opener).await?;
-    let call_config = triggers::call_config(&state, &hook.workflow, &opened, platform).await?;
+    let call_config = triggers::call_config(&state, &opened, platform).await?;
     let body = CallStartedBody {
         session_id: opened.id,
         session_token: opened.token,

@@ -272,7 +272,9 @@ async fn import_page(
 }
 
 /// `GET /api/vibes/{id}/call-config?format=ultravox`: the body to create an
-/// Ultravox call starting with the vibe's default agent.
+/// Ultravox call starting with the vibe's default agent (the shared
+/// builder, `ultravox::vibe_config`; a session's own,
+/// `GET /api/sessions/{id}/call-config`, has HTTP tools).
 async fn call_config(
     _: Key<extract::Sessions>,
     State(state): State<AppState>,
@@ -282,22 +284,5 @@ async fn call_config(
     if query.format.as_deref().unwrap_or("ultravox") != "ultravox" {
         return Err(ApiError::invalid("format", "must be ultravox").into());
     }
-    let rules = state.rules();
-    let vibe = rules
-        .vibe(&id)
-        .ok_or_else(|| ApiError::NotFound(format!("Vibe \"{}\"", excerpt(&id))))?;
-    let ctx = crate::domain::workflow_state::AgentContext {
-        vibe: vibe.id.to_string(),
-        agent: vibe.default_agent.to_string(),
-    };
-    let stage = rules
-        .stage(&ctx)
-        .ok_or_else(|| ApiError::NotFound(format!("Agent \"{}\"", vibe.default_agent)))?;
-    Ok(Json(json!({
-        "systemPrompt": stage.stage.system_prompt,
-        "voice": stage.stage.voice,
-        "selectedTools": stage.stage.selected_tools,
-        "metadata": {"vibeId": vibe.id, "agentId": vibe.default_agent},
-    }))
-    .into_response())
+    Ok(Json(crate::server::ultravox::vibe_config(&state.rules(), &id)?).into_response())
 }
