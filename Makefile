@@ -33,7 +33,7 @@ E2E := end2end
 PORT ?= 3000
 
 .PHONY: help run test host-checks dev toolchain bindgen run-server run-client run-site run-build e2e-deps wasm-opt client-debug client-release server-debug server-release \
-        site-debug site-release lint unit e2e client-js-test fmt bench bench-sessions bench-matrix bench-first-load bench-visualiser soak demo demo-vibe demo-chat bench-vibes bench-plugins bench-chat bench-runner bench-ultravox clean-data
+        site-debug site-release lint unit e2e client-js-test fmt bench bench-sessions bench-matrix bench-first-load bench-visualiser soak demo demo-vibe demo-chat bench-vibes bench-plugins bench-chat bench-runner bench-ultravox bench-plugin-client clean-data
 
 help:
 	@echo "make run   - build (optimised for a first build) and serve Switchboard at http://127.0.0.1:$(PORT) with demo data"
@@ -244,6 +244,12 @@ bench-first-load: e2e-deps client-release server-release
 # Chromium: median, p95, max (release build).
 bench-visualiser: e2e-deps client-release server-release
 	cd $(E2E) && SWITCHBOARD_BIN=$(TARGET)/release/$(NAME) SITE_ROOT=$(TARGET)/site-release node bench/visualiser.mjs
+
+# A call relayed to a plugin page on another origin through the served
+# JavaScript client (clients/js): the agent's round trip, median and p95.
+# The page needs no bundle: only the release server is built.
+bench-plugin-client: e2e-deps server-release
+	cd $(E2E) && SWITCHBOARD_BIN=$(TARGET)/release/$(NAME) SITE_ROOT=$(TARGET)/site-release node bench/plugin_client.mjs
 
 fmt:
 	$(CARGO) fmt --all
