@@ -28,6 +28,7 @@ mod plugin_tokens;
 mod plugins;
 mod runner;
 mod scopes;
+mod seed_manifests;
 mod sessions;
 mod throttle;
 mod todos;

@@ -13,6 +13,7 @@ pub mod demo;
 pub mod manifest;
 pub mod rules;
 pub mod template;
+pub mod tool_file;
 
 use crate::domain::ids::{AgentId, ToolId, VibeId};
 use serde::{Deserialize, Serialize};
