@@ -507,3 +507,42 @@ async fn an_older_databases_todo_tools_get_the_seeds_contracts_at_its_next_start
     let again = restarted.restart().await;
     assert_eq!(catalogue_version(&again).await, version);
 }
+
+#[tokio::test]
+async fn over_mcp_a_todo_tools_failure_is_a_tool_error_with_the_seeds_answer() {
+    use rmcp::model::CallToolRequestParams;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::ServiceExt;
+    let app = spawn_app().await;
+    let key = app.api_key().await;
+    let s = open_with(&app, &key, json!({"vibeId": "todos", "agentId": "Oliver"})).await;
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(
+            app.url(&format!("/api/sessions/{}/mcp", s.id)),
+        )
+        .auth_header(s.token.clone()),
+    );
+    let client = ().serve(transport).await.expect("MCP initialize");
+    let arguments = |v: Value| v.as_object().unwrap().clone();
+    let created = client
+        .call_tool(
+            CallToolRequestParams::new("createTodo")
+                .with_arguments(arguments(json!({"todoText": "Buy milk"}))),
+        )
+        .await
+        .unwrap();
+    assert_ne!(created.is_error, Some(true));
+    let failed = client
+        .call_tool(
+            CallToolRequestParams::new("toggleTodo")
+                .with_arguments(arguments(json!({"todoText": "bread"}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(failed.is_error, Some(true));
+    let text = serde_json::to_string(&failed.content).unwrap();
+    assert!(text.contains("no todo matches"), "{text}");
+    assert!(text.contains("success") && text.contains("false"), "{text}");
+    client.cancel().await.unwrap();
+}
