@@ -2,8 +2,9 @@
 """Plays the Todo Assistant demo against a running Switchboard, step by step,
 so a person watching /sessions/{id} sees each agent switch and refusal:
 Hominio greets → the user asks to add a todo → createTodo is refused for
-Hominio → switchAgent Oliver → createTodo is allowed → switchAgent Rajesh →
-createTodo is refused again.
+Hominio → switchAgent Oliver → createTodo is allowed → toggleTodo of a todo
+that is not there runs and fails ({"success": false, "error"}) → switchAgent
+Rajesh → createTodo is refused again.
 
 Usage: SWITCHBOARD_API_KEY=sb_... make demo-vibe   (optionally SWITCHBOARD_URL,
 DEMO_PAUSE seconds between steps). Create the key on the start page as admin.
@@ -25,16 +26,19 @@ def main():
     print(f"Watch it live: {BASE}/sessions/{sid}")
     time.sleep(PAUSE * 2)
     steps = [
-        ("createTodo", {"text": "Buy milk"}, "Hominio tries to add the user's todo"),
+        ("createTodo", {"todoText": "Buy milk"}, "Hominio tries to add the user's todo"),
         ("switchAgent", {"agentName": "Oliver"}, "Hominio hands the user to Oliver"),
-        ("createTodo", {"text": "Buy milk"}, "Oliver adds the todo"),
+        ("createTodo", {"todoText": "Buy milk", "tags": "shopping"}, "Oliver adds the todo"),
+        ("toggleTodo", {"todoText": "bread"}, "Oliver looks for a todo that is not there"),
         ("switchAgent", {"agentName": "Rajesh"}, "Oliver hands the user to Rajesh for a support question"),
-        ("createTodo", {"text": "Call the plumber"}, "Rajesh tries to add a todo"),
+        ("createTodo", {"todoText": "Call the plumber"}, "Rajesh tries to add a todo"),
     ]
     for name, arguments, what in steps:
         result = post(f"/api/sessions/{sid}/tool-calls", {"name": name, "arguments": arguments}, token)
         if not result["allowed"]:
             verdict = f"refused: {result['reason']}"
+        elif result.get("status") == "failed":
+            verdict = f"ran and failed — {result['result'].get('error', '')}"
         elif name == "switchAgent":
             stage = json.loads(result["result"]["result"])
             verdict = f"allowed — {stage['toolResultText']} (tools now: {', '.join(result.get('tools') or [])})"

@@ -137,8 +137,9 @@ impl Application {
 
 /// Gives a new database its catalogue, first bindings (the configured file
 /// or the demo default), demo accounts and, unless switched off, the demo
-/// lessons. Returns the accounts it created; does nothing on a database that
-/// already has them.
+/// lessons, and an older one's todo tools their current contracts. Returns
+/// the accounts it created; does nothing on a database that already has
+/// them.
 async fn seed_new_database(state: &AppState) -> Result<Option<SeededAccounts>, ServerError> {
     bindings::seed_catalogue(&state.db).await?;
     crate::server::catalogue::seed_missing(
@@ -151,6 +152,7 @@ async fn seed_new_database(state: &AppState) -> Result<Option<SeededAccounts>, S
     if !crate::server::vibes::manifests::seed_from_dir(state).await? {
         crate::server::vibes::seed_demo(state).await?;
     }
+    seed::todo_contracts::upgrade(&state.db).await?;
     let accounts = seed::seed_demo_accounts(state).await?;
     if accounts.is_some() && state.config.demo_lessons {
         seed::seed_demo_lessons(state).await?;

@@ -146,6 +146,16 @@ test('the matrix edits agents with the vibe; a rename shows in the lists; an arc
   const input = page.getByTestId('import-manifests');
   await input.setInputFiles({ name: 'set.zip', mimeType: 'application/zip', buffer: await zip.body() });
   await expect(page.getByTestId('import-status')).toHaveText(/Imported 1 vibes, 3 agents and \d+ tools/);
+  // The same set with its tools in the seed's Ultravox form imports too.
+  await expect(page.getByTestId('manifest-download-ultravox')).toHaveAttribute('href', '/agents/manifests.zip?form=ultravox');
+  const seedForm = await page.request.get('/agents/manifests.zip?form=ultravox');
+  expect(seedForm.status()).toBe(200);
+  const imported = await page.request.post('/agents/manifests', {
+    headers: { Origin: new URL(page.url()).origin },
+    data: await seedForm.body(),
+  });
+  expect(imported.status()).toBe(200);
+  expect(await imported.json()).toMatchObject({ vibes: 1, agents: 3 });
   // No console error up to here; the refusal below logs its 422 there.
   check();
   await input.setInputFiles({ name: 'broken.zip', mimeType: 'application/zip', buffer: Buffer.from('not an archive') });

@@ -32,7 +32,7 @@ test('a watcher sees the agent and its tools change as the backend switches agen
 
   const refused = await (await api.post(`/api/sessions/${s.sessionId}/tool-calls`, {
     headers: auth,
-    data: { name: 'createTodo', arguments: { text: 'Buy milk' } },
+    data: { name: 'createTodo', arguments: { todoText: 'Buy milk' } },
   })).json();
   expect(refused.reason).toBe('`createTodo` is not available to agent `Hominio`; available: hangUp, switchAgent');
 
@@ -42,7 +42,7 @@ test('a watcher sees the agent and its tools change as the backend switches agen
   await expect(tools.locator('.chip')).toContainText(['createTodo']);
   const created = await (await api.post(`/api/sessions/${s.sessionId}/tool-calls`, {
     headers: auth,
-    data: { name: 'createTodo', arguments: { text: 'Buy milk' } },
+    data: { name: 'createTodo', arguments: { todoText: 'Buy milk' } },
   })).json();
   expect(created.allowed).toBe(true);
   const timeline = page.getByTestId('timeline');

@@ -89,7 +89,8 @@ pub fn workflow_prompt(id: &str, name: &str, steps: &[Step], current: Option<&st
 
 /// What the model reads as the answer to its call of `tool`: the result
 /// when Switchboard (or the plugin) ran it, Switchboard's reason when it
-/// refused, the failure a backend reported, or that the backend has not
+/// refused, the failure a backend reported or a built-in answered (a todo
+/// tool's `{"success": false, …}`), or that the backend has not
 /// answered yet; then, when the call changed the session's tools, the new
 /// list (the next model call is declared them).
 pub fn call_answer(tool: &str, response: &CallResponse) -> String {

@@ -49,7 +49,8 @@ pub enum CallStatus {
     Done,
     /// Allowed and handed to the backend; its result is not in yet.
     Awaiting,
-    /// The backend reported that the tool failed.
+    /// The tool failed: the backend reported so, or a built-in ran and
+    /// answered that it failed (a todo tool's `{"success": false, …}`).
     Failed,
 }
 
@@ -290,8 +291,9 @@ pub struct CallResult {
 pub struct CallResponse {
     /// Whether the call was allowed.
     pub allowed: bool,
-    /// `done` when Switchboard ran it (or refused it); `awaiting` when the
-    /// backend executes it and reports the result under `call_id`.
+    /// `done` when Switchboard ran it (or refused it); `failed` when it ran
+    /// and answered that it failed (its answer is `result`); `awaiting`
+    /// when the backend executes it and reports the result under `call_id`.
     pub status: CallStatus,
     /// The tool's result when Switchboard ran it.
     pub result: Option<Value>,

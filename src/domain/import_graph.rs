@@ -72,6 +72,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("vibe::manifest", include_str!("vibe/manifest.rs")),
     ("vibe::rules", include_str!("vibe/rules.rs")),
     ("vibe::template", include_str!("vibe/template.rs")),
+    ("vibe::tool_file", include_str!("vibe/tool_file.rs")),
     ("workflow_chat", include_str!("workflow_chat.rs")),
     ("workflow_def", include_str!("workflow_def.rs")),
     ("workflow_state", include_str!("workflow_state.rs")),

@@ -32,6 +32,7 @@ mod plugins;
 mod relay;
 mod runner;
 mod scopes;
+mod seed_manifests;
 mod sessions;
 mod throttle;
 mod todos;

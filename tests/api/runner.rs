@@ -23,7 +23,7 @@ const SCRIPT: &str = r#"{
     ]},
     {"when": "runner vibe turn", "replies": [
       {"tool_calls": [{"name": "switchAgent", "arguments": {"agentName": "Oliver"}}]},
-      {"tool_calls": [{"name": "createTodo", "arguments": {"text": "Buy milk"}}]},
+      {"tool_calls": [{"name": "createTodo", "arguments": {"todoText": "Buy milk"}}]},
       {"content": "Oliver added it."}
     ]},
     {"when": "runner workflow turn", "replies": [

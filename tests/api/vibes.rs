@@ -53,7 +53,7 @@ async fn the_demo_flow_gives_each_agent_exactly_its_tools() {
     );
     assert_eq!(tools["tools"]["selectedTools"], tools["selectedTools"]);
 
-    let todo = json!({"text": "Buy milk"});
+    let todo = json!({"todoText": "Buy milk"});
     let (_, refused) = call(&app, &s, "createTodo", todo.clone()).await;
     assert_eq!(refused["allowed"], false);
     assert_eq!(
@@ -255,7 +255,13 @@ async fn agents_and_vibes_change_over_the_api_with_versions_and_rules() {
     .await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(new_tag.as_deref(), Some("\"2\""));
-    let (_, refused) = call(&app, &s, "updateTodo", json!({"todoId": 1, "text": "x"})).await;
+    let (_, refused) = call(
+        &app,
+        &s,
+        "updateTodo",
+        json!({"oldText": "a", "newText": "x"}),
+    )
+    .await;
     assert_eq!(refused["allowed"], false, "{refused}");
     assert!(refused["reason"]
         .as_str()

@@ -14,6 +14,7 @@ pub mod demo;
 pub mod manifest;
 pub mod rules;
 pub mod template;
+pub mod tool_file;
 
 use crate::domain::declaration::ultravox::Runner;
 use crate::domain::ids::{AgentId, ToolId, VibeId};

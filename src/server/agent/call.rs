@@ -5,7 +5,7 @@
 
 use super::access::{admit_write, get};
 use super::end::end_locked;
-use super::execute::{self, Ctx, Kind};
+use super::execute::{self, Ctx, Declined, Kind};
 use super::listing::{agent_view, tools_now};
 use super::watch::publish_state_change;
 use crate::domain::agent_session::{
@@ -276,9 +276,15 @@ async fn decide_and_run(
             done.tutor_outcome = ran.outcome;
             done.result = Some(ran.result);
         }
-        Err(reason) => {
+        Err(Declined::Refused(reason)) => {
             done.outcome = CallOutcome::Refused;
             done.reason = Some(reason);
+        }
+        // It ran and failed: allowed, `failed`, its answer the result (no
+        // effects: nothing it promised happened).
+        Err(Declined::Failed(answer)) => {
+            done.status = CallStatus::Failed;
+            done.result = Some(answer);
         }
     }
     Ok(done)

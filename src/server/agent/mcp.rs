@@ -174,7 +174,8 @@ impl SessionMcp {
 }
 
 /// A `tools/call` answer from Switchboard's: the result as JSON text (and
-/// structured), or the refusal as a tool error the model can read.
+/// structured), or the refusal, or a built-in's failed answer, as a tool
+/// error the model can read.
 fn call_result(response: CallResponse) -> CallToolResult {
     let structured = serde_json::to_value(&response).unwrap_or_default();
     let mut result = match (response.allowed, response.status, response.result, response.reason) {
@@ -182,6 +183,9 @@ fn call_result(response: CallResponse) -> CallToolResult {
             "Allowed; this tool is executed by the agent backend: report its result for call {} at POST /api/sessions/{{id}}/tool-calls/{}/result.",
             response.call_id, response.call_id
         ))]),
+        // A built-in that ran and failed (a todo tool's `{"success": false, …}`):
+        // its answer, flagged as a tool error.
+        (true, CallStatus::Failed, Some(result), _) => CallToolResult::error(vec![ContentBlock::text(result.to_string())]),
         (true, _, Some(result), _) => CallToolResult::success(vec![ContentBlock::text(result.to_string())]),
         (true, _, None, _) => CallToolResult::success(vec![ContentBlock::text("done")]),
         (false, _, _, reason) => CallToolResult::error(vec![ContentBlock::text(

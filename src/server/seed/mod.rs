@@ -1,7 +1,10 @@
 //! Demo data for a fresh database, so `make run` shows a usable app at once:
-//! accounts here, the catalogue and workflows in [`catalogue`].
+//! accounts here, the catalogue and workflows in [`catalogue`]; and
+//! [`todo_contracts`], which brings an older database's todo tools to the
+//! contracts the built-in runs.
 
 pub mod catalogue;
+pub mod todo_contracts;
 
 use crate::domain::user::{Email, Role};
 use crate::server::auth::{hash_password, random_token};

@@ -1,12 +1,12 @@
 //! The todo tools' data: each agent session's todo lists, its active list
-//! and its todos (migration `0013_todos.sql`).
+//! and its todos (migrations `0013_todos.sql`, `0024_todo_tags.sql`).
 //!
 //! Every query is scoped by the session id, so a session can never read or
 //! change another's todos, whatever ids it names. A tool call is one
 //! transaction ([`begin`], then the functions here on it, then commit), so
 //! a refused or failed call leaves nothing half-written.
 
-use crate::domain::todos::{ListName, Todo, TodoId, TodoText};
+use crate::domain::todos::{ListName, Tags, Todo, TodoId, TodoText};
 use crate::server::platform::db::now;
 use crate::server::ServerError;
 use sqlx::{Sqlite, SqliteConnection, SqlitePool, Transaction};
@@ -127,21 +127,12 @@ pub async fn set_active_list(
     Ok(())
 }
 
-/// The ids of all the session's todos, over all its lists, in order.
-pub async fn ids(conn: &mut SqliteConnection, session: &str) -> Result<Vec<i64>, ServerError> {
-    Ok(
-        sqlx::query_scalar("SELECT number FROM todos WHERE session_id = ? ORDER BY number")
-            .bind(session)
-            .fetch_all(conn)
-            .await?,
-    )
-}
-
 #[derive(sqlx::FromRow)]
 struct TodoRow {
     number: i64,
     text: String,
     done: bool,
+    tags: String,
     list: String,
 }
 
@@ -151,18 +142,41 @@ impl From<TodoRow> for Todo {
             id: row.number,
             text: row.text,
             done: row.done,
+            // Written by `add` from parsed tags; a row from before tags
+            // has the column's default, `[]`.
+            tags: serde_json::from_str(&row.tags).unwrap_or_default(),
             list: row.list,
         }
     }
 }
 
-/// Adds `text` to `list` (one of the session's) with the session's next
-/// number; returns the new todo. The caller has checked the cap.
+/// The columns a [`Todo`] is read from, `t` the todo and `l` its list.
+const TODO_COLUMNS: &str = "SELECT t.number, t.text, t.done, t.tags, l.name AS list
+     FROM todos t JOIN todo_lists l ON l.id = t.list_id";
+
+/// All the session's todos, over all its lists, oldest first: what a
+/// text is matched against.
+pub async fn all(conn: &mut SqliteConnection, session: &str) -> Result<Vec<Todo>, ServerError> {
+    Ok(sqlx::query_as::<_, TodoRow>(&format!(
+        "{TODO_COLUMNS} WHERE t.session_id = ? ORDER BY t.number"
+    ))
+    .bind(session)
+    .fetch_all(conn)
+    .await?
+    .into_iter()
+    .map(Todo::from)
+    .collect())
+}
+
+/// Adds `text` with `tags` to `list` (one of the session's) with the
+/// session's next number; returns the new todo. The caller has checked
+/// the cap.
 pub async fn add(
     conn: &mut SqliteConnection,
     session: &str,
     list: &List,
     text: &TodoText,
+    tags: &Tags,
 ) -> Result<Todo, ServerError> {
     let number: i64 = sqlx::query_scalar(
         "UPDATE todo_sessions SET last_number = last_number + 1 WHERE session_id = ? RETURNING last_number",
@@ -172,12 +186,13 @@ pub async fn add(
     .await?;
     let t = now();
     sqlx::query(
-        "INSERT INTO todos (session_id, number, list_id, text, done, created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?)",
+        "INSERT INTO todos (session_id, number, list_id, text, tags, done, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
     )
     .bind(session)
     .bind(number)
     .bind(list.id)
     .bind(text.as_str())
+    .bind(serde_json::json!(tags.as_slice()).to_string())
     .bind(t)
     .bind(t)
     .execute(&mut *conn)
@@ -186,33 +201,16 @@ pub async fn add(
         id: number,
         text: text.as_str().to_owned(),
         done: false,
+        tags: tags.as_slice().to_vec(),
         list: list.name.clone(),
     })
 }
 
-/// The session's todo `id`, if it has it.
-pub async fn get(
-    conn: &mut SqliteConnection,
-    session: &str,
-    id: TodoId,
-) -> Result<Option<Todo>, ServerError> {
-    Ok(sqlx::query_as::<_, TodoRow>(
-        "SELECT t.number, t.text, t.done, l.name AS list FROM todos t JOIN todo_lists l ON l.id = t.list_id
-         WHERE t.session_id = ? AND t.number = ?",
-    )
-    .bind(session)
-    .bind(id.get())
-    .fetch_optional(conn)
-    .await?
-    .map(Todo::from))
-}
-
 /// The todos on `list`, oldest first.
 pub async fn in_list(conn: &mut SqliteConnection, list: &List) -> Result<Vec<Todo>, ServerError> {
-    Ok(sqlx::query_as::<_, TodoRow>(
-        "SELECT t.number, t.text, t.done, l.name AS list FROM todos t JOIN todo_lists l ON l.id = t.list_id
-         WHERE t.list_id = ? ORDER BY t.number",
-    )
+    Ok(sqlx::query_as::<_, TodoRow>(&format!(
+        "{TODO_COLUMNS} WHERE t.list_id = ? ORDER BY t.number"
+    ))
     .bind(list.id)
     .fetch_all(conn)
     .await?

@@ -1,16 +1,19 @@
 //! Agents, vibes and their tools as files: export as a `.zip` or `.tar` in
-//! the manifest layout, import an archive or a directory
-//! (`SWITCHBOARD_MANIFESTS_DIR` at start-up). An import is checked whole —
-//! each file, each tool, then the set's rules — before anything is
-//! written, and a problem names the file and the field.
+//! the manifest layout, tools in Switchboard's form or the seed's
+//! (Ultravox parameters, `domain::vibe::tool_file`), import an archive or a
+//! directory (`SWITCHBOARD_MANIFESTS_DIR` at start-up) in either form and
+//! in seed 003's own tree. An import is checked whole — each file, each
+//! tool, then the set's rules — before anything is written, and a problem
+//! names the file and the field.
 
 use crate::domain::actor::Actor;
 use crate::domain::catalogue::CatalogueTool;
 use crate::domain::error::FieldError;
 use crate::domain::vibe::manifest::{
-    from_files, locate, to_files, tool_path, Manifests, MAX_FILES, MAX_FILE_BYTES,
+    locate, read_files, to_files_in, tool_path, Manifests, MAX_FILES, MAX_FILE_BYTES,
 };
 use crate::domain::vibe::rules::problems;
+use crate::domain::vibe::tool_file::Form;
 use crate::error::ApiError;
 use crate::server::store::bindings as stored;
 use crate::server::{catalogue, vibes};
@@ -86,9 +89,18 @@ fn archive_error(e: impl std::fmt::Display) -> ServerError {
     ServerError::Config(format!("writing the archive: {e}"))
 }
 
-/// `set` as an archive in `format`.
+/// `set` as an archive in `format`, tools in Switchboard's form.
 pub fn archive(set: &Manifests, format: ArchiveFormat) -> Result<Vec<u8>, ServerError> {
-    let files = to_files(set);
+    archive_in(set, format, Form::Switchboard)
+}
+
+/// `set` as an archive in `format`, tools in `form`.
+pub fn archive_in(
+    set: &Manifests,
+    format: ArchiveFormat,
+    form: Form,
+) -> Result<Vec<u8>, ServerError> {
+    let files = to_files_in(set, form);
     match format {
         ArchiveFormat::Zip => {
             let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
@@ -185,7 +197,8 @@ pub fn unpack(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, ApiError> {
 }
 
 /// The files under `dir` in the layout (only `TOOLS`, `AGENTS`, `VIBES`
-/// are read), as paths relative to `dir`.
+/// are read, in `dir` or else in `dir/src/lib`), as paths relative to the
+/// folder holding them.
 pub fn read_dir(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, ServerError> {
     fn walk(root: &Path, at: &Path, out: &mut Vec<(String, Vec<u8>)>) -> Result<(), ServerError> {
         let entries = std::fs::read_dir(at)
@@ -209,33 +222,63 @@ pub fn read_dir(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, ServerError> {
         }
         Ok(())
     }
+    const LAYOUT: [&str; 3] = ["TOOLS", "AGENTS", "VIBES"];
+    // A checkout of seed 003's repository keeps the layout in src/lib/.
+    let root = [dir.to_path_buf(), dir.join("src").join("lib")]
+        .into_iter()
+        .find(|root| LAYOUT.iter().any(|top| root.join(top).is_dir()))
+        .unwrap_or_else(|| dir.to_path_buf());
     let mut files = Vec::new();
-    for top in ["TOOLS", "AGENTS", "VIBES"] {
-        let sub = dir.join(top);
+    for top in LAYOUT {
+        let sub = root.join(top);
         if sub.is_dir() {
-            walk(dir, &sub, &mut files)?;
+            walk(&root, &sub, &mut files)?;
         }
     }
     files.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(files)
 }
 
+/// What an import did: how many of each it imported, and the layout files
+/// it read but did not import, each with why.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Imported {
+    /// Tools given to the catalogue (added, changed or already so).
+    pub tools: usize,
+    /// Agents in force now.
+    pub agents: usize,
+    /// Vibes in force now.
+    pub vibes: usize,
+    /// Files not imported (`field` the file, `rule` why), such as the
+    /// seed's ungrouped copies of grouped tools.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ignored: Vec<FieldError>,
+}
+
 /// Imports `files` by `actor`: parses the layout, plans the catalogue
 /// change its tools make (through `server::catalogue`: a key without
 /// `catalogue:write` whose files would add or change a tool is refused
 /// whole, 403; each new or changed tool is checked as the catalogue editor
-/// would, on top of version `expected` if given), checks the set's rules
-/// against the catalogue with those tools, and only then writes the tools
-/// (a new catalogue version, if any changed) and replaces every agent and
-/// vibe. Returns how many of each were imported.
+/// would, on top of version `expected` if given, its problems naming the
+/// file it came from), checks the set's rules against the catalogue with
+/// those tools, and only then writes the tools (a new catalogue version,
+/// if any changed) and replaces every agent and vibe.
 pub async fn import(
     state: &AppState,
     files: &[(String, Vec<u8>)],
     actor: &Actor,
     expected: Option<i64>,
-) -> Result<(usize, usize, usize), ServerError> {
-    let set = from_files(files).map_err(|mut p| ApiError::Invalid(p.remove(0)))?;
-    let place = |tool: &CatalogueTool, field: &str| format!("{}: {field}", tool_path(tool));
+) -> Result<Imported, ServerError> {
+    let read = read_files(files).map_err(|mut p| ApiError::Invalid(p.remove(0)))?;
+    let set = &read.set;
+    let place = |tool: &CatalogueTool, field: &str| {
+        let file = read
+            .sources
+            .get(tool.id.as_str())
+            .cloned()
+            .unwrap_or_else(|| tool_path(tool));
+        format!("{file}: {field}")
+    };
     let planned = catalogue::plan(&state.db, actor, &set.tools, expected, &place).await?;
     let ids: HashSet<String> = planned.tools().iter().map(|t| t.id.to_string()).collect();
     if let Some(problem) = problems(&set.agents, &set.vibes, &ids).into_iter().next() {
@@ -248,7 +291,12 @@ pub async fn import(
         crate::server::agent::listing::rules_changed(state).await?;
     }
     replaced?;
-    Ok((set.tools.len(), set.agents.len(), set.vibes.len()))
+    Ok(Imported {
+        tools: set.tools.len(),
+        agents: set.agents.len(),
+        vibes: set.vibes.len(),
+        ignored: read.ignored.clone(),
+    })
 }
 
 /// Gives a database without vibes the set in `SWITCHBOARD_MANIFESTS_DIR`
@@ -271,21 +319,28 @@ pub async fn seed_from_dir(state: &AppState) -> Result<bool, ServerError> {
         )));
     }
     let system = Actor::system("SWITCHBOARD_MANIFESTS_DIR");
-    let (tools, agents, vibes) =
-        import(state, &files, &system, None)
-            .await
-            .map_err(|e| match e {
-                ServerError::Api(ApiError::Invalid(p)) => ServerError::Config(format!(
-                    "SWITCHBOARD_MANIFESTS_DIR {dir}: {}: {}",
-                    p.field, p.rule
-                )),
-                other => other,
-            })?;
+    let imported = import(state, &files, &system, None)
+        .await
+        .map_err(|e| match e {
+            ServerError::Api(ApiError::Invalid(p)) => ServerError::Config(format!(
+                "SWITCHBOARD_MANIFESTS_DIR {dir}: {}: {}",
+                p.field, p.rule
+            )),
+            other => other,
+        })?;
+    for skipped in &imported.ignored {
+        tracing::info!(
+            dir,
+            file = skipped.field,
+            why = skipped.rule,
+            "not imported"
+        );
+    }
     tracing::info!(
         dir,
-        tools,
-        agents,
-        vibes,
+        tools = imported.tools,
+        agents = imported.agents,
+        vibes = imported.vibes,
         "agents and vibes loaded from SWITCHBOARD_MANIFESTS_DIR"
     );
     Ok(true)

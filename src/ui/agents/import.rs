@@ -57,7 +57,7 @@ pub fn ManifestImport(on_done: Callback<()>) -> impl IntoView {
             <h2>"Import"</h2>
             <label class="field">
                 <span>
-                    "Replace every agent and vibe with a .zip or .tar in the manifest layout (tools it carries are added or updated). A set that breaks a rule is refused whole."
+                    "Replace every agent and vibe with a .zip or .tar in the manifest layout (tools it carries are added or updated, as JSON Schemas or as Ultravox parameters; an archive of seed 003's repository works as it is). A set that breaks a rule is refused whole."
                 </span>
                 <input
                     type="file"
@@ -85,15 +85,30 @@ pub fn ManifestImport(on_done: Callback<()>) -> impl IntoView {
     }
 }
 
-/// The words for an import's counts (`{"tools":3,"agents":3,"vibes":1}`).
+/// The words for an import's answer (`{"tools":3,"agents":3,"vibes":1}`,
+/// and the files it did not import, if any).
 pub fn imported_text(counts: &serde_json::Value) -> String {
     let n = |k: &str| counts.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
-    format!(
+    let mut text = format!(
         "Imported {} vibes, {} agents and {} tools; in force now.",
         n("vibes"),
         n("agents"),
         n("tools")
-    )
+    );
+    let ignored: Vec<String> = counts
+        .get("ignored")
+        .and_then(|i| i.as_array())
+        .into_iter()
+        .flatten()
+        .map(|i| {
+            let field = |k: &str| i.get(k).and_then(|v| v.as_str()).unwrap_or_default();
+            format!("{} ({})", field("field"), field("rule"))
+        })
+        .collect();
+    if !ignored.is_empty() {
+        text.push_str(&format!(" Not imported: {}.", ignored.join("; ")));
+    }
+    text
 }
 
 /// Posts `file` as it is; the server's answer as words or its error.
@@ -136,6 +151,13 @@ mod tests {
         assert_eq!(
             imported_text(&counts),
             "Imported 1 vibes, 2 agents and 3 tools; in force now."
+        );
+        let seed = serde_json::json!({"tools": 9, "agents": 3, "vibes": 1, "ignored": [
+            {"field": "TOOLS/hangUp/config.json", "rule": "also grouped"}
+        ]});
+        assert_eq!(
+            imported_text(&seed),
+            "Imported 1 vibes, 3 agents and 9 tools; in force now. Not imported: TOOLS/hangUp/config.json (also grouped)."
         );
     }
 }

@@ -30,7 +30,8 @@ pub fn Lists(set: Shared) -> impl IntoView {
                     </For>
                 </ul>
                 // The manifest layout (VIBES/, AGENTS/, TOOLS/) for files
-                // and review; imports go through POST /api/manifests.
+                // and review, tools as JSON Schemas or as the seed's
+                // Ultravox parameters; imports take either form.
                 <p class="small" data-testid="manifest-downloads">
                     "Download all as "
                     <a href="/agents/manifests.zip" rel="external" download="switchboard-manifests.zip">
@@ -38,6 +39,23 @@ pub fn Lists(set: Shared) -> impl IntoView {
                     </a>
                     " or "
                     <a href="/agents/manifests.tar" rel="external" download="switchboard-manifests.tar">
+                        ".tar"
+                    </a>
+                    "; tools in the seed's Ultravox form: "
+                    <a
+                        href="/agents/manifests.zip?form=ultravox"
+                        rel="external"
+                        download="switchboard-manifests-ultravox.zip"
+                        data-testid="manifest-download-ultravox"
+                    >
+                        ".zip"
+                    </a>
+                    " or "
+                    <a
+                        href="/agents/manifests.tar?form=ultravox"
+                        rel="external"
+                        download="switchboard-manifests-ultravox.tar"
+                    >
                         ".tar"
                     </a>
                 </p>

@@ -79,9 +79,29 @@ pub struct Ctx<'a> {
     pub arguments: &'a Value,
 }
 
-/// What running a built-in gave: its result, a refusal by the tool, or a
-/// server failure.
-pub type Outcome = Result<Result<Recorded, String>, ServerError>;
+/// What running a built-in gave: its result, why it did not do what was
+/// asked, or a server failure.
+pub type Outcome = Result<Result<Recorded, Declined>, ServerError>;
+
+/// Why a built-in did not do what was asked; either way the model is told
+/// honestly, and the call's record says so.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Declined {
+    /// The tool refused before acting (identity checks locked, a deleted
+    /// lesson): recorded as refused, the reason the model reads.
+    Refused(String),
+    /// The tool ran and answered that it failed (the todo tools' seed
+    /// shape `{"success": false, "error", "toolResultText"}`): recorded as
+    /// allowed with status `failed` and this answer as its result, which
+    /// is what the model reads; the tool's effects do not apply.
+    Failed(Value),
+}
+
+impl From<String> for Declined {
+    fn from(reason: String) -> Self {
+        Self::Refused(reason)
+    }
+}
 
 /// How a family runs one of its tools.
 pub type Run = for<'a> fn(Ctx<'a>) -> BoxFuture<'a, Outcome>;
@@ -134,16 +154,21 @@ pub fn executes(tool: &str, kind: Kind) -> bool {
 pub async fn run(cx: Ctx<'_>, kind: Kind) -> Outcome {
     match family(cx.tool, kind) {
         Some(family) => (family.run)(cx).await,
-        None => Ok(Err(format!("`{}` is not a built-in tool", cx.tool))),
+        None => Ok(Err(Declined::Refused(format!(
+            "`{}` is not a built-in tool",
+            cx.tool
+        )))),
     }
 }
 
-/// A result with nothing for the teacher.
-fn plain(result: Result<Value, String>) -> Result<Recorded, String> {
-    result.map(|result| Recorded {
-        result,
-        outcome: None,
-    })
+/// A result with nothing for the teacher, or the tool's refusal.
+fn plain(result: Result<Value, String>) -> Result<Recorded, Declined> {
+    result
+        .map(|result| Recorded {
+            result,
+            outcome: None,
+        })
+        .map_err(Declined::Refused)
 }
 
 /// String argument `name` (empty when missing or not a string).

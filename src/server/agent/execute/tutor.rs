@@ -2,7 +2,7 @@
 //! review, a profile fact, a completed task, …) against the lesson, for
 //! the teacher.
 
-use super::{Ctx, Family, Outcome};
+use super::{Ctx, Declined, Family, Outcome};
 use crate::domain::lesson::outcome;
 use crate::domain::lesson::tools::TUTOR_TOOLS;
 use crate::server::store::{lesson_outcomes, lessons};
@@ -19,15 +19,15 @@ pub const FAMILY: Family = Family {
 fn run(cx: Ctx<'_>) -> BoxFuture<'_, Outcome> {
     Box::pin(async move {
         let Some(lesson_id) = cx.row.lesson_id else {
-            return Ok(Err("the lesson this session runs has been deleted".into()));
+            return Ok(Err(Declined::Refused(
+                "the lesson this session runs has been deleted".into(),
+            )));
         };
         let lesson = lessons::get_any(&cx.state.db, lesson_id).await?;
         let before = lesson_outcomes::for_session(&cx.state.db, &cx.row.id).await?;
-        Ok(outcome::record(
-            cx.tool,
-            cx.arguments,
-            &lesson.draft,
-            &before,
-        ))
+        Ok(
+            outcome::record(cx.tool, cx.arguments, &lesson.draft, &before)
+                .map_err(Declined::Refused),
+        )
     })
 }

@@ -6,6 +6,7 @@ use crate::domain::actor::Actor;
 use crate::domain::ids::{AgentId, VibeId};
 use crate::domain::limits::excerpt;
 use crate::domain::limits::{MANIFEST_ARCHIVE_MAX_BYTES, MANIFEST_BODY_MAX_BYTES};
+use crate::domain::vibe::tool_file::Form;
 use crate::domain::vibe::{Agent, Vibe};
 use crate::error::ApiError;
 use crate::server::http::extract::{
@@ -174,18 +175,38 @@ struct FormatQuery {
     format: Option<String>,
 }
 
-async fn download(state: &AppState, format: ArchiveFormat) -> Result<Response, ServerError> {
+/// `?format=` (the archive) and `?form=` (the tools' `config.json` form)
+/// of an export.
+#[derive(Debug, Deserialize)]
+struct ExportQuery {
+    format: Option<String>,
+    form: Option<String>,
+}
+
+impl ExportQuery {
+    /// The form asked for (Switchboard's when none); 422 naming `form`.
+    fn form(&self) -> Result<Form, ApiError> {
+        Ok(Form::parse(self.form.as_deref().unwrap_or("switchboard"))?)
+    }
+}
+
+async fn download(
+    state: &AppState,
+    format: ArchiveFormat,
+    form: Form,
+) -> Result<Response, ServerError> {
     let set = manifests::current(state).await?;
-    let bytes = manifests::archive(&set, format)?;
+    let bytes = manifests::archive_in(&set, format, form)?;
+    let name = match form {
+        Form::Switchboard => "switchboard-manifests",
+        Form::Ultravox => "switchboard-manifests-ultravox",
+    };
     Ok((
         [
             (header::CONTENT_TYPE, format.content_type().to_owned()),
             (
                 header::CONTENT_DISPOSITION,
-                format!(
-                    "attachment; filename=\"switchboard-manifests.{}\"",
-                    format.extension()
-                ),
+                format!("attachment; filename=\"{name}.{}\"", format.extension()),
             ),
         ],
         bytes,
@@ -193,28 +214,39 @@ async fn download(state: &AppState, format: ArchiveFormat) -> Result<Response, S
         .into_response())
 }
 
-/// `GET /api/manifests?format=zip|tar`: every agent and vibe, with the
-/// tools they use, in the manifest layout.
+/// `GET /api/manifests?format=zip|tar&form=switchboard|ultravox`: every
+/// agent and vibe, with the tools they use, in the manifest layout; tools
+/// in Switchboard's form (a JSON Schema) or the seed's (Ultravox
+/// parameters and `modelToolName`).
 async fn export_api(
     _: Key<VibesRead>,
     State(state): State<AppState>,
-    Query(query): Query<FormatQuery>,
+    Query(query): Query<ExportQuery>,
 ) -> Result<Response, ServerError> {
     download(
         &state,
         ArchiveFormat::parse(query.format.as_deref().unwrap_or("zip"))?,
+        query.form()?,
     )
     .await
 }
 
-/// `GET /agents/manifests.zip`: the same, for a signed-in admin.
-async fn export_page_zip(_: Admin, State(state): State<AppState>) -> Result<Response, ServerError> {
-    download(&state, ArchiveFormat::Zip).await
+/// `GET /agents/manifests.zip?form=…`: the same, for a signed-in admin.
+async fn export_page_zip(
+    _: Admin,
+    State(state): State<AppState>,
+    Query(query): Query<ExportQuery>,
+) -> Result<Response, ServerError> {
+    download(&state, ArchiveFormat::Zip, query.form()?).await
 }
 
-/// `GET /agents/manifests.tar`: the same as a tar file.
-async fn export_page_tar(_: Admin, State(state): State<AppState>) -> Result<Response, ServerError> {
-    download(&state, ArchiveFormat::Tar).await
+/// `GET /agents/manifests.tar?form=…`: the same as a tar file.
+async fn export_page_tar(
+    _: Admin,
+    State(state): State<AppState>,
+    Query(query): Query<ExportQuery>,
+) -> Result<Response, ServerError> {
+    download(&state, ArchiveFormat::Tar, query.form()?).await
 }
 
 /// Imports `body` (a `.zip` or `.tar`) by `actor`, on top of catalogue
@@ -226,26 +258,13 @@ async fn import_archive(
     expected: Option<i64>,
 ) -> Result<Response, ServerError> {
     let files = manifests::unpack(body)?;
-    let (tools, agents, vibes) = manifests::import(state, &files, actor, expected).await?;
-    Ok(Json(Imported {
-        tools,
-        agents,
-        vibes,
-    })
-    .into_response())
+    Ok(Json(manifests::import(state, &files, actor, expected).await?).into_response())
 }
 
-/// What an import counted.
-#[derive(Debug, Serialize)]
-struct Imported {
-    tools: usize,
-    agents: usize,
-    vibes: usize,
-}
-
-/// `POST /api/manifests` with a `.zip` or `.tar` body: replaces every agent
-/// and vibe (adding or updating the tools it carries) if the whole set is
-/// valid; otherwise 422 naming the file and field, and nothing changes. A
+/// `POST /api/manifests` with a `.zip` or `.tar` body (tools in either
+/// form; seed 003's own tree too): replaces every agent and vibe (adding
+/// or updating the tools it carries) if the whole set is valid; otherwise
+/// 422 naming the file and field, and nothing changes. A
 /// tool added or changed needs `catalogue:write` too (403 otherwise, for
 /// the whole import). An `If-Match` names the catalogue version it builds
 /// on (stale → 412); without one, whatever is current.
