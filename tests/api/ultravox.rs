@@ -270,7 +270,19 @@ async fn ultravox_calls_tools_switches_agents_and_hangs_up_through_switchboard()
     assert_eq!(made.status, 200, "{}", made.body);
     assert_eq!(made.response_type, None);
     let result: Value = serde_json::from_str(&made.body).unwrap();
-    assert!(!result.is_null());
+    assert_eq!(result["success"], true, "{result}");
+    // A tool that runs and fails answers in its own words (seed 003's
+    // `{success: false, error}`), not as a refusal.
+    let missing = uv
+        .invoke("toggleTodo", json!({"todoText": "no such todo anywhere"}))
+        .await;
+    assert_eq!(missing.status, 200, "{}", missing.body);
+    let failed: Value = serde_json::from_str(&missing.body).unwrap();
+    assert_eq!(failed["success"], false, "{failed}");
+    assert!(
+        failed["error"].as_str().is_some_and(|e| !e.is_empty()),
+        "{failed}"
+    );
     // Arguments the schema refuses: a refusal, not an error status.
     let bad = uv.invoke("createTodo", json!({})).await;
     assert_eq!(bad.status, 200);

@@ -199,14 +199,22 @@ pub async fn call_tool(
 /// An HTTP tool's answer to `response`: the refusal in words, the new
 /// stage for an allowed `switchAgent` (its stage as the body, the
 /// session's credential filled in), `hang-up` for an allowed `hangUp`,
-/// else the result as JSON.
+/// else the result as JSON (a failed tool's own answer too).
 fn answer(tool: &str, response: CallResponse, token: &str) -> ToolAnswer {
     if !response.allowed {
         return ToolAnswer::refused(response.reason.as_deref().unwrap_or("refused"));
     }
     if response.status == CallStatus::Failed {
-        let result = response.result.map(|r| r.to_string()).unwrap_or_default();
-        return ToolAnswer::refused(&format!("the tool failed: {result}"));
+        // The tool ran and failed: its own answer (a todo tool's
+        // `{"success":false,"error",…}`) is what the model reads, as the
+        // seed's client tools answered; not a refusal.
+        return ToolAnswer {
+            response_type: None,
+            json: response.result.is_some(),
+            body: response
+                .result
+                .map_or_else(|| format!("The tool {tool} failed."), |r| r.to_string()),
+        };
     }
     let mut result = response.result.unwrap_or(Value::Null);
     if tool == SWITCH_AGENT_TOOL
