@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
 import { baseURL, pluginOrigin, pluginPort } from '../playwright.config';
-import { apiKey, failOnConsoleErrors, openSession } from './helpers';
+import { apiKey, failOnConsoleErrors, hydrated, openSession } from './helpers';
 
 // The example plugin page (examples/plugin/) on another origin, as a
 // plugin author would host it: it imports the client from Switchboard's
@@ -87,5 +87,35 @@ test('a plugin page on another origin joins, registers and answers the agent thr
   expect(toSwitchboard.some((u) => u.includes('/plugin-events'))).toBe(true);
   for (const url of toSwitchboard) expect(url).not.toContain('token=');
   await expect(page.getByTestId('error')).toHaveText('');
+  check();
+});
+
+test('an admin makes a join code on the session page; a plugin page on another origin joins with it, and the watcher sees its tool', async ({
+  page,
+  context,
+  request,
+}) => {
+  const key = await apiKey(page, `join from the page ${Date.now()}`);
+  const session = await openSession(request, key, 'idv');
+  const check = failOnConsoleErrors(page);
+  await page.goto(`/sessions/${session.sessionId}`);
+  await hydrated(page);
+  await page.getByTestId('join-code-button').click();
+  const code = (await page.getByTestId('join-code').innerText()).trim();
+  expect(code).toMatch(/^[2-9A-HJKMNP-Z]{8}$/);
+
+  // A person types the code into the plugin, on its own origin.
+  const plugin = await context.newPage();
+  await plugin.goto(`${pluginOrigin}/?server=${encodeURIComponent(baseURL)}`);
+  await plugin.getByTestId('code').fill(code.toLowerCase());
+  await plugin.getByTestId('join').click();
+  await expect(plugin.getByTestId('status')).toHaveText('live');
+  await expect(plugin.getByTestId('tools')).toHaveText('Registered tools: addNote');
+
+  // The watcher's page shows the plugin's tool without a reload.
+  await expect(page.locator('[data-testid="plugin-tool"][data-tool="addNote"]')).toBeVisible();
+  // The code worked once.
+  const again = await request.post('/api/plugins/join', { data: { code } });
+  expect(again.status()).toBe(404);
   check();
 });
