@@ -22,7 +22,7 @@ use super::turns::turn;
 use crate::domain::agent_runner::{
     call_answer, call_error, nudge_note, pending, stop_message, StepRequest, StepResponse,
 };
-use crate::domain::agent_session::CallStatus;
+use crate::domain::agent_session::{CallResponse, CallStatus};
 use crate::domain::declaration::DeclarationFormat;
 use crate::domain::lesson::nudge::{Speaker, TURN_TEXT_MAX_BYTES};
 use crate::domain::limits::excerpt;
@@ -191,28 +191,52 @@ async fn run_tool(
         }
     };
     let row = get(state, &row.id).await?;
+    match call_and_wait(state, row, name, arguments).await {
+        Ok(Waited::Answered(response)) => Ok(call_answer(name, &response)),
+        Ok(Waited::Pending(call_id)) => Ok(pending(name, call_id)),
+        Err(ServerError::Api(e)) => Ok(call_error(&excerpt(name), &e.to_string())),
+        Err(other) => Err(other),
+    }
+}
+
+/// What came of a call an agent's own door made ([`call_and_wait`]).
+pub enum Waited {
+    /// Refused, done, failed, or reported by the backend in time.
+    Answered(Box<CallResponse>),
+    /// Allowed and handed to the backend, whose result is not in yet:
+    /// the call's id.
+    Pending(i64),
+}
+
+/// Calls `name` in session `row` through the one call path and, for a
+/// call the session's backend executes, waits up to the configured result
+/// wait for its report: the doors where the agent is not the backend (the
+/// agent runner, Ultravox's HTTP tools) answer the model with the result
+/// rather than "pending" whenever they can.
+pub async fn call_and_wait(
+    state: &AppState,
+    row: SessionRow,
+    name: &str,
+    arguments: Value,
+) -> Result<Waited, ServerError> {
     let session = row.id.clone();
-    let mut response = match call(state, row, name, arguments).await {
-        Ok(response) => response,
-        Err(ServerError::Api(e)) => return Ok(call_error(&excerpt(name), &e.to_string())),
-        Err(other) => return Err(other),
-    };
+    let mut response = call(state, row, name, arguments).await?;
     if response.allowed && response.status == CallStatus::Awaiting {
         match wait_for_result(state, &session, response.call_id).await? {
             Some((status, result)) => {
                 response.status = status;
                 response.result = result;
             }
-            None => return Ok(pending(name, response.call_id)),
+            None => return Ok(Waited::Pending(response.call_id)),
         }
     }
-    Ok(call_answer(name, &response))
+    Ok(Waited::Answered(Box::new(response)))
 }
 
 /// Waits up to the configured result wait for call `call_id` of session
 /// `session` to be reported: its status and result, or `None` if it is
 /// still awaited.
-pub async fn wait_for_result(
+async fn wait_for_result(
     state: &AppState,
     session: &str,
     call_id: i64,

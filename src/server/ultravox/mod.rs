@@ -21,7 +21,7 @@ use crate::domain::workflow_state::AgentContext;
 use crate::error::ApiError;
 use crate::server::agent::listing::{Listing, Prompt};
 use crate::server::agent::rules::Rules;
-use crate::server::agent::runner::wait_for_result;
+use crate::server::agent::runner::{call_and_wait, Waited};
 use crate::server::agent::sessions;
 use crate::server::store::agent_sessions::SessionRow;
 use crate::server::{AppState, ServerError};
@@ -167,33 +167,18 @@ pub async fn call_tool(
     tool: &str,
     arguments: Value,
 ) -> Result<ToolAnswer, ServerError> {
-    let session = row.id.clone();
-    let mut response = match sessions::call(state, row, tool, arguments).await {
-        Ok(response) => response,
-        Err(ServerError::Api(e)) if e.status() < 500 => {
-            return Ok(ToolAnswer::refused(&e.to_string()))
-        }
-        Err(other) => return Err(other),
-    };
-    if response.allowed && response.status == CallStatus::Awaiting {
-        match wait_for_result(state, &session, response.call_id).await? {
-            Some((status, result)) => {
-                response.status = status;
-                response.result = result;
-            }
-            None => {
-                return Ok(ToolAnswer {
-                    response_type: None,
-                    json: false,
-                    body: format!(
-                        "Allowed; the result is still pending (call {}). Tell the user it is being done.",
-                        response.call_id
-                    ),
-                })
-            }
-        }
+    match call_and_wait(state, row, tool, arguments).await {
+        Ok(Waited::Answered(response)) => Ok(answer(tool, *response, token)),
+        Ok(Waited::Pending(call_id)) => Ok(ToolAnswer {
+            response_type: None,
+            json: false,
+            body: format!(
+                "Allowed; the result is still pending (call {call_id}). Tell the user it is being done."
+            ),
+        }),
+        Err(ServerError::Api(e)) if e.status() < 500 => Ok(ToolAnswer::refused(&e.to_string())),
+        Err(other) => Err(other),
     }
-    Ok(answer(tool, response, token))
 }
 
 /// An HTTP tool's answer to `response`: the refusal in words, the new
