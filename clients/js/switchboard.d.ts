@@ -63,7 +63,7 @@ export interface ChangeAnswer {
 
 /** A call of one of the plugin's tools, relayed from the agent. */
 export interface ToolCall {
-  /** The call's id (the `…/tool-results/{callId}` it is answered on). */
+  /** The call's id (sent back with its answer to `…/tool-results`). */
   callId: string;
   /** The tool called. */
   name: string;

@@ -545,19 +545,22 @@ export class Plugin {
   }
 
   /**
-   * POSTs the answer to `…/tool-results/{callId}`, retrying a network
-   * failure or a 5xx until the deadline; a refusal (409: answered or too
-   * late, 404) is reported, not retried.
+   * POSTs the answer to `…/tool-results` with the call's id in the body
+   * (one URL per session, so a browser on another origin asks its CORS
+   * preflight once, not once per call), retrying a network failure or a
+   * 5xx until the deadline; a refusal (409: answered or too late, 404) is
+   * reported, not retried.
    * @param {string} callId
    * @param {{result: unknown} | {error: string}} answer
    * @param {number} deadline
    */
   async #deliver(callId, answer, deadline) {
-    const url = this.#url(`tool-results/${encodeURIComponent(callId)}`);
+    const url = this.#url('tool-results');
+    const body = { callId, ...answer };
     let delay = this.#options.initialDelayMs;
     while (!this.#stopped.signal.aborted) {
       try {
-        await requestJson(this.#options.fetch, url, 'POST', this.pluginToken, answer);
+        await requestJson(this.#options.fetch, url, 'POST', this.pluginToken, body);
         return;
       } catch (e) {
         const error = e instanceof Error ? e : new Error(String(e));

@@ -22,6 +22,10 @@ const WARM_UP = 30;
 const PAGE_PORT = Number(process.env.PAGE_PORT ?? 3197);
 const PAGE_ORIGIN = `http://127.0.0.1:${PAGE_PORT}`;
 process.env.API_ORIGINS = PAGE_ORIGIN;
+// As the Rust benches do (benches/common): the per-session write window
+// and call cap would stop one session's hundreds of calls a minute.
+process.env.SESSION_WRITES_PER_MINUTE = '1000000';
+process.env.SESSION_CALLS_MAX = '10000000';
 
 /** The plugin page: nothing but the client, a join and an echo tool. */
 function page(server) {

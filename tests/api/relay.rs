@@ -288,3 +288,53 @@ async fn the_plugin_stream_also_carries_its_availability_updates() {
         json!([{"name": "addNote", "status": "disabled"}])
     );
 }
+
+/// The plugin's answer `body` at the session's one answer address (the
+/// call's id in the body): its status and JSON.
+async fn answer_in_body(app: &TestApp, plugin: &Session, body: Value) -> (u16, Value) {
+    let res = app
+        .client
+        .post(app.url(&format!("/api/sessions/{}/tool-results", plugin.id)))
+        .bearer_auth(&plugin.token)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let status = res.status().as_u16();
+    (status, res.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn an_answer_with_the_call_id_in_its_body_is_the_same_answer() {
+    let app = spawn_app().await;
+    let (agent, plugin) = session_with_tool(&app).await;
+    let mut stream = PluginStream::open(&app, &plugin, None).await;
+    let call = agent_calls(&app, &agent, "one");
+    let offered = stream.request().await;
+    let id = offered.data["callId"].as_str().unwrap().to_owned();
+
+    // Broken bodies name what is wrong and answer nothing.
+    let (status, body) = answer_in_body(&app, &plugin, json!({"result": 1})).await;
+    assert_eq!(status, 422, "{body}");
+    let (status, body) = answer_in_body(&app, &plugin, json!({"callId": "x", "result": 1})).await;
+    assert_eq!(status, 422, "{body}");
+    assert!(body.to_string().contains("callId"), "{body}");
+    let (status, _) = answer_in_body(&app, &plugin, json!({"callId": id})).await;
+    assert_eq!(status, 422);
+    assert!(!call.is_finished());
+
+    let (status, body) =
+        answer_in_body(&app, &plugin, json!({"callId": id, "result": {"notes": 1}})).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["callId"], id.as_str());
+    let reply = call.await.unwrap();
+    assert_eq!(reply["result"], json!({"notes": 1}), "{reply}");
+    // Answered twice (either form): 409; the session's token is not a
+    // plugin's, and another session's call is not found.
+    let (status, _) = answer_in_body(&app, &plugin, json!({"callId": id, "result": 2})).await;
+    assert_eq!(status, 409);
+    assert_eq!(answer(&app, &plugin, &id, json!({"result": 2})).await, 409);
+    let (status, _) =
+        answer_in_body(&app, &plugin, json!({"callId": "999999", "error": "no"})).await;
+    assert_eq!(status, 404);
+}

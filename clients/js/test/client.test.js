@@ -32,10 +32,11 @@ async function fakeSwitchboard(streams) {
         ? answer(200, { sessionId: 's1', pluginToken: 'pt_abc' })
         : answer(404, { error: 'join_code_not_found', message: 'No such join code.' });
     }
-    const result = url.pathname.match(/\/tool-results\/(.+)$/);
-    if (result) {
-      seen.results.push({ callId: result[1], body: json, auth: req.headers.authorization });
-      return answer(200, { accepted: true, callId: result[1] });
+    if (url.pathname.endsWith('/tool-results')) {
+      // The client answers at one URL per session, the call's id in the body.
+      const { callId, ...rest } = json;
+      seen.results.push({ callId, body: rest, auth: req.headers.authorization });
+      return answer(200, { accepted: true, callId });
     }
     if (url.pathname.endsWith('/register-tools')) {
       seen.registrations.push(json);

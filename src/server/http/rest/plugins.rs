@@ -35,6 +35,7 @@ pub fn router() -> Router<AppState> {
         )
         .route("/api/sessions/{id}/metadata", get(metadata))
         .route("/api/sessions/{id}/plugin-events", get(plugin_events))
+        .route("/api/sessions/{id}/tool-results", post(tool_result_in_body))
         .route(
             "/api/sessions/{id}/tool-results/{call_id}",
             post(tool_result),
@@ -165,6 +166,51 @@ async fn tool_result(
     CallId(call_id): CallId,
     JsonBody(body): JsonBody<ToolResult>,
 ) -> Response {
+    answer_call(&state, session, call_id, body).await
+}
+
+/// The answer with the call's id in the body: `{"callId", "result"}` or
+/// `{"callId", "error"}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct ToolResultWithId {
+    /// The call answered, as the `tool-call-request` named it.
+    call_id: String,
+    #[serde(default)]
+    result: Option<Value>,
+    #[serde(default)]
+    error: Option<String>,
+}
+
+/// `POST /api/sessions/{id}/tool-results` `{"callId", …}`: the same answer
+/// at one address per session. A page on another origin sends each
+/// answer with `Authorization`, so the browser asks first (a preflight);
+/// it remembers the answer per URL, so here it asks once per session
+/// instead of once per call (the JavaScript client answers this way).
+async fn tool_result_in_body(
+    State(state): State<AppState>,
+    session: PluginSession<AnswerRelayedCall>,
+    JsonBody(body): JsonBody<ToolResultWithId>,
+) -> Response {
+    let call_id = match crate::server::http::extract::path_id(&body.call_id, "callId") {
+        Ok(id) => id,
+        Err(e) => return e.into_response(),
+    };
+    let answer = ToolResult {
+        result: body.result,
+        error: body.error,
+    };
+    answer_call(&state, session, call_id, answer).await
+}
+
+/// Checks a plugin's answer to call `call_id` and hands it to the call
+/// waiting for it.
+async fn answer_call(
+    state: &AppState,
+    session: PluginSession<AnswerRelayedCall>,
+    call_id: i64,
+    body: ToolResult,
+) -> Response {
     let admitted = session.into_inner();
     let id = admitted.row.id.clone();
     let outcome = match (body.result, body.error) {
@@ -196,7 +242,7 @@ async fn tool_result(
     answer(
         &id,
         StatusCode::OK,
-        plugins::answer(&state, &admitted, call_id, outcome)
+        plugins::answer(state, &admitted, call_id, outcome)
             .await
             .map(|()| Accepted {
                 accepted: true,
