@@ -70,16 +70,7 @@ async fn wait_and_record(
                 n.fetch_add(1, Ordering::Relaxed);
             }
         }
-        // The count is the plugin's metadata, not the agent's answer: it
-        // is stored after the agent has its result (the live count above
-        // is already up to date), so the relay's round trip pays one
-        // database write, the call's own.
-        let (db, session, tool) = (state.db.clone(), row.id.clone(), tool.to_owned());
-        tokio::spawn(async move {
-            if let Err(e) = store::count_use(&db, &session, &tool).await {
-                tracing::warn!(error = %e, %session, %tool, "plugin tool use not counted");
-            }
-        });
+        store::count_use(&state.db, &row.id, tool).await?;
     }
     response.state = ws;
     match answer {
