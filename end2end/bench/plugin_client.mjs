@@ -14,7 +14,7 @@
 //     the page; Node does not enforce CORS), for the client's own cost
 //     without a browser's.
 // This script plays the agent: it posts `echo` to `POST …/tool-calls` with
-// the session token and times each call from just before the request
+// the session token (node:http on one kept-alive connection) and times each call from just before the request
 // until its answer (the plugin's result) is read — the whole relay: the
 // server offers the call on the plugin's stream, the client runs the
 // handler and posts the result, the server answers the agent. The two
@@ -27,7 +27,7 @@
 //
 // Prints medians, p95 and maximum. Run with `make bench-plugin-client`;
 // SWITCHBOARD_BIN and SITE_ROOT choose the build, ROUNDS (300) the number.
-import { createServer } from 'node:http';
+import { Agent, createServer, request } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
@@ -136,18 +136,39 @@ try {
   const fromNode = await nodePlugin.registerTools([ECHO]);
   if (!fromNode.registeredTools.includes('echo')) throw new Error('register in Node');
 
+  // The agent: one kept-alive connection, as a backend's HTTP client
+  // keeps one (Node's `fetch` would add its own cost to every call).
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const post = (path, token, body) =>
+    new Promise((resolve, reject) => {
+      const data = Buffer.from(JSON.stringify(body));
+      const req = request(
+        `${BASE}${path}`,
+        {
+          method: 'POST',
+          agent,
+          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Content-Length': data.length },
+        },
+        (res) => {
+          const chunks = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode, body: JSON.parse(Buffer.concat(chunks).toString()) }));
+        },
+      );
+      req.on('error', reject);
+      req.end(data);
+    });
+
   /** One relayed call in session `s`, timed by the agent. */
   const round = async (s, n) => {
     const started = performance.now();
-    const res = await fetch(`${BASE}/api/sessions/${s.sessionId}/tool-calls`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${s.sessionToken}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ name: 'echo', arguments: { n } }),
+    const { status, body: answer } = await post(`/api/sessions/${s.sessionId}/tool-calls`, s.sessionToken, {
+      name: 'echo',
+      arguments: { n },
     });
-    const answer = await res.json();
     const ms = performance.now() - started;
-    if (!res.ok || answer.allowed === false || answer.result?.echoed?.n !== n) {
-      throw new Error(`call ${n}: ${res.status} ${JSON.stringify(answer)}`);
+    if (status !== 200 || answer.allowed === false || answer.result?.echoed?.n !== n) {
+      throw new Error(`call ${n}: ${status} ${JSON.stringify(answer)}`);
     }
     return ms;
   };
@@ -185,6 +206,7 @@ try {
   console.log(`  plugin page on ${PAGE_ORIGIN} in Chromium: ${summary(page_)}`);
   console.log(`  plugin in Node, same module, Origin ${PAGE_ORIGIN}: ${summary(node_)}`);
   console.log(`  floor: the page's own small POST to Switchboard: ${summary(floor)}`);
+  agent.destroy();
 } finally {
   nodePlugin?.close();
   host.closeAllConnections();
