@@ -10,6 +10,7 @@
 //! JavaScript, like the other pages.
 
 pub mod agent_editor;
+pub mod call_settings;
 pub mod import;
 pub mod list;
 pub mod matrix;
