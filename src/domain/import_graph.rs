@@ -55,6 +55,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("lesson::tools", include_str!("lesson/tools.rs")),
     ("lesson::trigger", include_str!("lesson/trigger.rs")),
     ("limits", include_str!("limits.rs")),
+    ("mcp_server", include_str!("mcp_server.rs")),
     ("net", include_str!("net.rs")),
     ("pages", include_str!("pages.rs")),
     ("plugin", include_str!("plugin.rs")),

@@ -254,6 +254,46 @@ pub const ULTRAVOX_WEBHOOK_MAX_AGE_SECONDS: i64 = 60;
 /// prompt, tools and summary), far under this.
 pub const ULTRAVOX_WEBHOOK_BODY_MAX_BYTES: usize = 512 * 1024;
 
+/// Longest name of a connected MCP server (`domain::mcp_server`): its
+/// tools' ids are `<server>__<tool>`, and a tool id has 64 characters at
+/// most, so the server's name leaves 38 for the upstream tool's.
+pub const MCP_SERVER_NAME_MAX_CHARS: usize = 24;
+
+/// Longest URL of a connected MCP server, in bytes: any real endpoint fits;
+/// a URL is shown on every status answer.
+pub const MCP_URL_MAX_BYTES: usize = 2048;
+
+/// Most headers an admin may give a connected MCP server (a bearer token,
+/// a key, a tenant): each is sent with every request upstream.
+pub const MCP_HEADERS_MAX_COUNT: usize = 16;
+
+/// Most bytes of header names and values a connected MCP server may have:
+/// they are sent with every request upstream, and servers refuse request
+/// heads much over 8 KiB.
+pub const MCP_HEADERS_MAX_BYTES: usize = 8 * 1024;
+
+/// Most tools imported from one connected MCP server: each becomes a
+/// catalogue tool (a matrix column, a compiled schema in the rules), so an
+/// upstream listing thousands must not flood the catalogue. Past it the
+/// rest (by name) are left out and the server's `lastError` says so.
+pub const MCP_TOOLS_PER_SERVER_MAX: usize = 200;
+
+/// Most connected MCP servers: each keeps a connection and a task.
+pub const MCP_SERVERS_MAX: usize = 50;
+
+/// How long a forwarded call of an upstream tool may take, in seconds,
+/// before the agent is told it timed out: under the 30 s request timeout,
+/// so the answer is a readable refusal rather than a bare 408.
+pub const MCP_CALL_DEADLINE_SECS: u64 = 20;
+
+/// How long connecting to an upstream server and listing its tools may
+/// take, in seconds, before the attempt counts as failed.
+pub const MCP_CONNECT_DEADLINE_SECS: u64 = 10;
+
+/// Longest wait between reconnection attempts to an upstream server, in
+/// seconds: the back-off doubles from one second up to this.
+pub const MCP_RECONNECT_MAX_SECS: u64 = 60;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,6 +23,7 @@ pub mod ids;
 pub mod join_code;
 pub mod lesson;
 pub mod limits;
+pub mod mcp_server;
 pub mod net;
 pub mod pages;
 pub mod plugin;
