@@ -14,6 +14,7 @@ pub mod catalogue;
 pub mod join_codes;
 pub mod lesson_outcomes;
 pub mod lessons;
+pub mod mcp_servers;
 pub mod plugins;
 pub mod todos;
 pub mod tool_calls;
