@@ -49,6 +49,7 @@ impl Application {
         let state = AppState::new(pool, config);
         let seeded = seed_new_database(&state).await?;
         state.reload_rules().await?;
+        crate::server::mcp_servers::load(&state).await?;
         agent::sessions::expire_idle(&state).await?;
         let plugins = agent::plugins::load(&state).await?;
         tracing::debug!(plugins, "open sessions' plugin tools loaded");
@@ -97,6 +98,11 @@ impl Application {
         // Workflows whose start trigger is a schedule open their sessions
         // from here (`triggers::schedule`: at most once per due time).
         let scheduler = tokio::spawn(crate::server::triggers::schedule::run(self.state.clone()));
+        // Connected MCP servers are kept connected from here
+        // (`mcp_servers::client`: back-off, `tools/list_changed`).
+        let upstreams = tokio::spawn(crate::server::mcp_servers::client::supervise(
+            self.state.clone(),
+        ));
         let hub = self.state.hub.clone();
         let grace = self.state.config.shutdown_grace;
         let (stopping, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -131,6 +137,7 @@ impl Application {
         };
         sweeper.abort();
         scheduler.abort();
+        upstreams.abort();
         result
     }
 }

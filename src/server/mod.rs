@@ -8,6 +8,8 @@
 //! - [`workflows`]: workflow definitions, the workflow-editing chat, its
 //!   MCP server, the model client and the scripted model;
 //! - [`lessons`]: what a teacher sees of a lesson's runs;
+//! - [`mcp_servers`]: connected upstream MCP servers, whose tools join the
+//!   catalogue and whose calls are forwarded to them;
 //! - [`vibes`]: saving agents and vibes, and their manifests as files;
 //! - [`triggers`]: start triggers that open sessions by themselves (webhooks,
 //!   calls, chat messages, the scheduler);
@@ -26,6 +28,7 @@ pub mod catalogue;
 pub mod error;
 pub mod http;
 pub mod lessons;
+pub mod mcp_servers;
 pub mod platform;
 pub mod seed;
 pub mod store;

@@ -251,7 +251,7 @@ async fn decide_and_run(
         return Ok(done);
     }
     let kind = Kind::of(row, ws);
-    if !execute::executes(tool, kind) {
+    if !execute::executes(state, tool, kind) {
         done.status = CallStatus::Awaiting;
         return Ok(done);
     }

@@ -56,6 +56,9 @@ pub struct AppState {
     /// The MCP sessions of `/mcp`, each owned by the API key or admin
     /// that opened it (capped).
     pub workflow_mcp: Arc<crate::server::http::mcp_sessions::McpSessions>,
+    /// Connected MCP servers: which catalogue tools came from which, and
+    /// the live connections calls are forwarded on.
+    pub mcp_servers: Arc<crate::server::mcp_servers::Registry>,
     rules: Arc<RwLock<Arc<Rules>>>,
     session_locks: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
@@ -92,6 +95,7 @@ impl AppState {
             budgets: Arc::default(),
             session_mcp: Arc::default(),
             workflow_mcp: Arc::default(),
+            mcp_servers: Arc::default(),
             rules: Arc::new(RwLock::new(Arc::new(Rules::empty()))),
             session_locks: Arc::new(Mutex::new(HashMap::new())),
         }

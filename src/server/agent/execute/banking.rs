@@ -26,6 +26,7 @@ pub const FAMILY: Family = Family {
         ]
     },
     runs_for: |kind| kind.builtins,
+    claims: super::by_id_only,
     run,
 };
 

@@ -18,6 +18,7 @@ mod banking;
 mod session;
 pub mod todos;
 mod tutor;
+mod upstream;
 mod vibe;
 
 use crate::domain::lesson::outcome::Recorded;
@@ -31,12 +32,13 @@ use std::sync::OnceLock;
 
 /// Every family of built-in tools. Adding one: a file with its `FAMILY`,
 /// and a line here.
-const FAMILIES: [&Family; 5] = [
+const FAMILIES: [&Family; 6] = [
     &session::FAMILY,
     &banking::FAMILY,
     &tutor::FAMILY,
     &vibe::FAMILY,
     &todos::FAMILY,
+    &upstream::FAMILY,
 ];
 
 /// What kind of session a call is in, which decides the families that run
@@ -115,6 +117,9 @@ pub struct Family {
     /// Whether Switchboard runs its tools for a session of this kind (if
     /// not, the backend does).
     pub runs_for: fn(Kind) -> bool,
+    /// Whether it runs a tool its `tools` do not list: one whose id only
+    /// the server knows (a tool imported from a connected MCP server).
+    pub claims: fn(&AppState, &str) -> bool,
     /// Runs one of its tools.
     pub run: Run,
 }
@@ -135,24 +140,30 @@ fn table() -> &'static HashMap<&'static str, &'static Family> {
     })
 }
 
+/// [`Family::claims`] of a family whose tools are all in its `tools`.
+fn by_id_only(_: &AppState, _: &str) -> bool {
+    false
+}
+
 /// The family that runs `tool` for a session of `kind`, if Switchboard
-/// runs it there.
-fn family(tool: &str, kind: Kind) -> Option<&'static Family> {
+/// runs it there: by the table, else the family that claims it.
+fn family(state: &AppState, tool: &str, kind: Kind) -> Option<&'static Family> {
     table()
         .get(tool)
         .copied()
+        .or_else(|| FAMILIES.into_iter().find(|f| (f.claims)(state, tool)))
         .filter(|family| (family.runs_for)(kind))
 }
 
 /// Whether Switchboard executes `tool` for a session of `kind`; if not,
 /// the backend does and reports the result.
-pub fn executes(tool: &str, kind: Kind) -> bool {
-    family(tool, kind).is_some()
+pub fn executes(state: &AppState, tool: &str, kind: Kind) -> bool {
+    family(state, tool, kind).is_some()
 }
 
 /// Runs `cx.tool` (one that [`executes`] for `kind`).
 pub async fn run(cx: Ctx<'_>, kind: Kind) -> Outcome {
-    match family(cx.tool, kind) {
+    match family(cx.state, cx.tool, kind) {
         Some(family) => (family.run)(cx).await,
         None => Ok(Err(Declined::Refused(format!(
             "`{}` is not a built-in tool",
@@ -196,6 +207,11 @@ mod tests {
 
     #[test]
     fn a_family_runs_only_for_the_sessions_it_serves() {
+        let executes = |tool: &str, kind: Kind| {
+            table()
+                .get(tool)
+                .is_some_and(|family| (family.runs_for)(kind))
+        };
         let backend = Kind {
             builtins: false,
             ..DEMO

@@ -20,6 +20,7 @@ pub const FAMILY: Family = Family {
         ]
     },
     runs_for: |_| true,
+    claims: super::by_id_only,
     run,
 };
 

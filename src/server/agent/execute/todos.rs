@@ -37,6 +37,7 @@ pub const FAMILY: Family = Family {
     name: "todos",
     tools: || TODO_TOOLS.to_vec(),
     runs_for: |kind| kind.vibe,
+    claims: super::by_id_only,
     run: |cx: Ctx<'_>| -> BoxFuture<'_, super::Outcome> {
         Box::pin(async move {
             Ok(

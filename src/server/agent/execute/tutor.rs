@@ -13,6 +13,7 @@ pub const FAMILY: Family = Family {
     name: "tutor",
     tools: || TUTOR_TOOLS.iter().map(|t| t.id).collect(),
     runs_for: |kind| kind.lesson,
+    claims: super::by_id_only,
     run,
 };
 

@@ -15,6 +15,7 @@ pub const FAMILY: Family = Family {
     name: "vibe",
     tools: || vec![SWITCH_AGENT_TOOL, HANG_UP_TOOL],
     runs_for: |kind| kind.vibe,
+    claims: super::by_id_only,
     run,
 };
 

@@ -1,0 +1,298 @@
+//! Connected MCP servers: the one door every entry point uses to add,
+//! remove and read them, and the in-memory index of which catalogue tools
+//! came from which server.
+//!
+//! An upstream server's tools are catalogue tools: an import goes through
+//! `catalogue::change` (so versions, history and the rules in force hold,
+//! and sessions are told once), and a session's call of one is decided by
+//! the one call path like any other, then forwarded by the `upstream`
+//! family of `agent::execute`. The connection itself, its back-off and
+//! `tools/list_changed`, is `client`.
+
+pub mod client;
+
+use crate::domain::actor::Actor;
+use crate::domain::error::FieldError;
+use crate::domain::limits::MCP_SERVERS_MAX;
+use crate::domain::mcp_server::{
+    import, McpServerName, McpServerStatus, UpstreamHeaders, UpstreamTool, UpstreamUrl,
+};
+use crate::error::ApiError;
+use crate::server::catalogue::{change, field_as_is};
+use crate::server::store::bindings::tools as catalogue_tools;
+use crate::server::store::mcp_servers::{self as store, LinkRow, McpServerRow};
+use crate::server::{AppState, ServerError};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, RwLock};
+
+/// A server to add, as sent: each field parsed by [`NewMcpServer::parse`].
+#[derive(Debug, Clone, Deserialize)]
+pub struct NewMcpServer {
+    /// Its name.
+    pub name: String,
+    /// Its Streamable HTTP endpoint.
+    pub url: String,
+    /// Headers sent with every request to it.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+}
+
+impl NewMcpServer {
+    /// Each field parsed, or the first refused naming its field.
+    pub fn parse(self) -> Result<(McpServerName, UpstreamUrl, UpstreamHeaders), FieldError> {
+        Ok((
+            McpServerName::parse(&self.name)?,
+            UpstreamUrl::parse(&self.url)?,
+            UpstreamHeaders::parse(self.headers)?,
+        ))
+    }
+}
+
+/// One imported tool as admins see it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerTool {
+    /// Its catalogue id.
+    pub id: String,
+    /// Its name upstream.
+    pub upstream_name: String,
+    /// What the model is told (an admin's description, if they gave one).
+    pub description: String,
+    /// Whether the upstream still lists it.
+    pub available: bool,
+}
+
+/// A connected server as admins see it: never its headers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerView {
+    /// Its id.
+    pub id: i64,
+    /// Its name.
+    pub name: String,
+    /// Its endpoint.
+    pub url: String,
+    /// `connecting`, `connected` or `error`.
+    pub status: McpServerStatus,
+    /// Why the last attempt failed, or which tools were left out.
+    pub last_error: Option<String>,
+    /// Its imported tools.
+    pub tools: Vec<ServerTool>,
+}
+
+/// Where an imported tool is called.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    /// Its server (`None`: removed).
+    pub server_id: Option<i64>,
+    /// Its name upstream.
+    pub upstream_name: String,
+    /// Whether the upstream still lists it.
+    pub available: bool,
+}
+
+/// A live connection to one server: the peer to call, and how to make
+/// its task reconnect (a call that found the upstream gone kicks it).
+#[derive(Clone)]
+pub struct Live {
+    /// The MCP client's handle.
+    pub peer: rmcp::Peer<rmcp::RoleClient>,
+    /// Wakes the server's task to drop this connection and reconnect.
+    pub kick: Arc<tokio::sync::Notify>,
+}
+
+/// The index of imported tools and the live connections, shared by the
+/// executor and the connection tasks (`client`), which it tells when
+/// servers are added or removed.
+#[derive(Default)]
+pub struct Registry {
+    links: RwLock<HashMap<String, Link>>,
+    live: Mutex<HashMap<i64, Live>>,
+    /// Notified when a server is added or removed.
+    pub servers_changed: tokio::sync::Notify,
+}
+
+impl Registry {
+    /// The link of catalogue tool `tool`, if it was imported.
+    pub fn link(&self, tool: &str) -> Option<Link> {
+        self.links.read().ok()?.get(tool).cloned()
+    }
+
+    /// Server `id`'s live connection, if any.
+    pub fn live(&self, id: i64) -> Option<Live> {
+        self.live.lock().ok()?.get(&id).cloned()
+    }
+
+    /// Records server `id`'s live connection (`None`: it has none).
+    pub fn set_live(&self, id: i64, live: Option<Live>) {
+        if let Ok(mut all) = self.live.lock() {
+            match live {
+                Some(live) => all.insert(id, live),
+                None => all.remove(&id),
+            };
+        }
+    }
+
+    fn set_links(&self, rows: Vec<LinkRow>) {
+        let map = rows
+            .into_iter()
+            .map(|r| {
+                let link = Link {
+                    server_id: r.server_id,
+                    upstream_name: r.upstream_name,
+                    available: r.available,
+                };
+                (r.tool_id, link)
+            })
+            .collect();
+        if let Ok(mut links) = self.links.write() {
+            *links = map;
+        }
+    }
+}
+
+/// At start-up: reads the imported tools' links (the connections are
+/// made by `client::supervise`).
+pub async fn load(state: &AppState) -> Result<(), ServerError> {
+    reload_links(state).await
+}
+
+/// Adds a server (nothing stored when a field is refused: 422 naming it;
+/// 409 for a taken name) and starts connecting to it; its view.
+pub async fn add(
+    state: &AppState,
+    actor: &Actor,
+    new: NewMcpServer,
+) -> Result<ServerView, ServerError> {
+    crate::server::catalogue::require_power(actor)?;
+    let (name, url, headers) = new.parse().map_err(ApiError::Invalid)?;
+    let now = state.clock.now_ms() / 1000;
+    let id = store::insert(&state.db, &name, &url, &headers, now, MCP_SERVERS_MAX).await?;
+    tracing::info!(server = %name, id, "MCP server added");
+    state.mcp_servers.servers_changed.notify_one();
+    view(state, id).await
+}
+
+/// Removes server `id` (404 if unknown): its task closes its connection
+/// and its tools stay in the catalogue, unavailable.
+pub async fn remove(state: &AppState, actor: &Actor, id: i64) -> Result<(), ServerError> {
+    crate::server::catalogue::require_power(actor)?;
+    if !store::delete(&state.db, id).await? {
+        return Err(not_found(id));
+    }
+    state.mcp_servers.servers_changed.notify_one();
+    reload_links(state).await
+}
+
+/// Every server with its tools.
+pub async fn list(state: &AppState) -> Result<Vec<ServerView>, ServerError> {
+    let servers = store::all(&state.db).await?;
+    let links = store::links(&state.db).await?;
+    let tools = catalogue_tools(&state.db).await?;
+    Ok(servers
+        .into_iter()
+        .map(|s| view_of(s, &links, &tools))
+        .collect())
+}
+
+/// Server `id` with its tools (404 if unknown).
+pub async fn view(state: &AppState, id: i64) -> Result<ServerView, ServerError> {
+    let server = store::get(&state.db, id)
+        .await?
+        .ok_or_else(|| not_found(id))?;
+    let links = store::links(&state.db).await?;
+    let tools = catalogue_tools(&state.db).await?;
+    Ok(view_of(server, &links, &tools))
+}
+
+fn not_found(id: i64) -> ServerError {
+    ApiError::NotFound(format!("MCP server {id}")).into()
+}
+
+fn view_of(
+    server: McpServerRow,
+    links: &[LinkRow],
+    tools: &[crate::domain::catalogue::CatalogueTool],
+) -> ServerView {
+    let tools = links
+        .iter()
+        .filter(|l| l.server_id == Some(server.id))
+        .map(|l| ServerTool {
+            id: l.tool_id.clone(),
+            upstream_name: l.upstream_name.clone(),
+            description: tools
+                .iter()
+                .find(|t| t.id.as_str() == l.tool_id)
+                .map_or_else(|| l.upstream_description.clone(), |t| t.description.clone()),
+            available: l.available,
+        })
+        .collect();
+    ServerView {
+        id: server.id,
+        name: server.name.to_string(),
+        url: server.url.as_str().to_owned(),
+        status: server.status,
+        last_error: server.last_error,
+        tools,
+    }
+}
+
+/// Imports server `id`'s `listed` tools into the catalogue (through its
+/// one door, as one version by the system), links them, marks those it no
+/// longer lists unavailable, and records its status. Entries left out are
+/// named in its last error.
+pub async fn import_listed(
+    state: &AppState,
+    id: i64,
+    name: &McpServerName,
+    listed: &[UpstreamTool],
+) -> Result<(), ServerError> {
+    let imported = import(name, listed);
+    let current = catalogue_tools(&state.db).await?;
+    let before = store::links(&state.db).await?;
+    let tools: Vec<_> = imported
+        .tools
+        .into_iter()
+        .map(|t| {
+            let existing = current.iter().find(|c| c.id == t.tool.id);
+            let last = before
+                .iter()
+                .find(|l| l.tool_id == t.tool.id.as_str())
+                .map(|l| l.upstream_description.as_str());
+            t.over(existing, last)
+        })
+        .collect();
+    let incoming: Vec<_> = tools.iter().map(|t| t.tool.clone()).collect();
+    let actor = Actor::system(&format!("MCP server {name}"));
+    change(state, &actor, &incoming, None, None, &field_as_is).await?;
+    let links: Vec<LinkRow> = tools
+        .iter()
+        .map(|t| LinkRow {
+            tool_id: t.tool.id.to_string(),
+            server_id: Some(id),
+            upstream_name: t.upstream_name.clone(),
+            upstream_description: t.upstream_description.clone(),
+            available: true,
+        })
+        .collect();
+    store::set_links(&state.db, id, &links).await?;
+    reload_links(state).await?;
+    let note = (!imported.skipped.is_empty()).then(|| imported.skipped.join("; "));
+    let now = state.clock.now_ms() / 1000;
+    store::set_status(
+        &state.db,
+        id,
+        McpServerStatus::Connected,
+        note.as_deref(),
+        now,
+    )
+    .await
+}
+
+/// Re-reads every imported tool's link into the registry.
+async fn reload_links(state: &AppState) -> Result<(), ServerError> {
+    let rows = store::links(&state.db).await?;
+    state.mcp_servers.set_links(rows);
+    Ok(())
+}
