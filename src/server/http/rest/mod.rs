@@ -12,6 +12,7 @@ mod fuzz;
 pub mod join_codes;
 pub mod lessons;
 pub mod mcp;
+pub mod mcp_servers;
 pub mod plugins;
 pub mod runner;
 pub mod sessions;
@@ -36,6 +37,7 @@ pub fn router() -> Router<AppState> {
         .merge(lessons::router())
         .merge(bindings::router())
         .merge(catalogue::router())
+        .merge(mcp_servers::router())
         .merge(sessions::router())
         .merge(plugins::router())
         .merge(join_codes::router())
