@@ -16,7 +16,7 @@ use crate::domain::mcp_server::{call_result, McpServerName, McpServerStatus, Ups
 use crate::server::store::mcp_servers as store;
 use crate::server::{AppState, ServerError};
 use axum::http::{HeaderName, HeaderValue};
-use rmcp::model::{CallToolRequestParams, ContentBlock};
+use rmcp::model::{CallToolRequestParams, ClientConfig, ContentBlock, ProtocolVersion};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -42,6 +42,13 @@ struct Handler {
 }
 
 impl ClientHandler for Handler {
+    /// Protocol 2025-06-18: every server of the last year speaks it, and
+    /// on it `tools/list_changed` arrives without a subscription (on
+    /// 2026-07-28 only a client that opened a listen stream gets it).
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::default().with_protocol_version(ProtocolVersion::V_2025_06_18)
+    }
+
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.changed.notify_one();
     }
