@@ -151,6 +151,11 @@ struct Running {
 }
 
 async fn start_upstream() -> Running {
+    start_upstream_at("127.0.0.1:0").await
+}
+
+/// [`start_upstream`] on address `addr` (to bring one back where it was).
+async fn start_upstream_at(addr: &str) -> Running {
     let upstream = Upstream::new();
     let handler = upstream.clone();
     let service = StreamableHttpService::new(
@@ -159,7 +164,7 @@ async fn start_upstream() -> Running {
         StreamableHttpServerConfig::default(),
     );
     let router = axum::Router::new().nest_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let task = tokio::spawn(async move {
         // Connections live in this set: aborting the task drops them all.
@@ -370,6 +375,35 @@ async fn a_sessions_call_of_a_bound_upstream_tool_is_forwarded_and_answered() {
         before,
         "nothing reached the upstream"
     );
+}
+
+#[tokio::test]
+async fn the_sessions_own_mcp_endpoint_lists_and_passes_through_upstream_tools() {
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::ServiceExt;
+    let (app, _up, _, _, s) = connected().await;
+    let url = app.url(&format!("/api/sessions/{}/mcp", s.id));
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(url).auth_header(s.token.clone()),
+    );
+    let client = ().serve(transport).await.expect("MCP initialize");
+    let tools = client.list_all_tools().await.unwrap();
+    assert!(tools.iter().any(|t| t.name == "test__echo"), "{tools:?}");
+    let mut args = serde_json::Map::new();
+    args.insert("message".into(), json!("via mcp"));
+    let res = client
+        .call_tool(CallToolRequestParams::new("test__echo").with_arguments(args))
+        .await
+        .unwrap();
+    assert_eq!(res.is_error, Some(false), "{res:?}");
+    assert!(
+        serde_json::to_string(&res.content)
+            .unwrap()
+            .contains("Echo: via mcp"),
+        "{res:?}"
+    );
+    client.cancel().await.unwrap();
 }
 
 #[tokio::test]
