@@ -27,6 +27,14 @@ async function version(page: Page) {
   return Number((await page.getByTestId('workflow-version').innerText()).replace(/\D/g, ''));
 }
 
+/** Runs `edit` and waits until the page shows the version it stored: a
+ * box is ticked, and a Save button disabled, before the server has it. */
+async function stored(page: Page, edit: () => Promise<void>) {
+  const before = await version(page);
+  await edit();
+  await expect.poll(() => version(page), soon).toBeGreaterThan(before);
+}
+
 test('an admin asks the workflow agent for a step and both open pages show it as it happens', async ({ browser }) => {
   const page = await settingsPage(browser, 'banking-master');
   const other = await settingsPage(browser, 'banking-master');
@@ -115,7 +123,7 @@ test('an admin edits trigger and steps by hand, and the visualiser lights the se
   await expect(page.getByTestId('trigger-description')).toContainText('phone call', soon);
   const rules = page.getByTestId('filter-rules');
   await rules.fill('{"calledNumbers": ["+441234567890"]}');
-  await page.getByTestId('save-filter-rules').click();
+  await stored(page, () => page.getByTestId('save-filter-rules').click());
   await expect(page.getByTestId('save-filter-rules')).toBeDisabled();
   await expect(page.getByTestId('workflow-problem')).toHaveCount(0);
   await rules.fill('{not json');
@@ -138,9 +146,9 @@ test('an admin edits trigger and steps by hand, and the visualiser lights the se
   await expect(names).toHaveText(['Resolve', 'Greet'], soon);
   const resolve = stepCard(page, 'Resolve');
   await resolve.getByTestId('step-prompt').fill('Open a dispute case for the transaction.');
-  await resolve.getByTestId('save-step-prompt').click();
+  await stored(page, () => resolve.getByTestId('save-step-prompt').click());
   await expect(resolve.getByTestId('save-step-prompt')).toBeDisabled();
-  await resolve.getByTestId('step-tool-create_dispute_case').check();
+  await stored(page, () => resolve.getByTestId('step-tool-create_dispute_case').check());
   await expect(resolve.getByTestId('step-tool-create_dispute_case')).toBeChecked();
 
   // All of it is stored.
