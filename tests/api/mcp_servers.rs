@@ -612,3 +612,39 @@ async fn the_routes_need_a_key_scoped_catalogue_write_and_delete_removes_the_ser
     let res = app.client.get(&url).bearer_auth(&key).send().await.unwrap();
     assert_eq!(res.status(), 404);
 }
+
+#[tokio::test]
+async fn the_workflow_agents_tool_list_names_each_imported_tools_server() {
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::ServiceExt;
+    let (app, _up, _, _, _) = connected().await;
+    let key = app.api_key_with(&[Scope::WorkflowsWrite]).await;
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(app.url("/mcp")).auth_header(key),
+    );
+    let client = ().serve(transport).await.expect("MCP initialize");
+    let res = client
+        .call_tool(CallToolRequestParams::new("list_available_mcp_tools"))
+        .await
+        .unwrap();
+    let text = res.content[0].as_text().expect("a text answer");
+    let listed: Value = serde_json::from_str(&text.text).unwrap();
+    let entry = |id: &str| {
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("{id} not listed: {listed}"))
+    };
+    let echo = entry("test__echo");
+    assert_eq!(
+        (echo["mcpServer"].clone(), echo["available"].clone()),
+        (json!("test"), json!(true)),
+        "{echo}"
+    );
+    assert!(entry("check_balance").get("mcpServer").is_none());
+    client.cancel().await.unwrap();
+}

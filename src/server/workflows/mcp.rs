@@ -130,7 +130,7 @@ pub fn tools() -> Vec<Tool> {
         Tool::new("remove_step", "Removes a step (its uuid from get_workflow_details). Returns the workflow.", schema(json!({"workflow_uuid": wf, "step_uuid": step}), &["workflow_uuid", "step_uuid"])),
         Tool::new("reorder_steps", "Puts the steps in a new order. Pass every current step's uuid exactly once, in the order wanted (get_workflow_details lists them). Returns the workflow.", schema(json!({"workflow_uuid": wf, "ordered_step_uuids": {"type": "array", "items": {"type": "string"}}}), &["workflow_uuid", "ordered_step_uuids"])),
         Tool::new("update_system_prompt_for_step", "Replaces a step's system prompt (custom_llm and custom_agent steps). Returns the workflow.", schema(json!({"workflow_uuid": wf, "step_uuid": step, "system_prompt": {"type": "string"}}), &["workflow_uuid", "step_uuid", "system_prompt"])),
-        Tool::new("list_available_mcp_tools", "Lists the tools a custom_agent step may be given (the catalogue: id, category, description). Call before update_step_mcp_tools. Through an API key, a step may only get tools the workflow's bindings allow (get_workflow_details' bound_tools).", schema(json!({}), &[])),
+        Tool::new("list_available_mcp_tools", "Lists the tools a custom_agent step may be given: the catalogue (id, category, description), tools from connected MCP servers included (with `mcpServer`, the server's name, and `available`, whether it still lists the tool). Call before update_step_mcp_tools. Through an API key, a step may only get tools the workflow's bindings allow (get_workflow_details' bound_tools).", schema(json!({}), &[])),
         Tool::new("update_step_mcp_tools", "Sets the tools of a custom_agent step: the full list of tool ids (from list_available_mcp_tools) it may call; tools left out are removed. Returns the workflow.", schema(json!({"workflow_uuid": wf, "step_uuid": step, "enabled_tools": {"type": "array", "items": {"type": "string"}}}), &["workflow_uuid", "step_uuid", "enabled_tools"])),
     ]
 }
@@ -214,15 +214,7 @@ pub async fn run(
             .iter()
             .map(|t| json!({"id": t.as_str(), "description": t.description()}))
             .collect::<Vec<_>>())),
-        "list_available_mcp_tools" => {
-            let catalogue = crate::server::store::bindings::tools(&state.db)
-                .await
-                .map_err(readable)?;
-            Ok(json!(catalogue
-                .iter()
-                .map(|t| json!({"id": t.id, "category": t.category, "description": t.description}))
-                .collect::<Vec<_>>()))
-        }
+        "list_available_mcp_tools" => available_tools(state).await.map_err(readable),
         "set_trigger" => {
             let change = Edit::SetTrigger {
                 trigger_type_id: text_arg(args, "trigger_type_id")?,
@@ -324,4 +316,30 @@ impl ServerHandler for WorkflowMcp {
         }
         .into())
     }
+}
+
+/// The catalogue as `list_available_mcp_tools` answers it: each tool's id,
+/// category and description, and for a tool imported from a connected MCP
+/// server that server's name and whether it still lists the tool.
+async fn available_tools(state: &AppState) -> Result<Value, ServerError> {
+    let catalogue = crate::server::store::bindings::tools(&state.db).await?;
+    let servers = crate::server::mcp_servers::list(state).await?;
+    let upstream = |id: &str| {
+        servers.iter().find_map(|s| {
+            let tool = s.tools.iter().find(|t| t.id == id)?;
+            Some((s.name.as_str(), tool.available))
+        })
+    };
+    Ok(json!(catalogue
+        .iter()
+        .map(|t| {
+            let mut entry =
+                json!({"id": t.id, "category": t.category, "description": t.description});
+            if let Some((server, available)) = upstream(t.id.as_str()) {
+                entry["mcpServer"] = json!(server);
+                entry["available"] = json!(available);
+            }
+            entry
+        })
+        .collect::<Vec<_>>()))
 }
