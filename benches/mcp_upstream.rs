@@ -252,7 +252,7 @@ async fn overhead() {
         .and_then(|r| r.parse().ok())
         .unwrap_or(ROUNDS);
     let upstream = start_upstream();
-    let (base, key, mut child, _dir) = spawn_with(&[]).await;
+    let (base, key, child, _dir) = spawn_with(&[]).await;
     let http = reqwest::Client::new();
     add_upstream(&http, &base, &key, &upstream).await;
     let tool = format!("{SERVER}__echo");
@@ -290,6 +290,7 @@ async fn overhead() {
     let c_a = paired_median(&t[2], &t[0]);
     let c_d = paired_median(&t[2], &t[3]);
     let b_e = paired_median(&t[1], &t[4]);
+    let e_d = paired_median(&t[4], &t[3]);
     println!("echo over loopback, {rounds} rounds after {WARM_UP} warm-ups, order rotating:");
     let a = summary("(a) direct, rmcp client → upstream", &mut t[0].clone());
     let b = summary("(b) gateway door, rmcp client → session MCP", &mut t[1].clone());
@@ -300,6 +301,7 @@ async fn overhead() {
         "  overhead, median of per-round differences: b − a {b_a:.3} ms, c − a {c_a:.3} ms \
          (target ≤ 1 ms: {});\n  \
          forwarding over a built-in on the same door: b − e {b_e:.3} ms, c − d {c_d:.3} ms\n  \
+         the MCP door over REST, a built-in: e − d {e_d:.3} ms\n  \
          ratio of medians: b / a {:.2}×, c / a {:.2}×",
         if b_a <= 1.0 && c_a <= 1.0 { "met" } else { "not met" },
         ms(b) / ms(a),
