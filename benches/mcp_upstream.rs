@@ -131,7 +131,13 @@ async fn mcp_client(url: String, token: Option<&str>) -> RunningService<RoleClie
 
 /// `POST` `body` to `url` with `key`; the answer, which must be a success.
 async fn post(client: &reqwest::Client, url: String, key: &str, body: &Value) -> Value {
-    let res = client.post(url).bearer_auth(key).json(body).send().await.unwrap();
+    let res = client
+        .post(url)
+        .bearer_auth(key)
+        .json(body)
+        .send()
+        .await
+        .unwrap();
     let status = res.status();
     let answer: Value = res.json().await.unwrap_or(Value::Null);
     assert!(status.is_success(), "{status} {answer}");
@@ -158,7 +164,9 @@ async fn add_upstream(client: &reqwest::Client, base: &str, key: &str, url: &str
             .json()
             .await
             .unwrap();
-        if server["status"] == "connected" && server["tools"].as_array().is_some_and(|t| !t.is_empty()) {
+        if server["status"] == "connected"
+            && server["tools"].as_array().is_some_and(|t| !t.is_empty())
+        {
             return;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -216,7 +224,13 @@ async fn mcp_call(
 /// Calls `name` with `args` through `POST …/tool-calls`; it must be allowed.
 async fn rest_call(client: &reqwest::Client, url: &str, token: &str, body: &Value) -> Duration {
     let started = Instant::now();
-    let res = client.post(url).bearer_auth(token).json(body).send().await.unwrap();
+    let res = client
+        .post(url)
+        .bearer_auth(token)
+        .json(body)
+        .send()
+        .await
+        .unwrap();
     let answer: Value = res.json().await.unwrap();
     let took = started.elapsed();
     assert_eq!(answer["allowed"], true, "{answer}");
@@ -293,7 +307,10 @@ async fn overhead() {
     let e_d = paired_median(&t[4], &t[3]);
     println!("echo over loopback, {rounds} rounds after {WARM_UP} warm-ups, order rotating:");
     let a = summary("(a) direct, rmcp client → upstream", &mut t[0].clone());
-    let b = summary("(b) gateway door, rmcp client → session MCP", &mut t[1].clone());
+    let b = summary(
+        "(b) gateway door, rmcp client → session MCP",
+        &mut t[1].clone(),
+    );
     let c = summary("(c) REST POST …/tool-calls, forwarded", &mut t[2].clone());
     summary("(d) REST POST …/tool-calls, built-in", &mut t[3].clone());
     summary("(e) gateway door, built-in", &mut t[4].clone());
@@ -303,7 +320,11 @@ async fn overhead() {
          forwarding over a built-in on the same door: b − e {b_e:.3} ms, c − d {c_d:.3} ms\n  \
          the MCP door over REST, a built-in: e − d {e_d:.3} ms\n  \
          ratio of medians: b / a {:.2}×, c / a {:.2}×",
-        if b_a <= 1.0 && c_a <= 1.0 { "met" } else { "not met" },
+        if b_a <= 1.0 && c_a <= 1.0 {
+            "met"
+        } else {
+            "not met"
+        },
         ms(b) / ms(a),
         ms(c) / ms(a),
     );
