@@ -33,7 +33,7 @@ E2E := end2end
 PORT ?= 3000
 
 .PHONY: help run test host-checks dev toolchain bindgen run-server run-client run-site run-build e2e-deps wasm-opt client-debug client-release server-debug server-release \
-        site-debug site-release lint unit e2e client-js-test fmt bench bench-sessions bench-matrix bench-first-load bench-visualiser soak demo demo-vibe demo-chat bench-vibes bench-plugins bench-chat bench-runner bench-ultravox bench-plugin-client clean-data
+        site-debug site-release lint unit e2e client-js-test fmt bench bench-sessions bench-matrix bench-first-load bench-visualiser soak demo demo-vibe demo-chat bench-vibes bench-plugins bench-chat bench-runner bench-ultravox bench-mcp-upstream bench-plugin-client clean-data
 
 help:
 	@echo "make run   - build (optimised for a first build) and serve Switchboard at http://127.0.0.1:$(PORT) with demo data"
@@ -223,6 +223,12 @@ bench-chat:
 # against the release server.
 bench-ultravox:
 	$(CARGO) bench --features ssr --bench ultravox
+
+# A call forwarded to a connected MCP server: the same upstream `echo`
+# directly, through the session's MCP endpoint and through REST, paired,
+# against the release server (medians, p99s, per-round differences).
+bench-mcp-upstream:
+	$(CARGO) bench --features ssr --bench mcp_upstream
 
 # Reliability soak against the release server (not part of `make test`):
 # 1,000 watchers, 200 tool calls/s over 50 sessions, session churn and 1,000

@@ -18,6 +18,7 @@ use crate::domain::agent_session::{CallResponse, CallStatus};
 use crate::server::agent::listing::Listing;
 use crate::server::agent::sessions;
 use crate::server::http::mcp_sessions::McpSessions;
+use crate::server::store::agent_sessions::SessionRow;
 use crate::server::AppState;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Extensions,
@@ -56,6 +57,10 @@ enum Changed {
 pub struct McpCaller {
     /// The Switchboard session.
     pub session: String,
+    /// That session as the door-keeper read it for this request: a call
+    /// starts from it (and re-reads it under the session's call lock, as
+    /// every door's call does) instead of reading it once more.
+    pub row: SessionRow,
 }
 
 /// The MCP service mounted at `/api/sessions/{id}/mcp`.
@@ -104,6 +109,12 @@ impl SessionMcp {
     /// The Switchboard session of this request: the caller's, which must be
     /// the one this MCP session was opened on.
     fn session(&self, ext: &Extensions) -> Result<String, McpError> {
+        Ok(self.caller(ext)?.session.clone())
+    }
+
+    /// This request's caller, whose session must be the one this MCP
+    /// session was opened on.
+    fn caller<'a>(&self, ext: &'a Extensions) -> Result<&'a McpCaller, McpError> {
         let caller = caller(ext)
             .ok_or_else(|| McpError::invalid_request("unauthenticated request", None))?;
         match self.bound.get() {
@@ -111,7 +122,7 @@ impl SessionMcp {
                 "this MCP session belongs to another Switchboard session",
                 None,
             )),
-            _ => Ok(caller.session.clone()),
+            _ => Ok(caller),
         }
     }
 
@@ -295,10 +306,7 @@ impl ServerHandler for SessionMcp {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let session = self.session(&context.extensions)?;
-        let row = sessions::get(&self.state, &session).await.map_err(|e| {
-            McpError::invalid_request(crate::error::ApiError::from(e).to_string(), None)
-        })?;
+        let row = self.caller(&context.extensions)?.row.clone();
         let arguments = request.arguments.map_or_else(|| json!({}), Value::Object);
         match sessions::call(&self.state, row, &request.name, arguments).await {
             Ok(response) => Ok(call_result(response).into()),

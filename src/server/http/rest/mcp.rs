@@ -64,7 +64,10 @@ async fn entry(
             state.config.max_streams_per_session,
         ),
     };
-    req.extensions_mut().insert(McpCaller { session: row.id });
+    req.extensions_mut().insert(McpCaller {
+        session: row.id.clone(),
+        row,
+    });
     serve(&mcp, &state.session_mcp, &state, credential, req).await
 }
 
