@@ -9,6 +9,7 @@ use crate::error::ApiError;
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// Everything the matrix page needs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -22,6 +23,10 @@ pub struct MatrixData {
     pub workflows: Vec<Workflow>,
     /// The catalogue's version, which a tool edit builds on.
     pub catalogue_version: i64,
+    /// The imported tools no session is offered now (their MCP server no
+    /// longer lists them or was removed), with why: their column says so.
+    #[serde(default)]
+    pub withheld: BTreeMap<String, String>,
 }
 
 /// The current bindings with the catalogue and workflows (admins only).
@@ -42,6 +47,12 @@ pub async fn bindings_matrix() -> Result<MatrixData, ApiError> {
             tools: store::bindings::tools(&state.db).await?,
             workflows: store::bindings::workflows(&state.db).await?,
             catalogue_version,
+            withheld: state
+                .rules()
+                .withheld_tools()
+                .iter()
+                .map(|(tool, why)| (tool.clone(), why.to_string()))
+                .collect(),
         })
     })
     .await

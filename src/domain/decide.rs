@@ -52,6 +52,51 @@ pub trait Rulebook {
     fn check_arguments(&self, tool: &str, arguments: &Value) -> Result<(), String>;
     /// The tools whose effects can set `check`, in id order.
     fn setters_of(&self, check: &str) -> Vec<&str>;
+    /// Why catalogue tool `tool` is withheld from every session, if it is
+    /// (an imported tool its MCP server no longer offers).
+    fn withheld(&self, tool: &str) -> Option<&Withheld>;
+}
+
+/// Why a catalogue tool imported from a connected MCP server is withheld:
+/// it stays in the catalogue (bindings, agents and history may name it)
+/// but no session is offered it, and a call of it is refused saying this.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Withheld {
+    /// Its server no longer lists it.
+    Unlisted {
+        /// Its name upstream.
+        upstream_name: String,
+    },
+    /// Its server was removed.
+    ServerRemoved,
+}
+
+impl Withheld {
+    /// Why an imported tool is withheld, from its link: whether its server
+    /// still exists, its name upstream and whether that server still lists
+    /// it; `None` while it is offered.
+    pub fn of(server_exists: bool, upstream_name: &str, listed: bool) -> Option<Self> {
+        match (server_exists, listed) {
+            (false, _) => Some(Self::ServerRemoved),
+            (true, false) => Some(Self::Unlisted {
+                upstream_name: upstream_name.to_owned(),
+            }),
+            (true, true) => None,
+        }
+    }
+}
+
+impl fmt::Display for Withheld {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Unlisted { upstream_name } => write!(
+                f,
+                "its MCP server no longer lists `{}`",
+                excerpt(upstream_name)
+            ),
+            Self::ServerRemoved => f.write_str("its MCP server was removed"),
+        }
+    }
 }
 
 /// The session's plugin tool a call names (a plugin tool takes precedence
@@ -75,6 +120,9 @@ pub struct Ask<'a> {
     pub arguments: &'a Value,
     /// The tools the session may call now (its listing's names).
     pub available: &'a [String],
+    /// The tools the session would have where it is but that are
+    /// [`Withheld`] (left out of `available`).
+    pub withheld: &'a [String],
     /// Where the session is.
     pub place: Place,
     /// Its state (the checks it has passed).
@@ -117,6 +165,14 @@ pub enum Refusal {
         tool: String,
         /// What the session may call instead.
         available: Vec<String>,
+    },
+    /// A catalogue tool the session would have where it is, withheld
+    /// because its MCP server no longer offers it.
+    Withheld {
+        /// The tool.
+        tool: String,
+        /// Why.
+        why: Withheld,
     },
     /// A catalogue tool the session may not call where it is.
     NotAvailableHere {
@@ -171,6 +227,7 @@ impl fmt::Display for Refusal {
                 "`{tool}` is not available in this session; available: {}",
                 available.join(", ")
             ),
+            Self::Withheld { tool, why } => write!(f, "`{tool}` is unavailable: {why}"),
             Self::NotAvailableHere {
                 tool,
                 place,
@@ -206,7 +263,8 @@ impl fmt::Display for Refusal {
 
 /// Why `ask` may not run now, if it may not. A plugin tool: active, valid
 /// arguments, plugin connected. A catalogue tool: in the catalogue,
-/// available where the session is, a workflow switch to a real workflow,
+/// available where the session is (one it would have there but that is
+/// withheld is refused with the reason why), a workflow switch to a real workflow,
 /// valid arguments, every required check passed. The first failing rule
 /// is the answer.
 pub fn decide(ask: &Ask<'_>, rules: &impl Rulebook) -> Option<Refusal> {
@@ -221,6 +279,15 @@ pub fn decide(ask: &Ask<'_>, rules: &impl Rulebook) -> Option<Refusal> {
         });
     };
     if !ask.available.iter().any(|t| t == tool) {
+        let why = rules
+            .withheld(tool)
+            .filter(|_| ask.withheld.iter().any(|t| t == tool));
+        if let Some(why) = why {
+            return Some(Refusal::Withheld {
+                tool: tool.to_owned(),
+                why: why.clone(),
+            });
+        }
         return Some(Refusal::NotAvailableHere {
             tool: tool.to_owned(),
             place: ask.place.clone(),
@@ -320,6 +387,14 @@ mod tests {
                 Vec::new()
             }
         }
+        fn withheld(&self, tool: &str) -> Option<&Withheld> {
+            static GONE: std::sync::OnceLock<Withheld> = std::sync::OnceLock::new();
+            (tool == "get_server_time").then(|| {
+                GONE.get_or_init(|| Withheld::Unlisted {
+                    upstream_name: "time".into(),
+                })
+            })
+        }
     }
 
     fn available() -> Vec<String> {
@@ -338,6 +413,7 @@ mod tests {
             tool,
             arguments,
             available,
+            withheld: &[],
             place: Place::Workflow("banking-master".into()),
             state,
             plugin: None,
@@ -491,6 +567,66 @@ mod tests {
             None,
             "a plugin tool needs no catalogue entry"
         );
+    }
+
+    #[test]
+    fn a_withheld_tool_the_session_would_have_is_refused_saying_why() {
+        let (tools, args, ws) = (available(), json!({}), WorkflowState::start("idv"));
+        let withheld = ["get_server_time".to_owned()];
+        let mut call = ask("get_server_time", &args, &tools, &ws);
+        call.withheld = &withheld;
+        assert_eq!(
+            decide(&call, &Book),
+            Some(Refusal::Withheld {
+                tool: "get_server_time".into(),
+                why: Withheld::Unlisted {
+                    upstream_name: "time".into()
+                }
+            })
+        );
+        assert_eq!(
+            reason(&call).unwrap(),
+            "`get_server_time` is unavailable: its MCP server no longer lists `time`"
+        );
+    }
+
+    #[test]
+    fn a_withheld_tool_the_session_would_not_have_is_not_available_where_it_is() {
+        let (tools, args, ws) = (available(), json!({}), WorkflowState::start("idv"));
+        assert!(reason(&ask("get_server_time", &args, &tools, &ws))
+            .unwrap()
+            .starts_with("`get_server_time` is not available in workflow `banking-master`"));
+    }
+
+    #[test]
+    fn an_imported_tool_is_withheld_while_its_server_is_gone_or_no_longer_lists_it() {
+        assert_eq!(Withheld::of(true, "echo", true), None);
+        assert_eq!(
+            Withheld::of(true, "echo", false),
+            Some(Withheld::Unlisted {
+                upstream_name: "echo".into()
+            })
+        );
+        assert_eq!(
+            Withheld::of(false, "echo", true),
+            Some(Withheld::ServerRemoved)
+        );
+        assert_eq!(
+            Withheld::of(false, "echo", false),
+            Some(Withheld::ServerRemoved)
+        );
+        let removed = Refusal::Withheld {
+            tool: "everything__echo".into(),
+            why: Withheld::ServerRemoved,
+        };
+        assert_eq!(
+            removed.to_string(),
+            "`everything__echo` is unavailable: its MCP server was removed"
+        );
+        let long = Withheld::Unlisted {
+            upstream_name: "x".repeat(10_000),
+        };
+        assert!(long.to_string().len() < 400, "an upstream's name is cut");
     }
 
     #[test]

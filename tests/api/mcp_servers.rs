@@ -27,10 +27,10 @@ use switchboard::domain::api_key::Scope;
 /// The upstream: its tools (changeable), the clients connected, the calls
 /// it ran and the headers it was sent.
 #[derive(Clone, Default)]
-struct Upstream {
+pub(crate) struct Upstream {
     tools: Arc<Mutex<Vec<Tool>>>,
     peers: Arc<Mutex<Vec<Peer<RoleServer>>>>,
-    calls: Arc<AtomicUsize>,
+    pub(crate) calls: Arc<AtomicUsize>,
     seen_keys: Arc<Mutex<Vec<String>>>,
 }
 
@@ -69,8 +69,21 @@ impl Upstream {
     }
 
     /// Drops tool `name` and tells every connected client.
-    async fn remove_tool(&self, name: &str) {
+    pub(crate) async fn remove_tool(&self, name: &str) {
         self.tools.lock().unwrap().retain(|t| t.name != name);
+        self.tell_changed().await;
+    }
+
+    /// Lists tool `name` (one of the first three) again, as it was, and
+    /// tells every connected client.
+    pub(crate) async fn bring_back(&self, name: &str) {
+        let original = Self::new().tools.lock().unwrap().clone();
+        let tool = original.into_iter().find(|t| t.name == name).unwrap();
+        self.tools.lock().unwrap().push(tool);
+        self.tell_changed().await;
+    }
+
+    async fn tell_changed(&self) {
         let peers = self.peers.lock().unwrap().clone();
         for peer in peers {
             let _ = peer.notify_tool_list_changed().await;
@@ -144,9 +157,9 @@ impl ServerHandler for Upstream {
 
 /// A running upstream: its URL, its state, and the task serving it (abort
 /// it to take the upstream down, connections and all).
-struct Running {
+pub(crate) struct Running {
     url: String,
-    upstream: Upstream,
+    pub(crate) upstream: Upstream,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -284,7 +297,7 @@ pub(crate) async fn bind(app: &TestApp, workflow: Option<&str>, tools: &[&str]) 
 
 /// An app with the upstream added as `test`, its tools imported, and
 /// `test__echo`, `test__add` and `test__fail` bound globally.
-async fn connected() -> (TestApp, Running, String, i64, Session) {
+pub(crate) async fn connected() -> (TestApp, Running, String, i64, Session) {
     let app = spawn_app().await;
     let up = start_upstream().await;
     let key = app.api_key_with(&[Scope::CatalogueWrite]).await;

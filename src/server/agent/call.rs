@@ -6,7 +6,7 @@
 use super::access::{admit_write, get};
 use super::end::end_locked;
 use super::execute::{self, Ctx, Declined, Kind};
-use super::listing::{agent_view, tools_now};
+use super::listing::{agent_view, tools_now, withheld_under};
 use super::watch::publish_state_change;
 use crate::domain::agent_session::{
     CallOutcome, CallResponse, CallStatus, SessionEvent, ToolCallRecord,
@@ -31,8 +31,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// Why `tool` may not run now, if it may not: gathers what
-/// [`decide`] needs (the rules in force, the session's place, its plugin's
-/// tool of that name) and asks it.
+/// [`decide`] needs (the rules in force, the session's place, the tools
+/// withheld from it, its plugin's tool of that name) and asks it.
 /// `available` is [`tools_now`] for the session before the call.
 fn refusal(
     state: &AppState,
@@ -58,15 +58,18 @@ fn refusal(
             check_arguments: &check_plugin,
         })
     });
+    let rules = state.rules();
+    let withheld = withheld_under(&rules, row.lesson_tools.as_deref(), ws);
     let ask = Ask {
         tool,
         arguments,
         available,
+        withheld: &withheld,
         place: place_of(row, ws),
         state: ws,
         plugin: plugin_tool,
     };
-    decide(&ask, &*state.rules())
+    decide(&ask, &*rules)
 }
 
 /// Where session `row` (in state `ws`) is, for refusals.

@@ -4,8 +4,9 @@
 //!
 //! The names come from one rule computation ([`tools_now`]: a tutor
 //! session's lesson tools, else its workflow's or agent's under the rules
-//! in force, then its plugin's active tools), which enforcement,
-//! `tools_changed` and watchers use too.
+//! in force, less the imported tools their MCP servers no longer offer,
+//! then its plugin's active tools), which enforcement, `tools_changed` and
+//! watchers use too.
 
 use crate::domain::agent_runner::workflow_prompt;
 use crate::domain::agent_session::SessionEvent;
@@ -251,7 +252,8 @@ fn listed(state: &AppState, rules: &Rules, session: &str, available: &[String]) 
 
 /// The tools session `session` may call now: a tutor session's lesson
 /// tools (`lesson_tools`, fixed when it opened), else the tools of its
-/// current workflow or agent under the rules in force; then its plugin's
+/// current workflow or agent under the rules in force, less those withheld
+/// (imported tools their MCP server no longer offers); then its plugin's
 /// active tools. The one answer that listing, enforcement, `toolsChanged`
 /// and watchers all use.
 pub fn tools_now(
@@ -295,14 +297,36 @@ pub(super) fn tools_under(
     lesson_tools: Option<&str>,
     ws: &WorkflowState,
 ) -> Vec<String> {
+    rules.offered(bound_under(rules, lesson_tools, ws))
+}
+
+/// The tools a session would have under `rules` but that are withheld:
+/// a call of one is refused saying why (`domain::decide`), not as a tool
+/// that is not available where the session is.
+pub(super) fn withheld_under(
+    rules: &Rules,
+    lesson_tools: Option<&str>,
+    ws: &WorkflowState,
+) -> Vec<String> {
+    let withheld = rules.withheld_tools();
+    if withheld.is_empty() {
+        return Vec::new();
+    }
+    let mut tools = bound_under(rules, lesson_tools, ws);
+    tools.retain(|t| withheld.contains_key(t));
+    tools
+}
+
+/// [`tools_under`] with the withheld tools.
+fn bound_under(rules: &Rules, lesson_tools: Option<&str>, ws: &WorkflowState) -> Vec<String> {
     match (lesson_tools, &ws.agent) {
         (Some(tools), _) => tools
             .split(',')
             .filter(|t| !t.is_empty())
             .map(str::to_owned)
             .collect(),
-        (None, Some(ctx)) => rules.agent_tools(ctx),
-        (None, None) => rules.available_at(&ws.current_workflow, ws.workflow_step.as_deref()),
+        (None, Some(ctx)) => rules.agent_bound(ctx),
+        (None, None) => rules.bound_at(&ws.current_workflow, ws.workflow_step.as_deref()),
     }
 }
 
@@ -331,7 +355,8 @@ pub async fn tools_told(
     rows::set_tools_seen(&state.db, &row.id, &told).await
 }
 /// Re-announces the available tools of every open session whose set changed
-/// after new bindings; no session is restarted.
+/// after new rules (bindings, catalogue, withheld tools); no session is
+/// restarted.
 async fn announce_tools(state: &AppState, before: &Rules) -> Result<(), ServerError> {
     for row in rows::open(&state.db).await? {
         let ws = row.workflow_state()?;
@@ -350,9 +375,9 @@ async fn announce_tools(state: &AppState, before: &Rules) -> Result<(), ServerEr
     Ok(())
 }
 
-/// After bindings, the catalogue, a workflow or the vibes changed: new
-/// rules in force at once, and every open session whose tools changed is
-/// told (none restarted).
+/// After bindings, the catalogue, a workflow, the vibes or which imported
+/// tools are withheld changed: new rules in force at once, and every open
+/// session whose tools changed is told (none restarted).
 pub async fn rules_changed(state: &AppState) -> Result<(), ServerError> {
     let before = state.reload_rules().await?;
     announce_tools(state, &before).await

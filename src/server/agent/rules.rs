@@ -1,13 +1,14 @@
 //! The rules in force: the current bindings indexed for O(1) checks, and
 //! every catalogue tool's compiled argument schema.
 //!
-//! Built once per bindings or catalogue change and swapped atomically, so a
-//! tool call never waits on the database to learn what is allowed.
+//! Built once per bindings or catalogue change (or a change of which
+//! imported tools their MCP servers still offer) and swapped atomically, so
+//! a tool call never waits on the database to learn what is allowed.
 
 use crate::domain::agent_runner::GO_TO_STEP_TOOL;
 use crate::domain::bindings::{Availability, ToolBindings};
 use crate::domain::catalogue::{CatalogueTool, Workflow, WORKFLOW_SWITCH_TOOL};
-use crate::domain::decide::Rulebook;
+use crate::domain::decide::{Rulebook, Withheld};
 use crate::domain::declaration::ultravox::PreparedStage;
 use crate::domain::declaration::FunctionDeclaration;
 use crate::domain::limits::excerpt;
@@ -16,6 +17,7 @@ use crate::domain::vibe::{Agent, Vibe};
 use crate::domain::workflow_def::Definition;
 use crate::domain::workflow_state::AgentContext;
 use crate::server::store::bindings as store;
+use crate::server::store::mcp_servers::{links, LinkRow};
 use crate::server::store::vibes as vibes_store;
 use crate::server::ServerError;
 use serde_json::{json, Value};
@@ -36,6 +38,8 @@ pub struct Rules {
     stages: HashMap<(String, String), Arc<PreparedStage>>,
     /// Each workflow's definition (start trigger, steps), when saved.
     definitions: HashMap<String, Definition>,
+    /// The imported tools no session is offered now, and why.
+    withheld: HashMap<String, Withheld>,
 }
 
 impl Rules {
@@ -50,6 +54,7 @@ impl Rules {
             vibes: Vec::new(),
             stages: HashMap::new(),
             definitions: HashMap::new(),
+            withheld: HashMap::new(),
         }
     }
 
@@ -73,8 +78,10 @@ impl Rules {
             .map(|v| v.value)
             .collect();
         let definitions = crate::server::store::workflow_defs::all(db).await?;
+        let withheld = withheld_of(&links(db).await?);
         Ok(tokio::task::spawn_blocking(move || {
             Self::new(bindings, tools, workflows)
+                .with_withheld(withheld)
                 .with_vibes(agents, vibes)
                 .with_definitions(definitions)
         })
@@ -109,7 +116,28 @@ impl Rules {
             vibes: Vec::new(),
             stages: HashMap::new(),
             definitions: HashMap::new(),
+            withheld: HashMap::new(),
         }
+    }
+
+    /// These rules withholding `withheld` from every session (call it
+    /// before [`Rules::with_vibes`], whose stages leave them out).
+    pub fn with_withheld(mut self, withheld: HashMap<String, Withheld>) -> Self {
+        self.withheld = withheld;
+        self
+    }
+
+    /// The imported tools no session is offered now, and why.
+    pub fn withheld_tools(&self) -> &HashMap<String, Withheld> {
+        &self.withheld
+    }
+
+    /// `tools` without the withheld ones, in the same order.
+    pub fn offered(&self, mut tools: Vec<String>) -> Vec<String> {
+        if !self.withheld.is_empty() {
+            tools.retain(|t| !self.withheld.contains_key(t));
+        }
+        tools
     }
 
     /// These rules with `agents` and `vibes` (already checked together).
@@ -120,7 +148,7 @@ impl Rules {
         for vibe in &self.vibes {
             let agents = self.agents_of(vibe);
             for agent in &agents {
-                let declarations = self.declarations(&vibe.tools_of(agent));
+                let declarations = self.declarations(&self.offered(vibe.tools_of(agent)));
                 let prepared = stage(vibe, agent, &agents, &declarations, |t| {
                     self.is_ultravox_builtin(t)
                 });
@@ -158,8 +186,14 @@ impl Rules {
     }
 
     /// The tools a session talking to `ctx`'s agent may call: its vibe's
-    /// core tools and the agent's own; none if either is gone.
+    /// core tools and the agent's own, but those withheld; none if either
+    /// is gone.
     pub fn agent_tools(&self, ctx: &AgentContext) -> Vec<String> {
+        self.offered(self.agent_bound(ctx))
+    }
+
+    /// [`Rules::agent_tools`] with the withheld ones.
+    pub fn agent_bound(&self, ctx: &AgentContext) -> Vec<String> {
         match (self.vibe(&ctx.vibe), self.agent(&ctx.agent)) {
             (Some(vibe), Some(agent)) if vibe.has_agent(&ctx.agent) => vibe.tools_of(agent),
             _ => Vec::new(),
@@ -222,8 +256,13 @@ impl Rules {
 
     /// The tools of `workflow` while in step `step`: the workflow's (global
     /// and bound), then the step's own, then `go_to_step` when the
-    /// workflow has another step to go to.
+    /// workflow has another step to go to; but those withheld.
     pub fn available_at(&self, workflow: &str, step: Option<&str>) -> Vec<String> {
+        self.offered(self.bound_at(workflow, step))
+    }
+
+    /// [`Rules::available_at`] with the withheld ones.
+    pub fn bound_at(&self, workflow: &str, step: Option<&str>) -> Vec<String> {
         let mut tools = self.available(workflow);
         if let (Some(def), Some(step)) = (self.definition(workflow), step) {
             let moves = (def.steps.len() > 1 && self.tool(GO_TO_STEP_TOOL).is_some())
@@ -310,6 +349,21 @@ impl Rulebook for Rules {
     fn setters_of(&self, check: &str) -> Vec<&str> {
         Rules::setters_of(self, check)
     }
+    fn withheld(&self, tool: &str) -> Option<&Withheld> {
+        self.withheld.get(tool)
+    }
+}
+
+/// The imported tools `links` withhold, and why: one whose server was
+/// removed or no longer lists it.
+pub fn withheld_of(links: &[LinkRow]) -> HashMap<String, Withheld> {
+    links
+        .iter()
+        .filter_map(|l| {
+            let why = Withheld::of(l.server_id.is_some(), &l.upstream_name, l.available)?;
+            Some((l.tool_id.clone(), why))
+        })
+        .collect()
 }
 
 /// Checks `arguments` with a compiled schema (a catalogue tool's or a

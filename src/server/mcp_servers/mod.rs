@@ -18,6 +18,7 @@ use crate::domain::mcp_server::{
     import, McpServerName, McpServerStatus, UpstreamHeaders, UpstreamTool, UpstreamUrl,
 };
 use crate::error::ApiError;
+use crate::server::agent::rules::withheld_of;
 use crate::server::catalogue::{change, field_as_is};
 use crate::server::store::bindings::tools as catalogue_tools;
 use crate::server::store::mcp_servers::{self as store, LinkRow, McpServerRow};
@@ -153,9 +154,12 @@ impl Registry {
 }
 
 /// At start-up: reads the imported tools' links (the connections are
-/// made by `client::supervise`).
+/// made by `client::supervise`; the rules in force, loaded before, already
+/// withhold the unavailable ones).
 pub async fn load(state: &AppState) -> Result<(), ServerError> {
-    reload_links(state).await
+    let rows = store::links(&state.db).await?;
+    state.mcp_servers.set_links(rows);
+    Ok(())
 }
 
 /// Adds a server (nothing stored when a field is refused: 422 naming it;
@@ -290,9 +294,16 @@ pub async fn import_listed(
     .await
 }
 
-/// Re-reads every imported tool's link into the registry.
+/// Re-reads every imported tool's link into the registry and, when that
+/// changes which tools are withheld (gone upstream, server removed, or
+/// back), puts new rules in force and tells open sessions, as after a
+/// bindings change.
 async fn reload_links(state: &AppState) -> Result<(), ServerError> {
     let rows = store::links(&state.db).await?;
+    let withheld = withheld_of(&rows);
     state.mcp_servers.set_links(rows);
+    if *state.rules().withheld_tools() != withheld {
+        crate::server::agent::listing::rules_changed(state).await?;
+    }
     Ok(())
 }

@@ -42,6 +42,7 @@ pub fn Matrix(data: MatrixData, fetched: Fetches) -> impl IntoView {
     let groups = StoredValue::new(by_category(&data.tools));
     let rows = StoredValue::new(matrix_rows(&data.workflows));
     let tools = StoredValue::new(data.tools.clone());
+    let withheld = StoredValue::new(data.withheld.clone());
     let workflows = StoredValue::new(data.workflows.clone());
     let catalogue_version = data.catalogue_version;
 
@@ -130,8 +131,13 @@ pub fn Matrix(data: MatrixData, fetched: Fetches) -> impl IntoView {
                         <tr>
                             {columns()
                                 .map(|t| {
+                                    let why = withheld.with_value(|w| w.get(t.id.as_str()).cloned());
+                                    let title = match &why {
+                                        Some(why) => format!("Unavailable: {why}. {}", t.description),
+                                        None => t.description.clone(),
+                                    };
                                     view! {
-                                        <th class="tool-col" title=t.description.clone()>
+                                        <th class="tool-col" class:withheld=why.is_some() title=title data-withheld=why>
                                             <span>{t.id.to_string()}</span>
                                         </th>
                                     }
@@ -174,6 +180,14 @@ pub fn Matrix(data: MatrixData, fetched: Fetches) -> impl IntoView {
                 <code>{WORKFLOW_SWITCH_TOOL}</code>
                 " cannot leave Global: without it an agent could never leave a workflow."
             </p>
+            {(!withheld.with_value(|w| w.is_empty()))
+                .then(|| {
+                    view! {
+                        <p class="muted small" data-testid="withheld-note">
+                            "A struck-through tool is unavailable (its MCP server no longer lists it, or was removed): it stays bound, but no session is offered it until it is back."
+                        </p>
+                    }
+                })}
         </section>
         <ResultingTools workflows=workflows.get_value() edited />
         <LabelEditor edited tools=tools.get_value() />

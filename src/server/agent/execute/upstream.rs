@@ -7,6 +7,7 @@
 //! removed server, an unreachable one or a timeout is a refusal saying so.
 
 use super::{Ctx, Declined, Family, Outcome};
+use crate::domain::decide::{Refusal, Withheld};
 use crate::domain::lesson::outcome::Recorded;
 use crate::server::mcp_servers::client::{call, Forwarded};
 use crate::server::AppState;
@@ -34,18 +35,23 @@ fn run(cx: Ctx<'_>) -> BoxFuture<'_, Outcome> {
                 cx.tool
             ))));
         };
-        let Some(server_id) = link.server_id else {
-            return Ok(Err(Declined::Refused(format!(
-                "`{}` is unavailable: its MCP server was removed",
-                cx.tool
-            ))));
+        // `decide` refused it already while the rules in force withhold
+        // it; this covers the moment before they are reloaded.
+        let withheld = Withheld::of(
+            link.server_id.is_some(),
+            &link.upstream_name,
+            link.available,
+        );
+        let server_id = match (link.server_id, withheld) {
+            (Some(id), None) => id,
+            (_, why) => {
+                let refusal = Refusal::Withheld {
+                    tool: cx.tool.to_owned(),
+                    why: why.unwrap_or(Withheld::ServerRemoved),
+                };
+                return Ok(Err(Declined::Refused(refusal.to_string())));
+            }
         };
-        if !link.available {
-            return Ok(Err(Declined::Refused(format!(
-                "`{}` is unavailable: its MCP server no longer lists `{}`",
-                cx.tool, link.upstream_name
-            ))));
-        }
         Ok(
             match call(cx.state, server_id, &link.upstream_name, cx.arguments).await? {
                 Forwarded::Answered(result, false) => Ok(Recorded {

@@ -62,3 +62,86 @@ fn arguments_are_checked_against_the_schema_naming_the_field() {
     let extra = json!({"workflowId": "idv", "force": true});
     assert!(rules.check_arguments("start_workflow", &extra).is_err());
 }
+
+#[test]
+fn withheld_tools_are_left_out_of_what_sessions_are_offered_but_stay_bound() {
+    use crate::domain::vibe::demo;
+    let tools = demo_catalogue()
+        .into_iter()
+        .chain(demo::core_tools())
+        .chain(crate::domain::todos::todo_tools())
+        .collect();
+    let gone = |name: &str| Withheld::Unlisted {
+        upstream_name: name.into(),
+    };
+    let withheld = HashMap::from([
+        ("get_server_time".to_owned(), gone("time")),
+        ("createTodo".to_owned(), Withheld::ServerRemoved),
+    ]);
+    let rules = Rules::new(ToolBindings::demo(), tools, demo_workflows())
+        .with_withheld(withheld)
+        .with_vibes(demo::agents(), demo::vibes());
+    let bound = rules.bound_at("idv", None);
+    assert!(bound.contains(&"get_server_time".to_owned()));
+    let offered = rules.available_at("idv", None);
+    let mut expected = bound.clone();
+    expected.retain(|t| t != "get_server_time");
+    assert_eq!(offered, expected, "the rest, in the same order");
+    assert_eq!(
+        rules.withheld("get_server_time"),
+        Some(&gone("time")),
+        "decide reads why"
+    );
+    let oliver = AgentContext {
+        vibe: "todos".into(),
+        agent: "Oliver".into(),
+    };
+    assert!(rules
+        .agent_bound(&oliver)
+        .contains(&"createTodo".to_owned()));
+    assert!(!rules
+        .agent_tools(&oliver)
+        .contains(&"createTodo".to_owned()));
+    let stage = rules.stage(&oliver).unwrap();
+    assert!(
+        !stage
+            .stage
+            .tools
+            .iter()
+            .any(|t| t.declaration.name == "createTodo"),
+        "the agent's stage leaves it out too"
+    );
+    assert!(stage
+        .stage
+        .tools
+        .iter()
+        .any(|t| t.declaration.name == "toggleTodo"));
+}
+
+#[test]
+fn an_imported_tool_is_withheld_by_its_link() {
+    let link = |tool: &str, server_id, available| LinkRow {
+        tool_id: tool.into(),
+        server_id,
+        upstream_name: tool.trim_start_matches("up__").into(),
+        upstream_description: String::new(),
+        available,
+    };
+    let withheld = withheld_of(&[
+        link("up__echo", Some(1), true),
+        link("up__add", Some(1), false),
+        link("up__old", None, false),
+    ]);
+    assert_eq!(
+        withheld,
+        HashMap::from([
+            (
+                "up__add".to_owned(),
+                Withheld::Unlisted {
+                    upstream_name: "add".into()
+                }
+            ),
+            ("up__old".to_owned(), Withheld::ServerRemoved),
+        ])
+    );
+}
