@@ -60,6 +60,10 @@ pub struct AppState {
     /// the live connections calls are forwarded on.
     pub mcp_servers: Arc<crate::server::mcp_servers::Registry>,
     rules: Arc<RwLock<Arc<Rules>>>,
+    /// Held across a reload's read and swap, so two reloads (a bindings
+    /// save and an MCP server's import, say) cannot finish out of order and
+    /// leave the older rules in force.
+    rules_reload: Arc<tokio::sync::Mutex<()>>,
     session_locks: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
 }
 
@@ -97,6 +101,7 @@ impl AppState {
             workflow_mcp: Arc::default(),
             mcp_servers: Arc::default(),
             rules: Arc::new(RwLock::new(Arc::new(Rules::empty()))),
+            rules_reload: Arc::default(),
             session_locks: Arc::new(Mutex::new(HashMap::new())),
         }
     }
@@ -108,6 +113,7 @@ impl AppState {
 
     /// Rebuilds the rules from the database and returns the previous ones.
     pub async fn reload_rules(&self) -> Result<Arc<Rules>, ServerError> {
+        let _one_at_a_time = self.rules_reload.lock().await;
         let fresh = Arc::new(Rules::load(&self.db).await?);
         let mut slot = self.rules.write().unwrap_or_else(|p| p.into_inner());
         Ok(std::mem::replace(&mut *slot, fresh))
