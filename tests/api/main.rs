@@ -26,6 +26,7 @@ mod limits;
 mod listing;
 mod mcp;
 mod mcp_servers;
+mod mcp_transports;
 mod pages;
 mod passwords;
 mod plugin_tokens;

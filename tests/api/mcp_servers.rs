@@ -188,7 +188,7 @@ async fn start_upstream_at(addr: &str) -> Running {
     }
 }
 
-async fn add_server(app: &TestApp, key: &str, body: Value) -> (u16, Value) {
+pub async fn add_server(app: &TestApp, key: &str, body: Value) -> (u16, Value) {
     let res = app
         .client
         .post(app.url("/api/mcp-servers"))
@@ -203,7 +203,7 @@ async fn add_server(app: &TestApp, key: &str, body: Value) -> (u16, Value) {
     )
 }
 
-async fn get_server(app: &TestApp, key: &str, id: i64) -> Value {
+pub async fn get_server(app: &TestApp, key: &str, id: i64) -> Value {
     let res = app
         .client
         .get(app.url(&format!("/api/mcp-servers/{id}")))
@@ -216,7 +216,7 @@ async fn get_server(app: &TestApp, key: &str, id: i64) -> Value {
 }
 
 /// Polls server `id` until `done` holds of it (at most 10 s).
-async fn wait_for(app: &TestApp, key: &str, id: i64, done: impl Fn(&Value) -> bool) -> Value {
+pub async fn wait_for(app: &TestApp, key: &str, id: i64, done: impl Fn(&Value) -> bool) -> Value {
     for _ in 0..200 {
         let server = get_server(app, key, id).await;
         if done(&server) {
@@ -230,7 +230,7 @@ async fn wait_for(app: &TestApp, key: &str, id: i64, done: impl Fn(&Value) -> bo
     );
 }
 
-fn tool_ids(server: &Value) -> Vec<String> {
+pub fn tool_ids(server: &Value) -> Vec<String> {
     server["tools"]
         .as_array()
         .unwrap()
@@ -240,7 +240,7 @@ fn tool_ids(server: &Value) -> Vec<String> {
 }
 
 /// Puts `tools` in the global bindings.
-async fn bind_globally(app: &TestApp, tools: &[&str]) {
+pub async fn bind_globally(app: &TestApp, tools: &[&str]) {
     let key = app
         .api_key_with(&[Scope::BindingsRead, Scope::BindingsWrite])
         .await;
