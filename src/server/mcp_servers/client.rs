@@ -259,7 +259,7 @@ pub async fn call(
 }
 
 /// `text` cut to [`ERROR_MAX_CHARS`].
-fn short(text: &str) -> String {
+pub(super) fn short(text: &str) -> String {
     let mut out: String = text.chars().take(ERROR_MAX_CHARS).collect();
     if text.chars().count() > ERROR_MAX_CHARS {
         out.push('…');

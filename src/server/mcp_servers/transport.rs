@@ -5,6 +5,7 @@
 //! on: the deepest cause (a certificate refused, a refused connection, a
 //! process's last stderr lines), never a header or a variable.
 
+use super::client::short;
 use super::stdio::{self, StderrWatch};
 use crate::domain::limits::MCP_CONNECT_DEADLINE_SECS;
 use crate::domain::mcp_stdio::Endpoint;
@@ -19,9 +20,6 @@ use rmcp::transport::{DynamicTransportError, IntoTransport, StreamableHttpClient
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use std::error::Error;
 use std::time::Duration;
-
-/// Most characters of a failure kept.
-const ERROR_MAX_CHARS: usize = 300;
 
 /// An open session, and for a stdio server its process's stderr.
 pub type Opened<H> = (RunningService<RoleClient, H>, Option<StderrWatch>);
@@ -123,13 +121,4 @@ fn deeper<'a>(e: &'a (dyn Error + 'static)) -> (bool, Option<&'a (dyn Error + 's
         return (true, Some(inner));
     }
     (false, e.source())
-}
-
-/// `text` cut to [`ERROR_MAX_CHARS`].
-fn short(text: &str) -> String {
-    let mut out: String = text.chars().take(ERROR_MAX_CHARS).collect();
-    if text.chars().count() > ERROR_MAX_CHARS {
-        out.push('…');
-    }
-    out
 }
