@@ -58,6 +58,8 @@ pub async fn spawn() -> (String, String, std::process::Child, tempfile::TempDir)
 pub async fn spawn_with(
     settings: &[(&str, &str)],
 ) -> (String, String, std::process::Child, tempfile::TempDir) {
+    // An MCP client made here (rmcp's reqwest 0.13) needs a rustls provider.
+    switchboard::server::mcp_servers::tls::install_default_provider();
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}/bench.db", dir.path().display());
     let port = std::net::TcpListener::bind("127.0.0.1:0")

@@ -294,6 +294,31 @@ pub const MCP_CONNECT_DEADLINE_SECS: u64 = 10;
 /// seconds: the back-off doubles from one second up to this.
 pub const MCP_RECONNECT_MAX_SECS: u64 = 60;
 
+/// Most parts of a stdio MCP server's `command` (the program and its
+/// arguments): a launcher line (`npx -y @scope/server --flag value`) needs
+/// a handful; the command is shown on every status answer.
+pub const MCP_COMMAND_PARTS_MAX: usize = 64;
+
+/// Longest part of a stdio MCP server's `command`, in bytes: a file path
+/// fits (Linux's `PATH_MAX` is 4096).
+pub const MCP_COMMAND_PART_MAX_BYTES: usize = 4096;
+
+/// Most variables an admin may give a stdio MCP server's process (`env`):
+/// a token or two and some options.
+pub const MCP_ENV_MAX_COUNT: usize = 32;
+
+/// Most bytes of a stdio MCP server's `env` names and values: they are
+/// stored and handed to the process at each start.
+pub const MCP_ENV_MAX_BYTES: usize = 16 * 1024;
+
+/// Last lines of a stdio MCP server's stderr kept to say, in its
+/// `lastError`, why its process ended: a stack trace's head fits.
+pub const MCP_STDERR_LINES_KEPT: usize = 10;
+
+/// Longest stderr line kept, in characters (the rest is cut): a process
+/// writing megabytes without a newline holds no more memory than this.
+pub const MCP_STDERR_LINE_MAX_CHARS: usize = 200;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,6 +27,7 @@ mod listing;
 mod mcp;
 mod mcp_everything;
 mod mcp_servers;
+mod mcp_transports;
 mod mcp_withheld;
 mod pages;
 mod passwords;

@@ -258,7 +258,7 @@ pub(crate) fn tool_ids(server: &Value) -> Vec<String> {
 }
 
 /// Puts `tools` in the global bindings.
-async fn bind_globally(app: &TestApp, tools: &[&str]) {
+pub(crate) async fn bind_globally(app: &TestApp, tools: &[&str]) {
     bind(app, None, tools).await;
 }
 

@@ -1,5 +1,6 @@
-//! The connections to upstream MCP servers, with rmcp's Streamable HTTP
-//! client: one task per server keeps it connected (back-off from one
+//! The connections to upstream MCP servers, with rmcp's client over the
+//! server's transport (`transport`: Streamable HTTP, or a stdio process):
+//! one task per server keeps it connected (back-off from one
 //! second to [`MCP_RECONNECT_MAX_SECS`] between failed attempts), lists all
 //! pages of its tools and imports them, and lists again on
 //! `notifications/tools/list_changed`. [`call`] forwards one allowed call
@@ -8,19 +9,16 @@
 //! The headers go into the transport's request headers and nowhere else:
 //! no error, status or log line here carries them.
 
-use super::{import_listed, Live};
+use super::{import_listed, transport, Live};
 use crate::domain::limits::{
     MCP_CALL_DEADLINE_SECS, MCP_CONNECT_DEADLINE_SECS, MCP_RECONNECT_MAX_SECS,
 };
 use crate::domain::mcp_server::{call_result, McpServerName, McpServerStatus, UpstreamTool};
 use crate::server::store::mcp_servers as store;
 use crate::server::{AppState, ServerError};
-use axum::http::{HeaderName, HeaderValue};
 use rmcp::model::{CallToolRequestParams, ClientConfig, ContentBlock, ProtocolVersion};
 use rmcp::service::{NotificationContext, RunningService};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use rmcp::{ClientHandler, RoleClient};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -126,7 +124,10 @@ async fn connected(state: &AppState, id: i64, stop: &CancellationToken) -> Resul
         .map_err(|e| e.to_string())?
         .ok_or("removed")?;
     let changed = Arc::new(Notify::new());
-    let service = connect(state, id, server.url.as_str(), changed.clone()).await?;
+    let handler = Handler {
+        changed: changed.clone(),
+    };
+    let (service, mut stderr) = transport::open(state, id, &server.endpoint, handler).await?;
     if let Err(why) = refresh(state, id, &server.name, &service).await {
         let _ = service.cancel().await;
         return Err(why);
@@ -155,39 +156,11 @@ async fn connected(state: &AppState, id: i64, stop: &CancellationToken) -> Resul
         }
     };
     let _ = service.cancel().await;
-    Ok(ended)
-}
-
-/// Opens an MCP session with server `id` at `url`, its stored headers on
-/// every request, within [`MCP_CONNECT_DEADLINE_SECS`].
-async fn connect(
-    state: &AppState,
-    id: i64,
-    url: &str,
-    changed: Arc<Notify>,
-) -> Result<RunningService<RoleClient, Handler>, String> {
-    let headers = store::headers_of(&state.db, id)
-        .await
-        .map_err(|e| e.to_string())?;
-    let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_owned());
-    for (name, value) in headers.iter() {
-        // Parsed once (`UpstreamHeaders`): token names, visible values.
-        if let (Ok(name), Ok(value)) = (
-            HeaderName::from_bytes(name.as_bytes()),
-            HeaderValue::from_str(value),
-        ) {
-            config.custom_headers.insert(name, value);
-        }
-    }
-    let transport = StreamableHttpClientTransport::from_config(config);
-    let deadline = Duration::from_secs(MCP_CONNECT_DEADLINE_SECS);
-    match tokio::time::timeout(deadline, Handler { changed }.serve(transport)).await {
-        Ok(Ok(service)) => Ok(service),
-        Ok(Err(e)) => Err(short(&format!("could not connect: {e}"))),
-        Err(_) => Err(format!(
-            "did not answer initialize within {MCP_CONNECT_DEADLINE_SECS} s"
-        )),
-    }
+    Ok(match stderr.as_mut() {
+        // A stdio server's process has ended: say what it last wrote.
+        Some(stderr) if !stop.is_cancelled() => stderr.explain(ended).await,
+        _ => ended,
+    })
 }
 
 /// Lists every page of the server's tools and imports them.
@@ -286,7 +259,7 @@ pub async fn call(
 }
 
 /// `text` cut to [`ERROR_MAX_CHARS`].
-fn short(text: &str) -> String {
+pub(super) fn short(text: &str) -> String {
     let mut out: String = text.chars().take(ERROR_MAX_CHARS).collect();
     if text.chars().count() > ERROR_MAX_CHARS {
         out.push('…');

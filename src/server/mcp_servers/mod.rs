@@ -7,16 +7,19 @@
 //! and sessions are told once), and a session's call of one is decided by
 //! the one call path like any other, then forwarded by the `upstream`
 //! family of `agent::execute`. The connection itself, its back-off and
-//! `tools/list_changed`, is `client`.
+//! `tools/list_changed`, is `client`; how a server is reached (HTTP with
+//! TLS, or a process on stdio) is `transport`, `tls` and `stdio`.
 
 pub mod client;
+pub mod stdio;
+pub mod tls;
+pub mod transport;
 
 use crate::domain::actor::Actor;
 use crate::domain::error::FieldError;
 use crate::domain::limits::MCP_SERVERS_MAX;
-use crate::domain::mcp_server::{
-    import, McpServerName, McpServerStatus, UpstreamHeaders, UpstreamTool, UpstreamUrl,
-};
+use crate::domain::mcp_server::{import, McpServerName, McpServerStatus, UpstreamTool};
+use crate::domain::mcp_stdio::{Endpoint, Reach};
 use crate::error::ApiError;
 use crate::server::agent::rules::withheld_of;
 use crate::server::catalogue::{change, field_as_is};
@@ -25,28 +28,41 @@ use crate::server::store::mcp_servers::{self as store, LinkRow, McpServerRow};
 use crate::server::{AppState, ServerError};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 /// A server to add, as sent: each field parsed by [`NewMcpServer::parse`].
 #[derive(Debug, Clone, Deserialize)]
 pub struct NewMcpServer {
     /// Its name.
     pub name: String,
-    /// Its Streamable HTTP endpoint.
-    pub url: String,
+    /// Its Streamable HTTP endpoint (or `command`).
+    #[serde(default)]
+    pub url: Option<String>,
     /// Headers sent with every request to it.
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
+    /// The program and arguments of a stdio server (or `url`), where
+    /// `MCP_STDIO_ALLOWED`.
+    #[serde(default)]
+    pub command: Option<Vec<String>>,
+    /// Variables a stdio server's process gets.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
 }
 
 impl NewMcpServer {
-    /// Each field parsed, or the first refused naming its field.
-    pub fn parse(self) -> Result<(McpServerName, UpstreamUrl, UpstreamHeaders), FieldError> {
-        Ok((
-            McpServerName::parse(&self.name)?,
-            UpstreamUrl::parse(&self.url)?,
-            UpstreamHeaders::parse(self.headers)?,
-        ))
+    /// Each field parsed (a command only when `stdio_allowed`), or the
+    /// first refused naming its field.
+    pub fn parse(self, stdio_allowed: bool) -> Result<(McpServerName, Reach), FieldError> {
+        let name = McpServerName::parse(&self.name)?;
+        let reach = Reach::parse(
+            self.url,
+            self.headers,
+            self.command,
+            self.env,
+            stdio_allowed,
+        )?;
+        Ok((name, reach))
     }
 }
 
@@ -64,7 +80,8 @@ pub struct ServerTool {
     pub available: bool,
 }
 
-/// A connected server as admins see it: never its headers.
+/// A connected server as admins see it: never its headers nor its
+/// variables.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServerView {
@@ -72,8 +89,12 @@ pub struct ServerView {
     pub id: i64,
     /// Its name.
     pub name: String,
-    /// Its endpoint.
-    pub url: String,
+    /// Its Streamable HTTP endpoint (absent for a stdio server).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// A stdio server's program and arguments (absent for an HTTP one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<Vec<String>>,
     /// `connecting`, `connected` or `error`.
     pub status: McpServerStatus,
     /// Why the last attempt failed, or which tools were left out.
@@ -112,9 +133,17 @@ pub struct Registry {
     live: Mutex<HashMap<i64, Live>>,
     /// Notified when a server is added or removed.
     pub servers_changed: tokio::sync::Notify,
+    /// The HTTP client upstreams are reached with (TLS, `MCP_CA_FILE`),
+    /// built by [`load`].
+    http: OnceLock<reqwest13::Client>,
 }
 
 impl Registry {
+    /// The HTTP client for upstreams, once [`load`] has built it.
+    pub fn http_client(&self) -> Option<reqwest13::Client> {
+        self.http.get().cloned()
+    }
+
     /// The link of catalogue tool `tool`, if it was imported.
     pub fn link(&self, tool: &str) -> Option<Link> {
         self.links.read().ok()?.get(tool).cloned()
@@ -153,10 +182,13 @@ impl Registry {
     }
 }
 
-/// At start-up: reads the imported tools' links (the connections are
-/// made by `client::supervise`; the rules in force, loaded before, already
-/// withhold the unavailable ones).
+/// At start-up: builds the upstreams' HTTP client (an unreadable
+/// `MCP_CA_FILE` stops the start) and reads the imported tools' links (the
+/// connections are made by `client::supervise`; the rules in force, loaded
+/// before, already withhold the unavailable ones).
 pub async fn load(state: &AppState) -> Result<(), ServerError> {
+    let client = tls::http_client(state.config.mcp_transports.ca_file.as_deref())?;
+    let _ = state.mcp_servers.http.set(client);
     let rows = store::links(&state.db).await?;
     state.mcp_servers.set_links(rows);
     Ok(())
@@ -170,9 +202,10 @@ pub async fn add(
     new: NewMcpServer,
 ) -> Result<ServerView, ServerError> {
     crate::server::catalogue::require_power(actor)?;
-    let (name, url, headers) = new.parse().map_err(ApiError::Invalid)?;
+    let stdio_allowed = state.config.mcp_transports.stdio_allowed;
+    let (name, reach) = new.parse(stdio_allowed).map_err(ApiError::Invalid)?;
     let now = state.clock.now_ms() / 1000;
-    let id = store::insert(&state.db, &name, &url, &headers, now, MCP_SERVERS_MAX).await?;
+    let id = store::insert(&state.db, &name, &reach, now, MCP_SERVERS_MAX).await?;
     tracing::info!(server = %name, id, "MCP server added");
     state.mcp_servers.servers_changed.notify_one();
     view(state, id).await
@@ -235,7 +268,14 @@ fn view_of(
     ServerView {
         id: server.id,
         name: server.name.to_string(),
-        url: server.url.as_str().to_owned(),
+        url: match &server.endpoint {
+            Endpoint::Url(url) => Some(url.as_str().to_owned()),
+            Endpoint::Command(_) => None,
+        },
+        command: match &server.endpoint {
+            Endpoint::Command(command) => Some(command.parts().to_vec()),
+            Endpoint::Url(_) => None,
+        },
         status: server.status,
         last_error: server.last_error,
         tools,

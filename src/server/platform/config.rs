@@ -108,7 +108,31 @@ pub struct Config {
     /// answers 503 naming the setting, since an unsigned call could end
     /// any session.
     pub ultravox_webhook_secret: Option<String>,
+    /// Connected MCP servers' transports (`MCP_STDIO_ALLOWED`,
+    /// `MCP_CA_FILE`, and what a started process inherits).
+    pub mcp_transports: McpTransports,
 }
+
+/// How Switchboard may reach connected MCP servers beyond plain HTTP.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct McpTransports {
+    /// Whether an admin may add a stdio server, a command Switchboard
+    /// starts (`MCP_STDIO_ALLOWED`, default off: it runs programs on this
+    /// machine as Switchboard's user).
+    pub stdio_allowed: bool,
+    /// A PEM file of extra certificate authorities trusted for `https://`
+    /// upstreams (`MCP_CA_FILE`), for a company's internal CA; the public
+    /// web's roots are always trusted.
+    pub ca_file: Option<std::path::PathBuf>,
+    /// The variables a started process inherits from Switchboard's own
+    /// environment (`HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER`, as
+    /// MCP's own clients pass): never the rest, which holds Switchboard's
+    /// secrets.
+    pub inherited_env: Vec<(String, String)>,
+}
+
+/// The variables of Switchboard's environment a stdio server inherits.
+const STDIO_INHERITED: [&str; 6] = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
 
 /// What one agent session may store: writes in any minute, calls and
 /// bytes in all. Defaults in `domain::limits`; each a setting so a load
@@ -291,6 +315,25 @@ impl Config {
                 )))
             }
         };
+        let stdio_allowed = match get("MCP_STDIO_ALLOWED").as_deref() {
+            None | Some("" | "0" | "false" | "no" | "off") => false,
+            Some("1" | "true" | "yes" | "on") => true,
+            Some(raw) => {
+                return Err(ServerError::Config(format!(
+                    "MCP_STDIO_ALLOWED must be 1/true/yes/on or 0/false/no/off, got {raw:?}"
+                )))
+            }
+        };
+        let mcp_transports = McpTransports {
+            stdio_allowed,
+            ca_file: get("MCP_CA_FILE")
+                .filter(|f| !f.is_empty())
+                .map(std::path::PathBuf::from),
+            inherited_env: STDIO_INHERITED
+                .iter()
+                .filter_map(|key| get(key).map(|value| ((*key).to_owned(), value)))
+                .collect(),
+        };
         Ok(Self {
             addr,
             database_url: get("DATABASE_URL")
@@ -323,6 +366,7 @@ impl Config {
             ultravox_webhook_secret: get("ULTRAVOX_WEBHOOK_SECRET")
                 .map(|s| s.trim().to_owned())
                 .filter(|s| !s.is_empty()),
+            mcp_transports,
         })
     }
 
@@ -404,6 +448,7 @@ mod tests {
             ("TRUSTED_PROXIES", "127.0.0.1 proxy.internal"),
             ("API_ORIGINS", "https://ok.example, codap.concord.org"),
             ("API_ORIGINS", "*, https://ok.example"),
+            ("MCP_STDIO_ALLOWED", "sometimes"),
         ] {
             let err = config(&[(key, value)]).unwrap_err().to_string();
             assert!(err.contains(key), "{err}");
@@ -442,6 +487,29 @@ mod tests {
         );
         let any = config(&[("API_ORIGINS", "*")]).unwrap();
         assert_eq!(any.api_origins, ApiOrigins::Any);
+    }
+
+    #[test]
+    fn stdio_servers_are_off_by_default_and_inherit_only_a_few_variables() {
+        let c = config(&[]).unwrap();
+        assert!(!c.mcp_transports.stdio_allowed);
+        assert_eq!(c.mcp_transports.ca_file, None);
+        let c = config(&[
+            ("MCP_STDIO_ALLOWED", "true"),
+            ("MCP_CA_FILE", "/etc/company-ca.pem"),
+            ("PATH", "/usr/bin"),
+            ("SWITCHBOARD_LLM_API_KEY", "secret"),
+        ])
+        .unwrap();
+        assert!(c.mcp_transports.stdio_allowed);
+        assert_eq!(
+            c.mcp_transports.ca_file.as_deref(),
+            Some(std::path::Path::new("/etc/company-ca.pem"))
+        );
+        assert_eq!(
+            c.mcp_transports.inherited_env,
+            [("PATH".to_owned(), "/usr/bin".to_owned())]
+        );
     }
 
     #[test]

@@ -1,11 +1,13 @@
 //! Connected MCP servers and the catalogue tools imported from them
-//! (migration `0025_mcp_servers.sql`).
+//! (migrations `0025_mcp_servers.sql`, `0026_mcp_stdio_servers.sql`).
 //!
-//! A server's headers are written here and read back only by
-//! [`headers_of`], for the client that sends them upstream: no row struct
-//! that reaches an answer carries them.
+//! A server's headers and a stdio server's variables are written here and
+//! read back only by [`headers_of`] and [`env_of`], for the client that
+//! sends them upstream or hands them to the process: no row struct that
+//! reaches an answer carries them.
 
 use crate::domain::mcp_server::{McpServerName, McpServerStatus, UpstreamHeaders, UpstreamUrl};
+use crate::domain::mcp_stdio::{Endpoint, Reach, StdioCommand, StdioEnv};
 use crate::error::ApiError;
 use crate::server::store::is_unique_violation;
 use crate::server::ServerError;
@@ -18,8 +20,8 @@ pub struct McpServerRow {
     pub id: i64,
     /// Its name (the prefix of its tools' ids).
     pub name: McpServerName,
-    /// Its Streamable HTTP endpoint.
-    pub url: UpstreamUrl,
+    /// Its Streamable HTTP URL, or the command that starts it.
+    pub endpoint: Endpoint,
     /// Whether it is in use.
     pub status: McpServerStatus,
     /// Why the last attempt failed, or which tools were left out.
@@ -45,17 +47,36 @@ pub struct LinkRow {
 struct Raw {
     id: i64,
     name: String,
-    url: String,
+    url: Option<String>,
+    command: Option<String>,
     status: String,
     last_error: Option<String>,
 }
 
 impl Raw {
     fn into_row(self) -> Result<McpServerRow, ServerError> {
+        let endpoint = match (self.url, self.command) {
+            (Some(url), _) => Endpoint::Url(UpstreamUrl::parse(&url).map_err(ApiError::Invalid)?),
+            (None, Some(command)) => {
+                let parts: Vec<String> = serde_json::from_str(&command).map_err(|_| {
+                    ServerError::Config(format!(
+                        "MCP server {}'s stored command is unreadable",
+                        self.id
+                    ))
+                })?;
+                Endpoint::Command(StdioCommand::parse(parts).map_err(ApiError::Invalid)?)
+            }
+            (None, None) => {
+                return Err(ServerError::Config(format!(
+                    "MCP server {} has neither a URL nor a command",
+                    self.id
+                )))
+            }
+        };
         Ok(McpServerRow {
             id: self.id,
             name: McpServerName::parse(&self.name).map_err(ApiError::Invalid)?,
-            url: UpstreamUrl::parse(&self.url).map_err(ApiError::Invalid)?,
+            endpoint,
             status: McpServerStatus::parse(&self.status),
             last_error: self.last_error,
         })
@@ -67,8 +88,7 @@ impl Raw {
 pub async fn insert(
     db: &SqlitePool,
     name: &McpServerName,
-    url: &UpstreamUrl,
-    headers: &UpstreamHeaders,
+    reach: &Reach,
     now: i64,
     max: usize,
 ) -> Result<i64, ServerError> {
@@ -83,15 +103,24 @@ pub async fn insert(
         )
         .into());
     }
-    let headers = serde_json::to_string(headers)
-        .map_err(|e| ServerError::Config(format!("headers not serialisable: {e}")))?;
+    let json = |value: Result<String, serde_json::Error>| {
+        value.map_err(|e| ServerError::Config(format!("not serialisable: {e}")))
+    };
+    let headers = json(serde_json::to_string(&reach.headers))?;
+    let env = json(serde_json::to_string(&reach.env))?;
+    let (url, command) = match &reach.endpoint {
+        Endpoint::Url(url) => (Some(url.as_str().to_owned()), None),
+        Endpoint::Command(command) => (None, Some(json(serde_json::to_string(command))?)),
+    };
     let inserted = sqlx::query(
-        "INSERT INTO mcp_servers (name, url, headers, status, created_at, updated_at)
-         VALUES (?, ?, ?, 'connecting', ?, ?)",
+        "INSERT INTO mcp_servers (name, url, headers, command, env, status, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, 'connecting', ?, ?)",
     )
     .bind(name.as_str())
-    .bind(url.as_str())
+    .bind(url)
     .bind(headers)
+    .bind(command)
+    .bind(env)
     .bind(now)
     .bind(now)
     .execute(&mut *tx)
@@ -112,20 +141,22 @@ pub async fn insert(
 
 /// Every server, by name.
 pub async fn all(db: &SqlitePool) -> Result<Vec<McpServerRow>, ServerError> {
-    let rows: Vec<Raw> =
-        sqlx::query_as("SELECT id, name, url, status, last_error FROM mcp_servers ORDER BY name")
-            .fetch_all(db)
-            .await?;
+    let rows: Vec<Raw> = sqlx::query_as(
+        "SELECT id, name, url, command, status, last_error FROM mcp_servers ORDER BY name",
+    )
+    .fetch_all(db)
+    .await?;
     rows.into_iter().map(Raw::into_row).collect()
 }
 
 /// Server `id`, if it exists.
 pub async fn get(db: &SqlitePool, id: i64) -> Result<Option<McpServerRow>, ServerError> {
-    let row: Option<Raw> =
-        sqlx::query_as("SELECT id, name, url, status, last_error FROM mcp_servers WHERE id = ?")
-            .bind(id)
-            .fetch_optional(db)
-            .await?;
+    let row: Option<Raw> = sqlx::query_as(
+        "SELECT id, name, url, command, status, last_error FROM mcp_servers WHERE id = ?",
+    )
+    .bind(id)
+    .fetch_optional(db)
+    .await?;
     row.map(Raw::into_row).transpose()
 }
 
@@ -141,6 +172,22 @@ pub async fn headers_of(db: &SqlitePool, id: i64) -> Result<UpstreamHeaders, Ser
             ServerError::Config(format!("MCP server {id}'s stored headers are unreadable"))
         })?,
         None => UpstreamHeaders::default(),
+    })
+}
+
+/// Stdio server `id`'s variables, for the client that starts its process
+/// only.
+pub async fn env_of(db: &SqlitePool, id: i64) -> Result<StdioEnv, ServerError> {
+    let raw: Option<String> = sqlx::query_scalar("SELECT env FROM mcp_servers WHERE id = ?")
+        .bind(id)
+        .fetch_optional(db)
+        .await?;
+    Ok(match raw {
+        // The error names no value: a variable is never echoed.
+        Some(raw) => serde_json::from_str(&raw).map_err(|_| {
+            ServerError::Config(format!("MCP server {id}'s stored env is unreadable"))
+        })?,
+        None => StdioEnv::default(),
     })
 }
 
@@ -229,4 +276,75 @@ pub async fn set_links(
     }
     tx.commit().await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+    use std::borrow::Cow;
+    use std::str::FromStr;
+
+    #[tokio::test]
+    async fn the_stdio_migration_keeps_servers_their_ids_and_their_tools_links() {
+        // Foreign keys on, as `platform::db` opens the database.
+        let options = SqliteConnectOptions::from_str("sqlite::memory:")
+            .unwrap()
+            .foreign_keys(true);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options)
+            .await
+            .unwrap();
+        let all = sqlx::migrate!("./migrations");
+        let mut before = sqlx::migrate!("./migrations");
+        before.migrations = Cow::Owned(all.iter().filter(|m| m.version < 26).cloned().collect());
+        before.run(&pool).await.unwrap();
+        for sql in [
+            "INSERT INTO mcp_servers (id, name, url, headers, status, created_at, updated_at)
+             VALUES (3, 'kept', 'http://127.0.0.1:1/mcp', '{\"x-key\":\"k\"}', 'connected', 1, 2)",
+            "INSERT INTO mcp_servers (id, name, url, created_at, updated_at)
+             VALUES (7, 'gone', 'http://127.0.0.1:2/mcp', 1, 2)",
+            "DELETE FROM mcp_servers WHERE id = 7",
+            "INSERT INTO mcp_server_tools VALUES ('kept__echo', 3, 'echo', 'Echoes.', 1)",
+            "INSERT INTO mcp_server_tools VALUES ('gone__add', NULL, 'add', 'Adds.', 0)",
+        ] {
+            sqlx::query(sql).execute(&pool).await.unwrap();
+        }
+        all.run(&pool).await.unwrap();
+        let kept = get(&pool, 3).await.unwrap().unwrap();
+        assert_eq!(kept.name.as_str(), "kept");
+        assert!(
+            matches!(&kept.endpoint, Endpoint::Url(u) if u.as_str() == "http://127.0.0.1:1/mcp")
+        );
+        assert_eq!(kept.status, McpServerStatus::Connected);
+        assert_eq!(headers_of(&pool, 3).await.unwrap().iter().count(), 1);
+        let links = links(&pool).await.unwrap();
+        let server_of = |tool: &str| links.iter().find(|l| l.tool_id == tool).unwrap().server_id;
+        assert_eq!(server_of("kept__echo"), Some(3));
+        assert_eq!(server_of("gone__add"), None);
+        // A new server never takes a removed one's id.
+        let reach = Reach::parse(
+            None,
+            Default::default(),
+            Some(vec!["node".into(), "server.js".into()]),
+            [("TOKEN".to_owned(), "t".to_owned())].into(),
+            true,
+        )
+        .unwrap();
+        let name = McpServerName::parse("local").unwrap();
+        let id = insert(&pool, &name, &reach, 3, 50).await.unwrap();
+        assert_eq!(id, 8);
+        let local = get(&pool, id).await.unwrap().unwrap();
+        assert_eq!(local.endpoint, reach.endpoint);
+        assert_eq!(env_of(&pool, id).await.unwrap(), reach.env);
+        // Neither or both of url and command: refused by the table itself.
+        let both = sqlx::query(
+            "INSERT INTO mcp_servers (name, url, command, created_at, updated_at)
+             VALUES ('both', 'http://x', '[\"node\"]', 1, 1)",
+        )
+        .execute(&pool)
+        .await;
+        assert!(both.is_err());
+    }
 }
