@@ -8,9 +8,9 @@
 
 use crate::helpers::spawn_app;
 use crate::mcp_servers::{add_server, bind, tool_ids, wait_for};
+use crate::mcp_transports::everything;
 use crate::sessions::{call, open};
 use serde_json::json;
-use std::path::PathBuf;
 use std::process::{Child, Command};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -21,18 +21,6 @@ use tokio::net::{TcpListener, TcpStream};
 
 /// What the relay looks for in what Switchboard sends.
 const CALL_METHOD: &[u8] = b"\"tools/call\"";
-
-/// The reference server's entry point in end2end's node_modules.
-fn everything_js() -> PathBuf {
-    let js = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("end2end/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-    assert!(
-        js.exists(),
-        "{} is missing: run `make e2e-deps` (it installs end2end's npm packages)",
-        js.display()
-    );
-    js
-}
 
 /// A port nothing listens on now.
 async fn free_port() -> u16 {
@@ -47,7 +35,7 @@ impl Everything {
     /// Starts it on `port` and waits until it accepts connections.
     async fn start(port: u16) -> Self {
         let child = Command::new("node")
-            .arg(everything_js())
+            .arg(everything())
             .arg("streamableHttp")
             .env("PORT", port.to_string())
             .stdout(std::process::Stdio::null())

@@ -190,7 +190,7 @@ fn node() -> String {
 }
 
 /// The entry point of end2end's `@modelcontextprotocol/server-everything`.
-fn everything() -> String {
+pub(crate) fn everything() -> String {
     let js = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("end2end/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     assert!(
