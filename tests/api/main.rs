@@ -25,6 +25,7 @@ mod lessons;
 mod limits;
 mod listing;
 mod mcp;
+mod mcp_health;
 mod mcp_servers;
 mod pages;
 mod passwords;

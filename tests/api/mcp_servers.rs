@@ -144,13 +144,13 @@ impl ServerHandler for Upstream {
 
 /// A running upstream: its URL, its state, and the task serving it (abort
 /// it to take the upstream down, connections and all).
-struct Running {
-    url: String,
+pub(crate) struct Running {
+    pub(crate) url: String,
     upstream: Upstream,
     task: tokio::task::JoinHandle<()>,
 }
 
-async fn start_upstream() -> Running {
+pub(crate) async fn start_upstream() -> Running {
     start_upstream_at("127.0.0.1:0").await
 }
 
@@ -188,7 +188,7 @@ async fn start_upstream_at(addr: &str) -> Running {
     }
 }
 
-async fn add_server(app: &TestApp, key: &str, body: Value) -> (u16, Value) {
+pub(crate) async fn add_server(app: &TestApp, key: &str, body: Value) -> (u16, Value) {
     let res = app
         .client
         .post(app.url("/api/mcp-servers"))
@@ -203,7 +203,7 @@ async fn add_server(app: &TestApp, key: &str, body: Value) -> (u16, Value) {
     )
 }
 
-async fn get_server(app: &TestApp, key: &str, id: i64) -> Value {
+pub(crate) async fn get_server(app: &TestApp, key: &str, id: i64) -> Value {
     let res = app
         .client
         .get(app.url(&format!("/api/mcp-servers/{id}")))
@@ -216,7 +216,12 @@ async fn get_server(app: &TestApp, key: &str, id: i64) -> Value {
 }
 
 /// Polls server `id` until `done` holds of it (at most 10 s).
-async fn wait_for(app: &TestApp, key: &str, id: i64, done: impl Fn(&Value) -> bool) -> Value {
+pub(crate) async fn wait_for(
+    app: &TestApp,
+    key: &str,
+    id: i64,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
     for _ in 0..200 {
         let server = get_server(app, key, id).await;
         if done(&server) {
@@ -270,7 +275,7 @@ async fn bind_globally(app: &TestApp, tools: &[&str]) {
 
 /// An app with the upstream added as `test`, its tools imported, and
 /// `test__echo`, `test__add` and `test__fail` bound globally.
-async fn connected() -> (TestApp, Running, String, i64, Session) {
+pub(crate) async fn connected() -> (TestApp, Running, String, i64, Session) {
     let app = spawn_app().await;
     let up = start_upstream().await;
     let key = app.api_key_with(&[Scope::CatalogueWrite]).await;

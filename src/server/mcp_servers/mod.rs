@@ -7,9 +7,11 @@
 //! and sessions are told once), and a session's call of one is decided by
 //! the one call path like any other, then forwarded by the `upstream`
 //! family of `agent::execute`. The connection itself, its back-off and
-//! `tools/list_changed`, is `client`.
+//! `tools/list_changed`, is `client`; what admins watch of them (call
+//! times, the live list's event stream), `health`.
 
 pub mod client;
+pub mod health;
 
 use crate::domain::actor::Actor;
 use crate::domain::error::FieldError;
@@ -17,12 +19,14 @@ use crate::domain::limits::MCP_SERVERS_MAX;
 use crate::domain::mcp_server::{
     import, McpServerName, McpServerStatus, UpstreamHeaders, UpstreamTool, UpstreamUrl,
 };
+use crate::domain::mcp_server_view::CallTimes;
+pub use crate::domain::mcp_server_view::{ServerTool, ServerView};
 use crate::error::ApiError;
 use crate::server::catalogue::{change, field_as_is};
 use crate::server::store::bindings::tools as catalogue_tools;
 use crate::server::store::mcp_servers::{self as store, LinkRow, McpServerRow};
 use crate::server::{AppState, ServerError};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -47,38 +51,6 @@ impl NewMcpServer {
             UpstreamHeaders::parse(self.headers)?,
         ))
     }
-}
-
-/// One imported tool as admins see it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ServerTool {
-    /// Its catalogue id.
-    pub id: String,
-    /// Its name upstream.
-    pub upstream_name: String,
-    /// What the model is told (an admin's description, if they gave one).
-    pub description: String,
-    /// Whether the upstream still lists it.
-    pub available: bool,
-}
-
-/// A connected server as admins see it: never its headers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ServerView {
-    /// Its id.
-    pub id: i64,
-    /// Its name.
-    pub name: String,
-    /// Its endpoint.
-    pub url: String,
-    /// `connecting`, `connected` or `error`.
-    pub status: McpServerStatus,
-    /// Why the last attempt failed, or which tools were left out.
-    pub last_error: Option<String>,
-    /// Its imported tools.
-    pub tools: Vec<ServerTool>,
 }
 
 /// Where an imported tool is called.
@@ -111,6 +83,14 @@ pub struct Registry {
     live: Mutex<HashMap<i64, Live>>,
     /// Notified when a server is added or removed.
     pub servers_changed: tokio::sync::Notify,
+    /// Each server's forwarded call times (`health`).
+    times: Mutex<HashMap<i64, CallTimes>>,
+    /// Notified when anything admins see of the servers changed: a
+    /// status, an import, a server added or removed, a call (`health`
+    /// sends the list to the watching pages).
+    views_changed: tokio::sync::Notify,
+    /// The watching pages' channel, while the server runs (`health`).
+    frames: Mutex<Option<tokio::sync::broadcast::Sender<Arc<crate::server::agent::hub::Frame>>>>,
 }
 
 impl Registry {
@@ -132,6 +112,16 @@ impl Registry {
                 None => all.remove(&id),
             };
         }
+    }
+
+    /// Tells the watching pages that what they show changed.
+    pub fn touch(&self) {
+        self.views_changed.notify_one();
+    }
+
+    /// Server `id`'s call times, if it had calls.
+    fn call_times(&self, id: i64) -> Option<CallTimes> {
+        self.times.lock().ok()?.get(&id).cloned()
     }
 
     fn set_links(&self, rows: Vec<LinkRow>) {
@@ -171,6 +161,7 @@ pub async fn add(
     let id = store::insert(&state.db, &name, &url, &headers, now, MCP_SERVERS_MAX).await?;
     tracing::info!(server = %name, id, "MCP server added");
     state.mcp_servers.servers_changed.notify_one();
+    state.mcp_servers.touch();
     view(state, id).await
 }
 
@@ -182,6 +173,10 @@ pub async fn remove(state: &AppState, actor: &Actor, id: i64) -> Result<(), Serv
         return Err(not_found(id));
     }
     state.mcp_servers.servers_changed.notify_one();
+    if let Ok(mut times) = state.mcp_servers.times.lock() {
+        times.remove(&id);
+    }
+    state.mcp_servers.touch();
     reload_links(state).await
 }
 
@@ -192,7 +187,10 @@ pub async fn list(state: &AppState) -> Result<Vec<ServerView>, ServerError> {
     let tools = catalogue_tools(&state.db).await?;
     Ok(servers
         .into_iter()
-        .map(|s| view_of(s, &links, &tools))
+        .map(|s| {
+            let times = state.mcp_servers.call_times(s.id);
+            view_of(s, &links, &tools).with_health(times.as_ref())
+        })
         .collect())
 }
 
@@ -203,7 +201,8 @@ pub async fn view(state: &AppState, id: i64) -> Result<ServerView, ServerError> 
         .ok_or_else(|| not_found(id))?;
     let links = store::links(&state.db).await?;
     let tools = catalogue_tools(&state.db).await?;
-    Ok(view_of(server, &links, &tools))
+    let times = state.mcp_servers.call_times(id);
+    Ok(view_of(server, &links, &tools).with_health(times.as_ref()))
 }
 
 fn not_found(id: i64) -> ServerError {
@@ -235,6 +234,9 @@ fn view_of(
         status: server.status,
         last_error: server.last_error,
         tools,
+        tool_count: 0,
+        calls: 0,
+        median_call_ms: None,
     }
 }
 
@@ -287,7 +289,9 @@ pub async fn import_listed(
         note.as_deref(),
         now,
     )
-    .await
+    .await?;
+    state.mcp_servers.touch();
+    Ok(())
 }
 
 /// Re-reads every imported tool's link into the registry.
