@@ -57,15 +57,16 @@ where
                     </div>
                     <div class="field">
                         <label for="mcp-url">"URL"</label>
-                        <input id="mcp-url" type="url" name="url" required placeholder="http://127.0.0.1:3001/mcp"
+                        <input id="mcp-url" type="text" inputmode="url" name="url" required placeholder="http://127.0.0.1:3001/mcp"
                             maxlength=MCP_URL_MAX_BYTES.to_string() />
                         <FieldProblem message=problem("url") testid="add-error-url" />
                     </div>
                 </div>
                 <div class="field">
-                    <label for="mcp-headers">"Headers (one Name: value a line; never shown again)"</label>
+                    <label for="mcp-headers">"Headers"</label>
                     <textarea id="mcp-headers" name="headers" rows="2" autocomplete="off"
                         placeholder="Authorization: Bearer …"></textarea>
+                    <small class="muted">"One “Name: value” a line, sent with every request to the server; never shown again."</small>
                     <FieldProblem message=problem("headers") testid="add-error-headers" />
                 </div>
                 <button type="submit" class="button primary" disabled=move || add.pending().get()>

@@ -31,13 +31,24 @@ where
             {server.last_error.clone().map(|e| view! { <p class="error" data-testid="server-error">{e}</p> })}
             <p class="small">
                 <span data-testid="server-tool-count">{server.tool_count}</span>
-                " tools available · "
+                {plural(server.tool_count as u64, " tool available", " tools available")}
+                " · "
                 <span data-testid="server-calls">{server.calls}</span>
-                " calls · median "
+                {plural(server.calls, " call", " calls")}
+                " · median "
                 <span data-testid="server-median">{median}</span>
             </p>
             <ToolTable tools />
         </article>
+    }
+}
+
+/// `one` for 1, else `many`.
+fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 {
+        one
+    } else {
+        many
     }
 }
 
