@@ -27,6 +27,10 @@ const model = {
 export const pluginPort = port + 10;
 export const pluginOrigin = `http://127.0.0.1:${pluginPort}`;
 
+// @modelcontextprotocol/server-everything in its streamableHttp mode, the
+// real MCP server mcp-servers.spec.ts starts and connects as an upstream.
+export const everythingPort = port + 11;
+
 /** A server on `p` over a brand-new database in `dir`, with `env` added. */
 function server(p: number, dir: string, env: Record<string, string> = {}) {
   return {

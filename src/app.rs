@@ -14,6 +14,7 @@ use crate::ui::home::HomePage;
 use crate::ui::layout::{Layout, NotFound};
 use crate::ui::lessons::{LessonEditorPage, LessonRunsPage, LessonsPage};
 use crate::ui::login::LoginPage;
+use crate::ui::mcp_servers::McpServersPage;
 use crate::ui::sessions::{SessionPage, SessionsPage};
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Title};
@@ -122,6 +123,7 @@ fn component_of(id: PageId) -> fn() -> AnyView {
         }
         PageId::Agents => || view! { <AgentsPage /> }.into_any(),
         PageId::Bindings => || view! { <BindingsPage /> }.into_any(),
+        PageId::McpServers => || view! { <McpServersPage /> }.into_any(),
         PageId::Sessions => || view! { <SessionsPage /> }.into_any(),
         PageId::Playground => || view! { <crate::ui::playground::PlaygroundPage /> }.into_any(),
         PageId::Session => || view! { <SessionPage /> }.into_any(),
@@ -197,6 +199,7 @@ mod tests {
             ("/sessions/abc", Bundle::Sessions),
             ("/agents", Bundle::Admin),
             ("/bindings", Bundle::Admin),
+            ("/mcp-servers", Bundle::Admin),
             ("/playground", Bundle::Workflows),
             ("/workflows", Bundle::Workflows),
             ("/workflows/idv", Bundle::Workflows),

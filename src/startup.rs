@@ -103,6 +103,11 @@ impl Application {
         let upstreams = tokio::spawn(crate::server::mcp_servers::client::supervise(
             self.state.clone(),
         ));
+        // …and their admins' pages told of every change
+        // (`mcp_servers::health`).
+        let health = tokio::spawn(crate::server::mcp_servers::health::announce(
+            self.state.clone(),
+        ));
         let hub = self.state.hub.clone();
         let grace = self.state.config.shutdown_grace;
         let (stopping, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -138,6 +143,7 @@ impl Application {
         sweeper.abort();
         scheduler.abort();
         upstreams.abort();
+        health.abort();
         result
     }
 }

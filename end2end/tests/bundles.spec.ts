@@ -63,6 +63,7 @@ test('every page loads only its own group’s bundle, and it hydrates all of the
     [`/sessions/${session.sessionId}`, 'sessions'],
     ['/agents', 'admin'],
     ['/bindings', 'admin'],
+    ['/mcp-servers', 'admin'],
     ['/playground', 'workflows'],
     ['/workflows', 'workflows'],
     ['/workflows/idv', 'workflows'],

@@ -21,6 +21,7 @@ const GUARDED: { path: string; who: { email: string; password: string } }[] = [
   { path: '/playground', who: TEACHER },
   { path: '/agents', who: ADMIN },
   { path: '/bindings', who: ADMIN },
+  { path: '/mcp-servers', who: ADMIN },
   { path: '/workflows', who: ADMIN },
   { path: '/workflows/idv', who: ADMIN },
 ];

@@ -9,6 +9,7 @@ pub mod auth;
 pub mod bindings;
 pub mod keys;
 pub mod lessons;
+pub mod mcp_servers;
 pub mod playground;
 pub mod sessions;
 pub mod vibes;

@@ -57,6 +57,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("limits", include_str!("limits.rs")),
     ("mcp_server", include_str!("mcp_server.rs")),
     ("mcp_stdio", include_str!("mcp_stdio.rs")),
+    ("mcp_server_view", include_str!("mcp_server_view.rs")),
     ("net", include_str!("net.rs")),
     ("pages", include_str!("pages.rs")),
     ("plugin", include_str!("plugin.rs")),

@@ -319,6 +319,18 @@ pub const MCP_STDERR_LINES_KEPT: usize = 10;
 /// writing megabytes without a newline holds no more memory than this.
 pub const MCP_STDERR_LINE_MAX_CHARS: usize = 200;
 
+/// How many of a connected MCP server's latest forwarded calls are kept
+/// to give their median time on its admin page: enough for a steady
+/// median, few enough that a server that has served millions of calls
+/// holds a fixed, small buffer (the count of all calls is kept apart).
+pub const MCP_CALL_TIMES_KEPT: usize = 200;
+
+/// Shortest gap between two frames of `GET /api/mcp-servers/events`, in
+/// milliseconds: a burst of forwarded calls changes the figures on every
+/// call, and the watching page needs a few updates a second, not one per
+/// call (changes in between are sent together in the next frame).
+pub const MCP_SERVERS_FRAME_GAP_MS: u64 = 250;
+
 #[cfg(test)]
 mod tests {
     use super::*;

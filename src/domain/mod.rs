@@ -24,6 +24,7 @@ pub mod join_code;
 pub mod lesson;
 pub mod limits;
 pub mod mcp_server;
+pub mod mcp_server_view;
 pub mod mcp_stdio;
 pub mod net;
 pub mod pages;

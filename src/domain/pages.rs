@@ -26,6 +26,8 @@ pub enum PageId {
     Agents,
     /// The tool bindings.
     Bindings,
+    /// The connected MCP servers.
+    McpServers,
     /// The live sessions list.
     Sessions,
     /// The plugin playground.
@@ -84,7 +86,7 @@ const ADMIN: Option<Role> = Some(Role::Admin);
 
 /// Every page. A role of `Teacher` means any signed-in account (admins can
 /// do what teachers can).
-pub const PAGES: [Page; 13] = [
+pub const PAGES: [Page; 14] = [
     page(PageId::Login, "/login", Bundle::Start, None, "Sign in"),
     page(PageId::Home, "/", Bundle::Start, TEACHER, "Home"),
     page(
@@ -124,6 +126,13 @@ pub const PAGES: [Page; 13] = [
         Bundle::Admin,
         ADMIN,
         "Tool bindings",
+    ),
+    page(
+        PageId::McpServers,
+        "/mcp-servers",
+        Bundle::Admin,
+        ADMIN,
+        "MCP servers",
     ),
     page(
         PageId::Sessions,
@@ -299,9 +308,11 @@ mod tests {
             .map(|p| p.id)
             .collect();
         assert_eq!(open, [PageId::Login]);
-        let bindings = page_at("/bindings").unwrap();
-        assert!(!bindings.allows(Some(Role::Teacher)));
-        assert!(bindings.allows(Some(Role::Admin)));
+        for admin_page in ["/bindings", "/mcp-servers"] {
+            let page = page_at(admin_page).unwrap();
+            assert!(!page.allows(Some(Role::Teacher)), "{admin_page}");
+            assert!(page.allows(Some(Role::Admin)), "{admin_page}");
+        }
         assert!(page_at("/lessons").unwrap().allows(Some(Role::Admin)));
     }
 }

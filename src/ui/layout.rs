@@ -5,7 +5,7 @@ use crate::ui::auth::{set_page_status, use_auth};
 use leptos::prelude::*;
 use leptos_router::components::{Outlet, A};
 
-/// Header with the app name, the areas (Tool bindings, Agents and Workflows only for admins), the
+/// Header with the app name, the areas (Tool bindings, Agents, Workflows and MCP servers only for admins), the
 /// signed-in user with their role, and sign-out.
 #[component]
 pub fn Layout() -> impl IntoView {
@@ -35,6 +35,9 @@ pub fn Layout() -> impl IntoView {
                                     </A>
                                     <A href="/workflows">
                                         "Workflows"
+                                    </A>
+                                    <A href="/mcp-servers">
+                                        "MCP servers"
                                     </A>
                                 }
                             })

@@ -34,6 +34,8 @@ pub mod sessions;
 pub mod agents;
 #[cfg(feature = "pages-admin")]
 pub mod bindings;
+#[cfg(feature = "pages-admin")]
+pub mod mcp_servers;
 
 #[cfg(feature = "pages-workflows")]
 pub mod playground;

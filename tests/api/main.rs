@@ -26,6 +26,7 @@ mod limits;
 mod listing;
 mod mcp;
 mod mcp_everything;
+mod mcp_health;
 mod mcp_servers;
 mod mcp_transports;
 mod mcp_withheld;

@@ -158,12 +158,12 @@ impl ServerHandler for Upstream {
 /// A running upstream: its URL, its state, and the task serving it (abort
 /// it to take the upstream down, connections and all).
 pub(crate) struct Running {
-    url: String,
+    pub(crate) url: String,
     pub(crate) upstream: Upstream,
     task: tokio::task::JoinHandle<()>,
 }
 
-async fn start_upstream() -> Running {
+pub(crate) async fn start_upstream() -> Running {
     start_upstream_at("127.0.0.1:0").await
 }
 

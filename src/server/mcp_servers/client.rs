@@ -108,6 +108,7 @@ async fn keep_connected(state: AppState, id: i64, stop: CancellationToken) {
         {
             tracing::warn!(error = %e, "could not record an MCP server's status");
         }
+        state.mcp_servers.touch();
         tokio::select! {
             () = tokio::time::sleep(Duration::from_secs(backoff)) => {}
             () = stop.cancelled() => break,
@@ -227,35 +228,37 @@ pub async fn call(
     };
     let params = CallToolRequestParams::new(upstream_name.to_owned()).with_arguments(args);
     let deadline = Duration::from_secs(MCP_CALL_DEADLINE_SECS);
-    Ok(
-        match tokio::time::timeout(deadline, live.peer.call_tool(params)).await {
-            Ok(Ok(result)) => {
-                let texts: Vec<String> = result
-                    .content
-                    .iter()
-                    .filter_map(ContentBlock::as_text)
-                    .map(|t| t.text.clone())
-                    .collect();
-                let is_error = result.is_error == Some(true);
-                Forwarded::Answered(
-                    call_result(&texts, result.structured_content, is_error),
-                    is_error,
-                )
+    let started = tokio::time::Instant::now();
+    let answer = tokio::time::timeout(deadline, live.peer.call_tool(params)).await;
+    // The time the call took, for its admins' median (`health`).
+    state.mcp_servers.record_call(server_id, started.elapsed());
+    Ok(match answer {
+        Ok(Ok(result)) => {
+            let texts: Vec<String> = result
+                .content
+                .iter()
+                .filter_map(ContentBlock::as_text)
+                .map(|t| t.text.clone())
+                .collect();
+            let is_error = result.is_error == Some(true);
+            Forwarded::Answered(
+                call_result(&texts, result.structured_content, is_error),
+                is_error,
+            )
+        }
+        Ok(Err(e)) => {
+            if matches!(
+                e,
+                rmcp::ServiceError::TransportClosed | rmcp::ServiceError::TransportSend(_)
+            ) {
+                live.kick.notify_one();
             }
-            Ok(Err(e)) => {
-                if matches!(
-                    e,
-                    rmcp::ServiceError::TransportClosed | rmcp::ServiceError::TransportSend(_)
-                ) {
-                    live.kick.notify_one();
-                }
-                Forwarded::Failed(short(&format!("its MCP server failed the call: {e}")))
-            }
-            Err(_) => Forwarded::Failed(format!(
-                "its MCP server did not answer within {MCP_CALL_DEADLINE_SECS} s"
-            )),
-        },
-    )
+            Forwarded::Failed(short(&format!("its MCP server failed the call: {e}")))
+        }
+        Err(_) => Forwarded::Failed(format!(
+            "its MCP server did not answer within {MCP_CALL_DEADLINE_SECS} s"
+        )),
+    })
 }
 
 /// `text` cut to [`ERROR_MAX_CHARS`].

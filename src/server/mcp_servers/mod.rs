@@ -8,9 +8,12 @@
 //! the one call path like any other, then forwarded by the `upstream`
 //! family of `agent::execute`. The connection itself, its back-off and
 //! `tools/list_changed`, is `client`; how a server is reached (HTTP with
-//! TLS, or a process on stdio) is `transport`, `tls` and `stdio`.
+//! TLS, or a process on stdio) is `transport`, `tls` and `stdio`; what
+//! admins watch of them (call times, the live list's event stream),
+//! `health`.
 
 pub mod client;
+pub mod health;
 pub mod stdio;
 pub mod tls;
 pub mod transport;
@@ -19,6 +22,8 @@ use crate::domain::actor::Actor;
 use crate::domain::error::FieldError;
 use crate::domain::limits::MCP_SERVERS_MAX;
 use crate::domain::mcp_server::{import, McpServerName, McpServerStatus, UpstreamTool};
+use crate::domain::mcp_server_view::CallTimes;
+pub use crate::domain::mcp_server_view::{ServerTool, ServerView};
 use crate::domain::mcp_stdio::{Endpoint, Reach};
 use crate::error::ApiError;
 use crate::server::agent::rules::withheld_of;
@@ -26,7 +31,7 @@ use crate::server::catalogue::{change, field_as_is};
 use crate::server::store::bindings::tools as catalogue_tools;
 use crate::server::store::mcp_servers::{self as store, LinkRow, McpServerRow};
 use crate::server::{AppState, ServerError};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
@@ -66,43 +71,6 @@ impl NewMcpServer {
     }
 }
 
-/// One imported tool as admins see it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ServerTool {
-    /// Its catalogue id.
-    pub id: String,
-    /// Its name upstream.
-    pub upstream_name: String,
-    /// What the model is told (an admin's description, if they gave one).
-    pub description: String,
-    /// Whether the upstream still lists it.
-    pub available: bool,
-}
-
-/// A connected server as admins see it: never its headers nor its
-/// variables.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ServerView {
-    /// Its id.
-    pub id: i64,
-    /// Its name.
-    pub name: String,
-    /// Its Streamable HTTP endpoint (absent for a stdio server).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
-    /// A stdio server's program and arguments (absent for an HTTP one).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub command: Option<Vec<String>>,
-    /// `connecting`, `connected` or `error`.
-    pub status: McpServerStatus,
-    /// Why the last attempt failed, or which tools were left out.
-    pub last_error: Option<String>,
-    /// Its imported tools.
-    pub tools: Vec<ServerTool>,
-}
-
 /// Where an imported tool is called.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Link {
@@ -136,6 +104,14 @@ pub struct Registry {
     /// The HTTP client upstreams are reached with (TLS, `MCP_CA_FILE`),
     /// built by [`load`].
     http: OnceLock<reqwest13::Client>,
+    /// Each server's forwarded call times (`health`).
+    times: Mutex<HashMap<i64, CallTimes>>,
+    /// Notified when anything admins see of the servers changed: a
+    /// status, an import, a server added or removed, a call (`health`
+    /// sends the list to the watching pages).
+    views_changed: tokio::sync::Notify,
+    /// The watching pages' channel, while the server runs (`health`).
+    frames: Mutex<Option<tokio::sync::broadcast::Sender<Arc<crate::server::agent::hub::Frame>>>>,
 }
 
 impl Registry {
@@ -162,6 +138,16 @@ impl Registry {
                 None => all.remove(&id),
             };
         }
+    }
+
+    /// Tells the watching pages that what they show changed.
+    pub fn touch(&self) {
+        self.views_changed.notify_one();
+    }
+
+    /// Server `id`'s call times, if it had calls.
+    fn call_times(&self, id: i64) -> Option<CallTimes> {
+        self.times.lock().ok()?.get(&id).cloned()
     }
 
     fn set_links(&self, rows: Vec<LinkRow>) {
@@ -208,6 +194,7 @@ pub async fn add(
     let id = store::insert(&state.db, &name, &reach, now, MCP_SERVERS_MAX).await?;
     tracing::info!(server = %name, id, "MCP server added");
     state.mcp_servers.servers_changed.notify_one();
+    state.mcp_servers.touch();
     view(state, id).await
 }
 
@@ -219,6 +206,10 @@ pub async fn remove(state: &AppState, actor: &Actor, id: i64) -> Result<(), Serv
         return Err(not_found(id));
     }
     state.mcp_servers.servers_changed.notify_one();
+    if let Ok(mut times) = state.mcp_servers.times.lock() {
+        times.remove(&id);
+    }
+    state.mcp_servers.touch();
     reload_links(state).await
 }
 
@@ -229,7 +220,10 @@ pub async fn list(state: &AppState) -> Result<Vec<ServerView>, ServerError> {
     let tools = catalogue_tools(&state.db).await?;
     Ok(servers
         .into_iter()
-        .map(|s| view_of(s, &links, &tools))
+        .map(|s| {
+            let times = state.mcp_servers.call_times(s.id);
+            view_of(s, &links, &tools).with_health(times.as_ref())
+        })
         .collect())
 }
 
@@ -240,7 +234,8 @@ pub async fn view(state: &AppState, id: i64) -> Result<ServerView, ServerError> 
         .ok_or_else(|| not_found(id))?;
     let links = store::links(&state.db).await?;
     let tools = catalogue_tools(&state.db).await?;
-    Ok(view_of(server, &links, &tools))
+    let times = state.mcp_servers.call_times(id);
+    Ok(view_of(server, &links, &tools).with_health(times.as_ref()))
 }
 
 fn not_found(id: i64) -> ServerError {
@@ -279,6 +274,9 @@ fn view_of(
         status: server.status,
         last_error: server.last_error,
         tools,
+        tool_count: 0,
+        calls: 0,
+        median_call_ms: None,
     }
 }
 
@@ -331,7 +329,9 @@ pub async fn import_listed(
         note.as_deref(),
         now,
     )
-    .await
+    .await?;
+    state.mcp_servers.touch();
+    Ok(())
 }
 
 /// Re-reads every imported tool's link into the registry and, when that

@@ -1,23 +1,29 @@
 //! Connected MCP servers over the JSON API, for a key scoped
 //! `catalogue:write` (their tools are catalogue tools): add one, list them
 //! and read one with their status, last error and imported tools — never
-//! their headers —, and remove one. Every route goes through
-//! `server::mcp_servers`, the one door.
+//! their headers —, and remove one; and follow the list as it changes
+//! (`/events`, also for the signed-in admin's page). Every route goes
+//! through `server::mcp_servers`, the one door.
 
-use crate::server::http::extract::{path_id, CatalogueWrite, JsonBody, Key};
-use crate::server::mcp_servers::{self, NewMcpServer, ServerView};
+use crate::domain::api_key::Scope;
+use crate::domain::mcp_server_view::ServerList;
+use crate::domain::user::Role;
+use crate::error::ApiError;
+use crate::server::http::extract::{path_id, ApiKey, CatalogueWrite, JsonBody, Key, SignedIn};
+use crate::server::http::rest::event_streams::event_stream;
+use crate::server::mcp_servers::{self, health, NewMcpServer, ServerView};
 use crate::server::{AppState, ServerError};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use serde::Serialize;
 
 /// Connected MCP server routes.
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/api/mcp-servers", get(list).post(add))
+        .route("/api/mcp-servers/events", get(events))
         .route("/api/mcp-servers/{id}", get(one).delete(remove))
 }
 
@@ -34,20 +40,43 @@ async fn add(
     Ok((StatusCode::CREATED, Json(view)).into_response())
 }
 
-/// Every server.
-#[derive(Debug, Serialize)]
-struct Servers {
-    servers: Vec<ServerView>,
-}
-
 /// `GET /api/mcp-servers`: `{"servers": [...]}`, by name.
 async fn list(
     _: Key<CatalogueWrite>,
     State(state): State<AppState>,
-) -> Result<Json<Servers>, ServerError> {
-    Ok(Json(Servers {
+) -> Result<Json<ServerList>, ServerError> {
+    Ok(Json(ServerList {
         servers: mcp_servers::list(&state).await?,
     }))
+}
+
+/// `GET /api/mcp-servers/events`: event `servers` with the whole list
+/// (as `GET /api/mcp-servers` answers it) at once and after every change
+/// — a status, an import, a server added or removed, calls (a few frames
+/// a second at most) —, for an API key with `catalogue:write` or the
+/// signed-in admin. Counted against the listener's stream cap; nothing is
+/// replayed, as each frame is the whole list.
+async fn events(
+    key: Option<ApiKey>,
+    SignedIn(user): SignedIn,
+    State(state): State<AppState>,
+) -> Result<Response, ServerError> {
+    let cap = match (&key, &user) {
+        (Some(key), _) => {
+            key.require(Scope::CatalogueWrite)?;
+            format!("key:{}", key.id())
+        }
+        (None, Some(user)) => {
+            user.require(Role::Admin)?;
+            format!("user:{}", user.0.id)
+        }
+        (None, None) => return Err(ApiError::Unauthenticated.into()),
+    };
+    let permit = state
+        .streams
+        .acquire(&[(cap, state.config.max_streams_per_user)])?;
+    let (first, rx) = health::subscribe(&state).await?;
+    Ok(event_stream(vec![first.sse.clone()], rx, 0, Some(permit)))
 }
 
 /// `GET /api/mcp-servers/{id}`: the server, 404 if unknown.
