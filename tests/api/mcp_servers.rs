@@ -228,6 +228,31 @@ pub(crate) async fn get_server(app: &TestApp, key: &str, id: i64) -> Value {
     res.json().await.unwrap()
 }
 
+/// Each of `refused` (a body, the field its 422 names) is refused naming
+/// that field, and no server is stored.
+pub(crate) async fn refused_naming_and_none_stored<const N: usize>(
+    app: &TestApp,
+    key: &str,
+    refused: [(Value, &str); N],
+) {
+    for (body, field) in refused {
+        let (status, reply) = add_server(app, key, body).await;
+        assert_eq!(status, 422, "{reply}");
+        assert_eq!(reply["Invalid"]["field"], field, "{reply}");
+    }
+    let list: Value = app
+        .client
+        .get(app.url("/api/mcp-servers"))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(list["servers"], json!([]), "nothing stored");
+}
+
 /// Polls server `id` until `done` holds of it (at most 10 s).
 pub(crate) async fn wait_for(
     app: &TestApp,
@@ -518,7 +543,7 @@ async fn bad_input_is_refused_naming_the_field_and_nothing_is_stored() {
     let app = spawn_app().await;
     let key = app.api_key_with(&[Scope::CatalogueWrite]).await;
     let big = "v".repeat(9 * 1024);
-    for (body, field) in [
+    let refused = [
         (
             json!({"name": "Bad Name", "url": "http://127.0.0.1:1/mcp"}),
             "name",
@@ -536,22 +561,8 @@ async fn bad_input_is_refused_naming_the_field_and_nothing_is_stored() {
             json!({"name": "ok", "url": "http://127.0.0.1:1/mcp", "headers": {"Host": "x"}}),
             "headers.Host",
         ),
-    ] {
-        let (status, reply) = add_server(&app, &key, body).await;
-        assert_eq!(status, 422, "{reply}");
-        assert_eq!(reply["Invalid"]["field"], field, "{reply}");
-    }
-    let list: Value = app
-        .client
-        .get(app.url("/api/mcp-servers"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(list["servers"], json!([]), "nothing stored");
+    ];
+    refused_naming_and_none_stored(&app, &key, refused).await;
     let (status, _) = add_server(
         &app,
         &key,
