@@ -235,3 +235,34 @@ key_scopes! {
     /// `catalogue:write`; a refusal names `bindings:read`.
     CatalogueRead => [BindingsRead, CatalogueWrite];
 }
+
+/// Who may follow an admin's live stream (a workflow's edits, the MCP
+/// servers' list): an API key with a scope `S` names, or else the
+/// signed-in admin (its cookie; a stream is a `GET`). 401 with neither,
+/// 403 `MissingScope` or `Forbidden` otherwise. One door for such streams,
+/// so a new one cannot let a teacher or a key without the scope in.
+#[derive(Debug, Clone)]
+pub struct KeyOrAdmin<S> {
+    /// Whose streams the listener's cap counts: `key:<id>` or `user:<id>`.
+    pub listener: String,
+    _scope: PhantomData<S>,
+}
+
+impl<S: KeyScope + Send + Sync> FromRequestParts<AppState> for KeyOrAdmin<S> {
+    type Rejection = ServerError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ServerError> {
+        let listener = if parts.headers.get(header::AUTHORIZATION).is_some() {
+            let key = Key::<S>::from_request_parts(parts, state).await?;
+            format!("key:{}", key.id())
+        } else {
+            let user = signed_in(parts)?;
+            user.require(Role::Admin)?;
+            format!("user:{}", user.0.id)
+        };
+        Ok(Self {
+            listener,
+            _scope: PhantomData,
+        })
+    }
+}

@@ -5,11 +5,8 @@
 //! (`/events`, also for the signed-in admin's page). Every route goes
 //! through `server::mcp_servers`, the one door.
 
-use crate::domain::api_key::Scope;
 use crate::domain::mcp_server_view::ServerList;
-use crate::domain::user::Role;
-use crate::error::ApiError;
-use crate::server::http::extract::{path_id, ApiKey, CatalogueWrite, JsonBody, Key, SignedIn};
+use crate::server::http::extract::{path_id, CatalogueWrite, JsonBody, Key, KeyOrAdmin};
 use crate::server::http::rest::event_streams::event_stream;
 use crate::server::mcp_servers::{self, health, NewMcpServer, ServerView};
 use crate::server::{AppState, ServerError};
@@ -57,24 +54,12 @@ async fn list(
 /// signed-in admin. Counted against the listener's stream cap; nothing is
 /// replayed, as each frame is the whole list.
 async fn events(
-    key: Option<ApiKey>,
-    SignedIn(user): SignedIn,
+    who: KeyOrAdmin<CatalogueWrite>,
     State(state): State<AppState>,
 ) -> Result<Response, ServerError> {
-    let cap = match (&key, &user) {
-        (Some(key), _) => {
-            key.require(Scope::CatalogueWrite)?;
-            format!("key:{}", key.id())
-        }
-        (None, Some(user)) => {
-            user.require(Role::Admin)?;
-            format!("user:{}", user.0.id)
-        }
-        (None, None) => return Err(ApiError::Unauthenticated.into()),
-    };
     let permit = state
         .streams
-        .acquire(&[(cap, state.config.max_streams_per_user)])?;
+        .acquire(&[(who.listener, state.config.max_streams_per_user)])?;
     let (first, rx) = health::subscribe(&state).await?;
     Ok(event_stream(vec![first.sse.clone()], rx, 0, Some(permit)))
 }

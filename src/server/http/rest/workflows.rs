@@ -8,15 +8,10 @@
 //! too) and the workflow chat's one-action step.
 
 use crate::domain::actor::Actor;
-use crate::domain::api_key::Scope;
-use crate::domain::user::Role;
 use crate::domain::workflow_chat::{ChatRequest, CHAT_BODY_MAX_BYTES};
 use crate::domain::workflow_def::Edit;
 use crate::domain::workflow_def::{trigger_types, Definition, TriggerType};
-use crate::error::ApiError;
-use crate::server::http::extract::{
-    Admin, ApiKey, IfMatch, JsonBody, Key, SignedIn, WorkflowsWrite,
-};
+use crate::server::http::extract::{Admin, IfMatch, JsonBody, Key, KeyOrAdmin, WorkflowsWrite};
 use crate::server::http::rest::bindings::etag;
 use crate::server::http::rest::sessions::event_stream;
 use crate::server::store::workflow_defs;
@@ -123,30 +118,14 @@ async fn history(
 /// against the listener's stream cap; nothing is replayed — a page that
 /// reconnects reads the definition again.
 async fn events(
-    key: Option<ApiKey>,
-    SignedIn(user): SignedIn,
+    who: KeyOrAdmin<WorkflowsWrite>,
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, ServerError> {
-    let cap = match (&key, &user) {
-        (Some(key), _) => {
-            key.require(Scope::WorkflowsWrite)?;
-            (
-                format!("key:{}", key.id()),
-                state.config.max_streams_per_user,
-            )
-        }
-        (None, Some(user)) => {
-            user.require(Role::Admin)?;
-            (
-                format!("user:{}", user.0.id),
-                state.config.max_streams_per_user,
-            )
-        }
-        (None, None) => return Err(ApiError::Unauthenticated.into()),
-    };
     workflows::get(&state, &id).await?;
-    let permit = state.streams.acquire(&[cap])?;
+    let permit = state
+        .streams
+        .acquire(&[(who.listener, state.config.max_streams_per_user)])?;
     let rx = state.hub.subscribe_workflow(&id);
     Ok(event_stream(Vec::new(), Some(rx), 0, Some(permit)))
 }
