@@ -172,6 +172,7 @@ async fn the_reference_servers_echo_is_imported_bound_called_refused_unbound_and
     );
     let reason = down["reason"].as_str().unwrap();
     assert!(reason.contains("MCP server"), "{reason}");
+    assert!(!reason.contains("rmcp::"), "no Rust type names: {reason}");
     let server = wait_for(&app, &key, id, |s| s["status"] == "error").await;
     assert!(
         server["lastError"].as_str().is_some_and(|e| !e.is_empty()),

@@ -519,6 +519,7 @@ async fn an_upstream_that_is_down_gives_a_readable_refusal_and_an_error_status()
         reason.contains("could not run") && reason.contains("MCP server"),
         "{reason}"
     );
+    assert!(!reason.contains("rmcp::"), "no Rust type names: {reason}");
     let server = wait_for(&app, &key, id, |s| s["status"] == "error").await;
     assert!(
         server["lastError"].as_str().is_some_and(|e| !e.is_empty()),

@@ -9,7 +9,8 @@
 //! The headers go into the transport's request headers and nowhere else:
 //! no error, status or log line here carries them.
 
-use super::{import_listed, transport, Live};
+use super::transport::{self, describe};
+use super::{import_listed, Live};
 use crate::domain::limits::{
     MCP_CALL_DEADLINE_SECS, MCP_CONNECT_DEADLINE_SECS, MCP_RECONNECT_MAX_SECS,
 };
@@ -253,7 +254,14 @@ pub async fn call(
             ) {
                 live.kick.notify_one();
             }
-            Forwarded::Failed(short(&format!("its MCP server failed the call: {e}")))
+            let why = match &e {
+                rmcp::ServiceError::TransportClosed => "the connection to it closed".to_owned(),
+                rmcp::ServiceError::TransportSend(_) => {
+                    format!("the call could not be sent: {}", describe(&e))
+                }
+                other => other.to_string(),
+            };
+            Forwarded::Failed(short(&format!("its MCP server failed the call: {why}")))
         }
         Err(_) => Forwarded::Failed(format!(
             "its MCP server did not answer within {MCP_CALL_DEADLINE_SECS} s"

@@ -93,7 +93,7 @@ where
 /// peer certificate: UnknownIssuer`). rmcp's wrappers, which name Rust
 /// types, are passed over; its HTTP client error keeps reqwest's error as
 /// a field rather than a source, so it is followed by hand.
-fn describe(e: &ClientInitializeError) -> String {
+pub(super) fn describe(e: &(dyn Error + 'static)) -> String {
     let mut said: Vec<String> = Vec::new();
     let mut next: Option<&(dyn Error + 'static)> = Some(e);
     while let Some(cause) = next {
@@ -114,6 +114,9 @@ fn deeper<'a>(e: &'a (dyn Error + 'static)) -> (bool, Option<&'a (dyn Error + 's
     }
     if let Some(wrapper) = e.downcast_ref::<DynamicTransportError>() {
         return (true, wrapper.source());
+    }
+    if let Some(rmcp::ServiceError::TransportSend(inner)) = e.downcast_ref() {
+        return (true, Some(inner));
     }
     if let Some(StreamableHttpError::Client(inner)) =
         e.downcast_ref::<StreamableHttpError<reqwest13::Error>>()
