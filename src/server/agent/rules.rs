@@ -11,7 +11,6 @@ use crate::domain::catalogue::{CatalogueTool, Workflow, WORKFLOW_SWITCH_TOOL};
 use crate::domain::decide::{Rulebook, Withheld};
 use crate::domain::declaration::ultravox::PreparedStage;
 use crate::domain::declaration::FunctionDeclaration;
-use crate::domain::limits::excerpt;
 use crate::domain::vibe::template::stage;
 use crate::domain::vibe::{Agent, Vibe};
 use crate::domain::workflow_def::Definition;
@@ -366,30 +365,6 @@ pub fn withheld_of(links: &[LinkRow]) -> HashMap<String, Withheld> {
         .collect()
 }
 
-/// Checks `arguments` with a compiled schema (a catalogue tool's or a
-/// plugin tool's); the error names up to three fields and their rules.
-pub fn check_with(validator: &jsonschema::Validator, arguments: &Value) -> Result<(), String> {
-    let problems: Vec<String> = validator
-        .iter_errors(arguments)
-        .take(3)
-        .map(|e| {
-            let path = e.instance_path().to_string();
-            let field = path.trim_start_matches('/').replace('/', ".");
-            let problem = excerpt(&e.to_string());
-            if field.is_empty() {
-                format!("arguments: {problem}")
-            } else {
-                format!("field `{}`: {problem}", excerpt(&field))
-            }
-        })
-        .collect();
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(problems.join("; "))
-    }
-}
-
 /// Gives the workflow switch's `workflowId` an `enum` of the workflow ids
 /// and lists them with their names in its description, so a model picks a
 /// real one instead of guessing.
@@ -412,16 +387,8 @@ fn narrow_to_workflows(tool: &mut CatalogueTool, workflows: &[Workflow]) {
     }
 }
 
-/// Compiles a tool's JSON Schema. Patterns use the `regex` engine (linear
-/// time, no backtracking), and jsonschema's default features are off, so a
-/// schema can never make the server fetch a `$ref` over the network or from
-/// a file. Slow for large schemas: call it off the async threads.
-pub fn compile_schema(schema: &Value) -> Result<jsonschema::Validator, String> {
-    jsonschema::options()
-        .with_pattern_options(jsonschema::PatternOptions::regex())
-        .build(schema)
-        .map_err(|e| excerpt(&e.to_string()))
-}
+mod schema;
+pub use schema::{check_with, compile_schema};
 
 #[cfg(test)]
 mod tests;
