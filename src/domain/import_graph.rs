@@ -61,6 +61,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("net", include_str!("net.rs")),
     ("pages", include_str!("pages.rs")),
     ("plugin", include_str!("plugin.rs")),
+    ("retention", include_str!("retention.rs")),
     ("session_access", include_str!("session_access.rs")),
     ("session_checks", include_str!("session_checks.rs")),
     ("session_origin", include_str!("session_origin.rs")),

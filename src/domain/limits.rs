@@ -331,6 +331,19 @@ pub const MCP_CALL_TIMES_KEPT: usize = 200;
 /// call (changes in between are sent together in the next frame).
 pub const MCP_SERVERS_FRAME_GAP_MS: u64 = 250;
 
+/// Sessions one retention batch purges in one write transaction: each
+/// takes its calls, outcomes and plugin rows with it (up to
+/// `SESSION_CALLS_MAX` calls apiece), so a sweep of a year's sessions is
+/// many short transactions, with other writers let in between, instead of
+/// one that locks the database for minutes.
+pub const RETENTION_BATCH_SESSIONS: usize = 50;
+
+/// Rows one read of a student's export fetches (calls of a session,
+/// review items): the export is streamed session by session and page by
+/// page, so a student with years of sessions costs the server one page of
+/// memory at a time, never the whole file.
+pub const STUDENT_EXPORT_PAGE_ROWS: usize = 500;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,6 +29,7 @@ pub mod mcp_stdio;
 pub mod net;
 pub mod pages;
 pub mod plugin;
+pub mod retention;
 pub mod session_access;
 pub mod session_checks;
 pub mod session_origin;

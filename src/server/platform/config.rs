@@ -111,6 +111,11 @@ pub struct Config {
     /// Connected MCP servers' transports (`MCP_STDIO_ALLOWED`,
     /// `MCP_CA_FILE`, and what a started process inherits).
     pub mcp_transports: McpTransports,
+    /// How long sessions, their calls and outcomes are kept after their
+    /// last sign of life (`DATA_RETENTION_DAYS`, default 365, a school
+    /// year; `0` or `off` keeps everything): the daily sweep of
+    /// `server::retention` purges older ones.
+    pub data_retention: crate::domain::retention::Retention,
 }
 
 /// How Switchboard may reach connected MCP servers beyond plain HTTP.
@@ -334,6 +339,9 @@ impl Config {
                 .filter_map(|key| get(key).map(|value| ((*key).to_owned(), value)))
                 .collect(),
         };
+        let data_retention =
+            crate::domain::retention::Retention::parse(get("DATA_RETENTION_DAYS").as_deref())
+                .map_err(ServerError::Config)?;
         Ok(Self {
             addr,
             database_url: get("DATABASE_URL")
@@ -367,6 +375,7 @@ impl Config {
                 .map(|s| s.trim().to_owned())
                 .filter(|s| !s.is_empty()),
             mcp_transports,
+            data_retention,
         })
     }
 
@@ -449,6 +458,8 @@ mod tests {
             ("API_ORIGINS", "https://ok.example, codap.concord.org"),
             ("API_ORIGINS", "*, https://ok.example"),
             ("MCP_STDIO_ALLOWED", "sometimes"),
+            ("DATA_RETENTION_DAYS", "a year"),
+            ("DATA_RETENTION_DAYS", "-5"),
         ] {
             let err = config(&[(key, value)]).unwrap_err().to_string();
             assert!(err.contains(key), "{err}");
@@ -510,6 +521,18 @@ mod tests {
             c.mcp_transports.inherited_env,
             [("PATH".to_owned(), "/usr/bin".to_owned())]
         );
+    }
+
+    #[test]
+    fn data_is_kept_a_school_year_unless_set_or_switched_off() {
+        use crate::domain::retention::Retention;
+        assert_eq!(config(&[]).unwrap().data_retention, Retention::Days(365));
+        let c = config(&[("DATA_RETENTION_DAYS", "30")]).unwrap();
+        assert_eq!(c.data_retention, Retention::Days(30));
+        for off in ["0", "off"] {
+            let c = config(&[("DATA_RETENTION_DAYS", off)]).unwrap();
+            assert_eq!(c.data_retention, Retention::Off, "{off}");
+        }
     }
 
     #[test]
