@@ -87,7 +87,7 @@ impl Application {
 
     /// Serves until `shutdown` resolves, sweeping idle sessions and expired
     /// sign-ins every [`SWEEP_EVERY`] and running the start triggers'
-    /// scheduler meanwhile; then ends the event streams
+    /// scheduler and the daily retention sweep meanwhile; then ends the event streams
     /// and lets in-flight requests finish, for at most
     /// `SHUTDOWN_GRACE_SECONDS` (after that, open connections are dropped).
     pub async fn run_until_stopped(
@@ -108,6 +108,9 @@ impl Application {
         let health = tokio::spawn(crate::server::mcp_servers::health::announce(
             self.state.clone(),
         ));
+        // Sessions past DATA_RETENTION_DAYS are purged from here, daily
+        // (`retention`: the last sweep is kept, so restarts do not skip it).
+        let retention = tokio::spawn(crate::server::retention::run(self.state.clone()));
         let hub = self.state.hub.clone();
         let grace = self.state.config.shutdown_grace;
         let (stopping, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -144,6 +147,7 @@ impl Application {
         scheduler.abort();
         upstreams.abort();
         health.abort();
+        retention.abort();
         result
     }
 }

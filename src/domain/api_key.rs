@@ -34,11 +34,16 @@ pub enum Scope {
     /// from `vibes:write` because a tool's requirements are policy: without
     /// it, emptying `check_balance`'s `requires` would be an agent edit.
     CatalogueWrite,
+    /// Students' data, acting as the user who made the key (a teacher's
+    /// own students, an admin's all): export a student's data, delete a
+    /// student with everything of theirs (`/api/students/…`); for an
+    /// admin's key also the retention sweep (`/api/retention`).
+    Students,
 }
 
 impl Scope {
     /// Every scope, in the order the panel lists them.
-    pub const ALL: [Scope; 8] = [
+    pub const ALL: [Scope; 9] = [
         Scope::Sessions,
         Scope::LessonsRead,
         Scope::BindingsRead,
@@ -47,6 +52,7 @@ impl Scope {
         Scope::VibesWrite,
         Scope::WorkflowsWrite,
         Scope::CatalogueWrite,
+        Scope::Students,
     ];
 
     /// What keys made before scopes existed were allowed: everything but
@@ -64,6 +70,7 @@ impl Scope {
             Scope::VibesWrite => "vibes:write",
             Scope::WorkflowsWrite => "workflows:write",
             Scope::CatalogueWrite => "catalogue:write",
+            Scope::Students => "students",
         }
     }
 
@@ -78,6 +85,7 @@ impl Scope {
             Scope::VibesWrite => "change agents and vibes",
             Scope::WorkflowsWrite => "read and edit workflow definitions",
             Scope::CatalogueWrite => "add and change catalogue tools, restore catalogue versions",
+            Scope::Students => "export and delete students' data, as the key's creator",
         }
     }
 

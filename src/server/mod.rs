@@ -15,6 +15,9 @@
 //!   calls, chat messages, the scheduler);
 //! - [`ultravox`]: Ultravox calls: their create-call body, the HTTP tools
 //!   Ultravox calls, and its signed webhooks;
+//! - [`retention`]: the daily sweep purging sessions older than
+//!   `DATA_RETENTION_DAYS`; [`student_data`]: a student's rights — who may
+//!   see a student's data, deleting it all, exporting it as JSON;
 //! - [`store`]: all SQL; [`seed`]: the demo data;
 //! - [`platform`]: configuration, the database, the shared state, clock,
 //!   allocator, logging and token counts.
@@ -30,8 +33,10 @@ pub mod http;
 pub mod lessons;
 pub mod mcp_servers;
 pub mod platform;
+pub mod retention;
 pub mod seed;
 pub mod store;
+pub mod student_data;
 pub mod triggers;
 pub mod ultravox;
 pub mod vibes;

@@ -59,6 +59,9 @@ pub struct AppState {
     /// Connected MCP servers: which catalogue tools came from which, and
     /// the live connections calls are forwarded on.
     pub mcp_servers: Arc<crate::server::mcp_servers::Registry>,
+    /// Held through a retention sweep, so the daily task and an admin's
+    /// "sweep now" never run at once (`server::retention`).
+    pub retention_lock: Arc<tokio::sync::Mutex<()>>,
     rules: Arc<RwLock<Arc<Rules>>>,
     /// Held across a reload's read and swap, so two reloads (a bindings
     /// save and an MCP server's import, say) cannot finish out of order and
@@ -100,6 +103,7 @@ impl AppState {
             session_mcp: Arc::default(),
             workflow_mcp: Arc::default(),
             mcp_servers: Arc::default(),
+            retention_lock: Arc::default(),
             rules: Arc::new(RwLock::new(Arc::new(Rules::empty()))),
             rules_reload: Arc::default(),
             session_locks: Arc::new(Mutex::new(HashMap::new())),

@@ -78,18 +78,21 @@ pub struct VerifiedKey {
     pub name: String,
     /// What it may do.
     pub scopes: Vec<Scope>,
+    /// The user who made it, whom it acts as where data belongs to a user
+    /// (students' data); `None` for a key made outside the app.
+    pub created_by: Option<i64>,
 }
 
 /// Whether `secret` is a live (unrevoked) key; notes its use (at most once
 /// a minute) and returns it.
 pub async fn verify(db: &SqlitePool, secret: &str) -> Result<Option<VerifiedKey>, ServerError> {
-    let row: Option<(i64, String, String, Option<i64>)> = sqlx::query_as(
-        "SELECT id, name, scopes, last_used_at FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
+    let row: Option<(i64, String, String, Option<i64>, Option<i64>)> = sqlx::query_as(
+        "SELECT id, name, scopes, last_used_at, created_by FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
     )
     .bind(token_hash(secret))
     .fetch_optional(db)
     .await?;
-    let Some((id, name, scopes, last_used_at)) = row else {
+    let Some((id, name, scopes, last_used_at, created_by)) = row else {
         return Ok(None);
     };
     let t = now();
@@ -105,6 +108,7 @@ pub async fn verify(db: &SqlitePool, secret: &str) -> Result<Option<VerifiedKey>
         id,
         name,
         scopes: scopes_of(&scopes),
+        created_by,
     }))
 }
 

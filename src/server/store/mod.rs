@@ -16,6 +16,8 @@ pub mod lesson_outcomes;
 pub mod lessons;
 pub mod mcp_servers;
 pub mod plugins;
+pub mod retention;
+pub mod student_data;
 pub mod todos;
 pub mod tool_calls;
 pub mod users;

@@ -230,6 +230,8 @@ key_scopes! {
     WorkflowsWrite => [WorkflowsWrite];
     /// `catalogue:write`: change the catalogue.
     CatalogueWrite => [CatalogueWrite];
+    /// `students`: students' data, as the key's maker (`ActingUser`).
+    Students => [Students];
     /// The catalogue and its history are read with `bindings:read` (the
     /// catalogue and the bindings are one tool policy) or
     /// `catalogue:write`; a refusal names `bindings:read`.

@@ -10,7 +10,9 @@
 //!   `sessions::admit`) and [`PluginSession<A>`] (the same for the plugin
 //!   API, with its own 404), [`BearerToken`] and [`StreamToken`] for routes
 //!   that decide themselves, [`Hook<K>`] (a hook URL's secret, for the
-//!   start triggers platforms call);
+//!   start triggers platforms call), [`ActingUser<S>`] (the signed-in
+//!   teacher, or a key with a scope `S` names acting as the account that
+//!   made it, for data that belongs to a user: students');
 //! - bodies: [`JsonBody<T, LIMIT>`] (and [`FastJsonBody`] for the large
 //!   plugin bodies, [`BytesBody`] for archives), whose refusals are the
 //!   API's JSON errors: 413 naming the limit, 400 for what is not JSON,
@@ -22,6 +24,7 @@
 //! so a handler lists them in the order its checks answer (401, 403, then
 //! the path, the preconditions, the body).
 
+mod acting;
 mod body;
 mod caller;
 mod hook;
@@ -30,6 +33,7 @@ mod session;
 #[cfg(test)]
 mod tests;
 
+pub use acting::*;
 pub use body::*;
 pub use caller::*;
 pub use hook::*;

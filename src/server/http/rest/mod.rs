@@ -14,8 +14,10 @@ pub mod lessons;
 pub mod mcp;
 pub mod mcp_servers;
 pub mod plugins;
+pub mod retention;
 pub mod runner;
 pub mod sessions;
+pub mod student_data;
 pub mod triggers;
 pub mod ultravox;
 pub mod vibes;
@@ -46,6 +48,8 @@ pub fn router() -> Router<AppState> {
         .merge(workflows::router())
         .merge(triggers::router())
         .merge(ultravox::router())
+        .merge(retention::router())
+        .merge(student_data::router())
         .route("/api/{*path}", any(unknown_path))
         .layer(DefaultBodyLimit::max(API_BODY_MAX_BYTES))
 }
