@@ -278,3 +278,29 @@ async fn only_the_students_teacher_or_an_admin_may_see_or_delete_them() {
         .unwrap();
     assert_eq!(res.status(), 204, "a key needs no Origin");
 }
+
+#[tokio::test]
+async fn the_apps_pages_delete_a_student_by_the_same_rule() {
+    let app = spawn_app().await;
+    let c = class(&app).await;
+    let ana = c.ana.to_string();
+    let other = app.other_teacher().await;
+    let res = app
+        .rpc_with(&other, "delete_student", &[("id", &ana)])
+        .await;
+    assert_eq!(res.status(), 404);
+    let res = app.rpc("delete_student", &[("id", &ana)]).await;
+    assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
+    assert_eq!(
+        count(&app, "SELECT COUNT(*) FROM students WHERE id = ?", c.ana).await,
+        0
+    );
+    assert_eq!(rows_of_session(&app, &c.ana_sessions[0]).await, 0);
+
+    // The retention panel's data is the admins'.
+    assert_eq!(app.rpc("get_retention", &[]).await.status(), 403);
+    let admin = app.signed_in(ADMIN).await;
+    let res = app.rpc_with(&admin, "get_retention", &[]).await;
+    let status: Value = res.json().await.unwrap();
+    assert_eq!(status["days"], 365);
+}

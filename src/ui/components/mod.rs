@@ -2,7 +2,8 @@
 //! states of loaded data, the save status line, the one-field create form,
 //! the message under a field, a text box that follows saves until edited,
 //! times in the watcher's zone, status icons, the live event feed and the
-//! chat with a model that acts through tools (`chat`).
+//! chat with a model that acts through tools (`chat`), a student's data
+//! rights (download, delete) for the student's page.
 //!
 //! Small on purpose: a page reads as what it shows, and a change to how,
 //! say, a failed load looks is made in one place for every page.
@@ -19,6 +20,7 @@ pub mod loaded;
 pub mod local_time;
 pub mod save_status;
 pub mod status_icon;
+pub mod student_data_rights;
 pub mod tool_checks;
 
 pub use create_form::CreateForm;
@@ -30,3 +32,4 @@ pub use loaded::{Loaded, MaybeEmpty};
 pub use local_time::LocalTime;
 pub use save_status::{SaveMessage, SaveStatus};
 pub use status_icon::{Status, StatusIcon};
+pub use student_data_rights::StudentDataRights;
