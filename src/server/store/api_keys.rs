@@ -86,13 +86,28 @@ pub struct VerifiedKey {
 /// Whether `secret` is a live (unrevoked) key; notes its use (at most once
 /// a minute) and returns it.
 pub async fn verify(db: &SqlitePool, secret: &str) -> Result<Option<VerifiedKey>, ServerError> {
-    let row: Option<(i64, String, String, Option<i64>, Option<i64>)> = sqlx::query_as(
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        id: i64,
+        name: String,
+        scopes: String,
+        last_used_at: Option<i64>,
+        created_by: Option<i64>,
+    }
+    let row: Option<Row> = sqlx::query_as(
         "SELECT id, name, scopes, last_used_at, created_by FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
     )
     .bind(token_hash(secret))
     .fetch_optional(db)
     .await?;
-    let Some((id, name, scopes, last_used_at, created_by)) = row else {
+    let Some(Row {
+        id,
+        name,
+        scopes,
+        last_used_at,
+        created_by,
+    }) = row
+    else {
         return Ok(None);
     };
     let t = now();

@@ -183,10 +183,9 @@ impl From<String> for Json {
     }
 }
 
-impl TryFrom<Option<String>> for Json {
-    type Error = std::convert::Infallible;
-    fn try_from(text: Option<String>) -> Result<Self, Self::Error> {
-        Ok(text.map_or_else(|| Json(null()), Json::from))
+impl From<Option<String>> for Json {
+    fn from(text: Option<String>) -> Self {
+        text.map_or_else(|| Json(null()), Json::from)
     }
 }
 
