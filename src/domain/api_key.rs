@@ -34,11 +34,15 @@ pub enum Scope {
     /// from `vibes:write` because a tool's requirements are policy: without
     /// it, emptying `check_balance`'s `requires` would be an agent edit.
     CatalogueWrite,
+    /// List, add and read students (`/api/students…`), as the user who
+    /// made the key: their own students, or every teacher's for an
+    /// admin's key.
+    Students,
 }
 
 impl Scope {
     /// Every scope, in the order the panel lists them.
-    pub const ALL: [Scope; 8] = [
+    pub const ALL: [Scope; 9] = [
         Scope::Sessions,
         Scope::LessonsRead,
         Scope::BindingsRead,
@@ -47,6 +51,7 @@ impl Scope {
         Scope::VibesWrite,
         Scope::WorkflowsWrite,
         Scope::CatalogueWrite,
+        Scope::Students,
     ];
 
     /// What keys made before scopes existed were allowed: everything but
@@ -64,6 +69,7 @@ impl Scope {
             Scope::VibesWrite => "vibes:write",
             Scope::WorkflowsWrite => "workflows:write",
             Scope::CatalogueWrite => "catalogue:write",
+            Scope::Students => "students",
         }
     }
 
@@ -78,6 +84,7 @@ impl Scope {
             Scope::VibesWrite => "change agents and vibes",
             Scope::WorkflowsWrite => "read and edit workflow definitions",
             Scope::CatalogueWrite => "add and change catalogue tools, restore catalogue versions",
+            Scope::Students => "list, add and read the students of the key's user",
         }
     }
 

@@ -32,6 +32,7 @@ pub mod mcp_servers;
 pub mod platform;
 pub mod seed;
 pub mod store;
+pub mod students;
 pub mod triggers;
 pub mod ultravox;
 pub mod vibes;

@@ -39,6 +39,7 @@ mod runner;
 mod scopes;
 mod seed_manifests;
 mod sessions;
+mod students;
 mod throttle;
 mod todos;
 mod triggers;

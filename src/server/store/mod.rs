@@ -16,6 +16,7 @@ pub mod lesson_outcomes;
 pub mod lessons;
 pub mod mcp_servers;
 pub mod plugins;
+pub mod students;
 pub mod todos;
 pub mod tool_calls;
 pub mod users;

@@ -230,6 +230,8 @@ key_scopes! {
     WorkflowsWrite => [WorkflowsWrite];
     /// `catalogue:write`: change the catalogue.
     CatalogueWrite => [CatalogueWrite];
+    /// `students`: list, add and read the key's user's students.
+    Students => [Students];
     /// The catalogue and its history are read with `bindings:read` (the
     /// catalogue and the bindings are one tool policy) or
     /// `catalogue:write`; a refusal names `bindings:read`.

@@ -27,6 +27,7 @@ mod caller;
 mod hook;
 mod path;
 mod session;
+mod students;
 #[cfg(test)]
 mod tests;
 
@@ -35,3 +36,4 @@ pub use caller::*;
 pub use hook::*;
 pub use path::*;
 pub use session::*;
+pub use students::*;

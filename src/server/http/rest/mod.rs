@@ -16,6 +16,7 @@ pub mod mcp_servers;
 pub mod plugins;
 pub mod runner;
 pub mod sessions;
+pub mod students;
 pub mod triggers;
 pub mod ultravox;
 pub mod vibes;
@@ -39,6 +40,7 @@ pub fn router() -> Router<AppState> {
         .merge(catalogue::router())
         .merge(mcp_servers::router())
         .merge(sessions::router())
+        .merge(students::router())
         .merge(plugins::router())
         .merge(join_codes::router())
         .merge(vibes::router())
