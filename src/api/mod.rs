@@ -12,5 +12,6 @@ pub mod lessons;
 pub mod mcp_servers;
 pub mod playground;
 pub mod sessions;
+pub mod students;
 pub mod vibes;
 pub mod workflows;

@@ -448,3 +448,73 @@ async fn student_routes_need_a_sign_in_or_a_key_with_the_students_scope() {
         "a cookie's change must come from the app's pages"
     );
 }
+
+#[tokio::test]
+async fn the_students_pages_show_a_teachers_own_students_and_their_queue() {
+    let app = crate::helpers::spawn_app().await;
+    app.login(TEACHER).await;
+    let review = full_lesson(&app).await;
+    let key = key_of(&app, TEACHER.0).await;
+    let s = open_with(&app, &key, json!({"lessonId": review, "student": "Ana"})).await;
+    call(
+        &app,
+        &s,
+        "mark_for_review",
+        json!({"errorType": "grammar", "studentSaid": "yo soy hambre", "correctForm": "tengo hambre", "severity": 5}),
+    )
+    .await;
+    let list: Value = app.rpc("list_students", &[]).await.json().await.unwrap();
+    assert_eq!(list[0]["name"], "Ana", "{list}");
+    assert_eq!(list[0]["due"], 1);
+    let id = list[0]["id"].as_i64().unwrap().to_string();
+    let view: Value = app
+        .rpc("get_student", &[("id", &id)])
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(view["queue"][0]["correctForm"], "tengo hambre", "{view}");
+
+    let html = app
+        .client
+        .get(app.url("/students"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        html.contains("href=\"/students\""),
+        "the nav links the page"
+    );
+    assert!(html.contains(&format!("href=\"/students/{id}\"")), "{html}");
+    let html = app
+        .client
+        .get(app.url(&format!("/students/{id}")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        html.contains("yo soy hambre") && html.contains("box 1 of 5"),
+        "{html}"
+    );
+    assert!(
+        html.contains(&format!("href=\"/sessions/{}\"", s.id)),
+        "the run links its timeline"
+    );
+
+    let otto = app.other_teacher().await;
+    let res = app.rpc_with(&otto, "get_student", &[("id", &id)]).await;
+    assert_eq!(res.status(), 404);
+    let theirs: Value = app
+        .rpc_with(&otto, "list_students", &[])
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(theirs, json!([]));
+}

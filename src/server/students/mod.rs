@@ -17,9 +17,19 @@ use crate::domain::student::{facts_for_lesson, Student, StudentContext, StudentL
 use crate::domain::student_view::{
     fold, StudentView, ViewParts, STUDENT_VIEW_ITEMS, STUDENT_VIEW_RUNS,
 };
+use crate::domain::user::Role;
 use crate::error::ApiError;
+use crate::server::auth::AuthUser;
 use crate::server::store::{lesson_outcomes, students};
 use crate::server::{AppState, ServerError};
+
+/// The signed-in account `user` as one who asks about students.
+pub fn viewer_of(user: &AuthUser) -> Viewer {
+    Viewer {
+        user_id: user.0.id,
+        admin: user.0.role == Role::Admin,
+    }
+}
 
 /// Student `id` with their teacher's name, if `viewer` may see them; 404
 /// otherwise (whether it exists or not).

@@ -40,9 +40,6 @@ impl FromRequestParts<AppState> for StudentCaller {
             &parts.method,
             &parts.headers,
         )?;
-        Ok(Self(Viewer {
-            user_id: user.0.id,
-            admin: user.0.role == Role::Admin,
-        }))
+        Ok(Self(crate::server::students::viewer_of(&user)))
     }
 }
