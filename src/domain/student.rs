@@ -182,7 +182,7 @@ pub struct KnownFact {
 /// value (case and spacing aside), at most [`FACTS_PER_LESSON`].
 pub fn facts_for_lesson(facts: &[KnownFact]) -> Vec<KnownFact> {
     let mut sorted: Vec<&KnownFact> = facts.iter().collect();
-    sorted.sort_by(|a, b| b.learnt_at.cmp(&a.learnt_at));
+    sorted.sort_by_key(|f| std::cmp::Reverse(f.learnt_at));
     let mut seen = std::collections::BTreeSet::new();
     sorted
         .into_iter()

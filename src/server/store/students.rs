@@ -404,7 +404,15 @@ pub async fn context_of(
 /// Student `student`'s runs, newest first, at most `limit`, with their
 /// lessons' titles.
 pub async fn runs(db: &SqlitePool, student: i64, limit: usize) -> Result<Vec<RunRow>, ServerError> {
-    let rows: Vec<(String, Option<i64>, Option<String>, i64, Option<i64>)> = sqlx::query_as(
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        id: String,
+        lesson_id: Option<i64>,
+        title: Option<String>,
+        created_at: i64,
+        ended_at: Option<i64>,
+    }
+    let rows: Vec<Row> = sqlx::query_as(
         "SELECT a.id, a.lesson_id, l.title, a.created_at, a.ended_at FROM agent_sessions a
          LEFT JOIN lessons l ON l.id = a.lesson_id
          WHERE a.student_id = ? ORDER BY a.created_at DESC, a.id DESC LIMIT ?",
@@ -415,14 +423,12 @@ pub async fn runs(db: &SqlitePool, student: i64, limit: usize) -> Result<Vec<Run
     .await?;
     Ok(rows
         .into_iter()
-        .map(
-            |(session_id, lesson_id, lesson_title, started_at, ended_at)| RunRow {
-                session_id,
-                lesson_id,
-                lesson_title,
-                started_at,
-                ended_at,
-            },
-        )
+        .map(|r| RunRow {
+            session_id: r.id,
+            lesson_id: r.lesson_id,
+            lesson_title: r.title,
+            started_at: r.created_at,
+            ended_at: r.ended_at,
+        })
         .collect())
 }
