@@ -138,7 +138,13 @@ impl Viewer {
     /// The one rule of who may see (and open sessions for) a student of
     /// teacher `teacher_id`: that teacher, or an admin.
     pub fn may_see(&self, teacher_id: i64) -> bool {
-        self.admin || self.user_id == teacher_id
+        self.teacher_filter().is_none_or(|only| only == teacher_id)
+    }
+
+    /// The same rule as a list's filter: the one teacher whose students
+    /// this viewer sees, or `None` for every teacher's (an admin).
+    pub fn teacher_filter(&self) -> Option<i64> {
+        (!self.admin).then_some(self.user_id)
     }
 }
 
@@ -273,6 +279,7 @@ mod tests {
             admin: false,
         };
         assert!(teacher.may_see(2) && !teacher.may_see(3));
+        assert_eq!(teacher.teacher_filter(), Some(2));
         assert!(Viewer {
             user_id: 1,
             admin: true

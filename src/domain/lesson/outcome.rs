@@ -209,88 +209,8 @@ pub fn record(
     cx: CallContext<'_>,
 ) -> Result<Recorded, String> {
     match tool {
-        "mark_for_review" => {
-            #[derive(Deserialize)]
-            #[serde(rename_all = "camelCase")]
-            struct Args {
-                error_type: String,
-                student_said: String,
-                correct_form: String,
-                severity: f64,
-                explanation: Option<String>,
-            }
-            let a: Args = parse(tool, arguments)?;
-            let logged = before
-                .iter()
-                .filter(|o| matches!(o, TutorOutcome::Error(_)))
-                .count();
-            let error = LoggedError {
-                error_type: clean(a.error_type),
-                student_said: clean(a.student_said),
-                correct_form: clean(a.correct_form),
-                severity: a.severity.round().clamp(1.0, 10.0) as u8,
-                explanation: a.explanation.map(clean).filter(|e| !e.is_empty()),
-            };
-            let mut result = json!({"logged": true, "errorsLogged": logged + 1});
-            let student = match cx.student {
-                Some(_) => {
-                    let schedule = Schedule::new_item(cx.now);
-                    result["queued"] = json!(true);
-                    result["box"] = json!(schedule.leitner_box);
-                    result["dueAt"] = json!(schedule.due_at);
-                    result["message"] = json!(
-                        "Logged, and queued for this student's review: due at once, so their next review lesson practises it."
-                    );
-                    Some(StudentChange::Queue(schedule))
-                }
-                None => {
-                    result["queued"] = json!(false);
-                    result["message"] = json!(
-                        "Logged for the teacher's view of this run only: the session has no student record, so nothing is queued for review."
-                    );
-                    None
-                }
-            };
-            Ok(Recorded {
-                result,
-                outcome: Some(TutorOutcome::Error(error)),
-                student,
-            })
-        }
-        "update_user_profile" => {
-            let fact: ProfileFact = parse(tool, arguments)?;
-            let (result, student) = match cx.student {
-                Some(s) => (
-                    json!({
-                        "saved": "studentProfile",
-                        "laterLessonsSeeIt": true,
-                        "message": if s.uses_facts {
-                            "Saved to the student's profile: their later lessons that use profile facts (this one does) get it in their prompt."
-                        } else {
-                            "Saved to the student's profile: their later lessons that use profile facts get it in their prompt (this lesson does not use them)."
-                        },
-                    }),
-                    Some(StudentChange::SaveFact),
-                ),
-                None => (
-                    json!({
-                        "saved": "thisRunOnly",
-                        "laterLessonsSeeIt": false,
-                        "message": "Recorded for the teacher's view of this run only: the session has no student record, so later lessons will not know it.",
-                    }),
-                    None,
-                ),
-            };
-            Ok(Recorded {
-                result,
-                outcome: Some(TutorOutcome::Fact(ProfileFact {
-                    category: clean(fact.category),
-                    value: clean(fact.value),
-                    confidence: fact.confidence.map(|c| c.clamp(0.0, 1.0)),
-                })),
-                student,
-            })
-        }
+        "mark_for_review" => log_error(tool, arguments, before, cx),
+        "update_user_profile" => save_fact(tool, arguments, cx),
         "show_session_summary" => {
             let mut summary: LessonSummary = parse(tool, arguments)?;
             summary.summary = clean(summary.summary);
@@ -376,6 +296,101 @@ pub fn record(
         }
         _ => Err(format!("`{tool}` is not a tutor tool")),
     }
+}
+
+/// `mark_for_review`: the error is stored for the teacher and, in a
+/// session for a student record, queued for their review (box 1, due at
+/// once); the answer says which.
+fn log_error(
+    tool: &str,
+    arguments: &Value,
+    before: &[TutorOutcome],
+    cx: CallContext<'_>,
+) -> Result<Recorded, String> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Args {
+        error_type: String,
+        student_said: String,
+        correct_form: String,
+        severity: f64,
+        explanation: Option<String>,
+    }
+    let a: Args = parse(tool, arguments)?;
+    let logged = before
+        .iter()
+        .filter(|o| matches!(o, TutorOutcome::Error(_)))
+        .count();
+    let error = LoggedError {
+        error_type: clean(a.error_type),
+        student_said: clean(a.student_said),
+        correct_form: clean(a.correct_form),
+        severity: a.severity.round().clamp(1.0, 10.0) as u8,
+        explanation: a.explanation.map(clean).filter(|e| !e.is_empty()),
+    };
+    let mut result = json!({"logged": true, "errorsLogged": logged + 1});
+    let student = match cx.student {
+        Some(_) => {
+            let schedule = Schedule::new_item(cx.now);
+            result["queued"] = json!(true);
+            result["box"] = json!(schedule.leitner_box);
+            result["dueAt"] = json!(schedule.due_at);
+            result["message"] = json!(
+                "Logged, and queued for this student's review: due at once, so their next review lesson practises it."
+            );
+            Some(StudentChange::Queue(schedule))
+        }
+        None => {
+            result["queued"] = json!(false);
+            result["message"] = json!(
+                "Logged for the teacher's view of this run only: the session has no student record, so nothing is queued for review."
+            );
+            None
+        }
+    };
+    Ok(Recorded {
+        result,
+        outcome: Some(TutorOutcome::Error(error)),
+        student,
+    })
+}
+
+/// `update_user_profile`: the fact is stored for the teacher and, in a
+/// session for a student record, saved to their profile; the answer says
+/// which, and whether later lessons will see it.
+fn save_fact(tool: &str, arguments: &Value, cx: CallContext<'_>) -> Result<Recorded, String> {
+    let fact: ProfileFact = parse(tool, arguments)?;
+    let (result, student) = match cx.student {
+        Some(s) => (
+            json!({
+                "saved": "studentProfile",
+                "laterLessonsSeeIt": true,
+                "message": if s.uses_facts {
+                    "Saved to the student's profile: their later lessons that use profile facts (this one does) get it in their prompt."
+                } else {
+                    "Saved to the student's profile: their later lessons that use profile facts get it in their prompt (this lesson does not use them)."
+                },
+            }),
+            Some(StudentChange::SaveFact),
+        ),
+        None => (
+            json!({
+                "saved": "thisRunOnly",
+                "laterLessonsSeeIt": false,
+                "message": "Recorded for the teacher's view of this run only: the session has no student record, so later lessons will not know it.",
+            }),
+            None,
+        ),
+    };
+    Ok(Recorded {
+        result,
+        outcome: Some(TutorOutcome::Fact(ProfileFact {
+            category: clean(fact.category),
+            value: clean(fact.value),
+            confidence: fact.confidence.map(|c| c.clamp(0.0, 1.0)),
+        })),
+        student,
+    })
 }
 
 /// `mark_item_mastered`: a lesson's own item is recorded for the teacher;

@@ -140,7 +140,8 @@ struct SummaryRow {
     last_run_at: Option<i64>,
 }
 
-/// The students `viewer` may see (an admin: all), by teacher and name,
+/// The students `viewer` may see (`Viewer::teacher_filter`, the list form
+/// of the one rule: an admin sees all), by teacher and name,
 /// with their runs and what waits in their queues at `now`.
 pub async fn list(
     db: &SqlitePool,
@@ -154,12 +155,12 @@ pub async fn list(
                 (SELECT COUNT(*) FROM review_queue q WHERE q.student_id = s.id AND q.mastered_at IS NULL AND q.due_at <= ?) AS due,
                 (SELECT MAX(a.created_at) FROM agent_sessions a WHERE a.student_id = s.id) AS last_run_at
          FROM students s JOIN users u ON u.id = s.teacher_id
-         WHERE ? OR s.teacher_id = ?
+         WHERE ? IS NULL OR s.teacher_id = ?
          ORDER BY u.display_name, s.teacher_id, s.name LIMIT ?",
     )
     .bind(now)
-    .bind(viewer.admin)
-    .bind(viewer.user_id)
+    .bind(viewer.teacher_filter())
+    .bind(viewer.teacher_filter())
     .bind(STUDENTS_LISTED)
     .fetch_all(db)
     .await?;
