@@ -60,6 +60,7 @@ If the student is stuck, offer two short options rather than translating.\n\n## 
             ReviewItem { id: "comi".into(), text: "Comí paella".into(), audio: None },
         ],
         optimise: Some(OptimiseMode::Normal),
+        student: None,
     }
 }
 
@@ -128,6 +129,7 @@ stuck, offer two short options instead of translating."
             ReviewItem { id: "un-cafe".into(), text: "Un café con leche".into(), audio: None },
         ],
         optimise: Some(OptimiseMode::Normal),
+        student: None,
     }
 }
 

@@ -129,6 +129,8 @@ fn component_of(id: PageId) -> fn() -> AnyView {
         PageId::Session => || view! { <SessionPage /> }.into_any(),
         PageId::Workflows => || view! { <crate::ui::workflows::WorkflowsPage /> }.into_any(),
         PageId::Workflow => || view! { <crate::ui::workflows::WorkflowSettingsPage /> }.into_any(),
+        PageId::Students => || view! { <crate::ui::students::StudentsPage /> }.into_any(),
+        PageId::Student => || view! { <crate::ui::students::StudentPage /> }.into_any(),
     }
 }
 

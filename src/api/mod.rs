@@ -13,5 +13,6 @@ pub mod mcp_servers;
 pub mod playground;
 pub mod sessions;
 pub mod student_data;
+pub mod students;
 pub mod vibes;
 pub mod workflows;

@@ -34,10 +34,11 @@ pub enum Scope {
     /// from `vibes:write` because a tool's requirements are policy: without
     /// it, emptying `check_balance`'s `requires` would be an agent edit.
     CatalogueWrite,
-    /// Students' data, acting as the user who made the key (a teacher's
-    /// own students, an admin's all): export a student's data, delete a
-    /// student with everything of theirs (`/api/students/…`); for an
-    /// admin's key also the retention sweep (`/api/retention`).
+    /// Students, acting as the user who made the key (a teacher's own
+    /// students, an admin's all): list, add and read them, export a
+    /// student's data, delete a student with everything of theirs
+    /// (`/api/students…`); for an admin's key also the retention sweep
+    /// (`/api/retention`).
     Students,
 }
 
@@ -85,7 +86,7 @@ impl Scope {
             Scope::VibesWrite => "change agents and vibes",
             Scope::WorkflowsWrite => "read and edit workflow definitions",
             Scope::CatalogueWrite => "add and change catalogue tools, restore catalogue versions",
-            Scope::Students => "export and delete students' data, as the key's creator",
+            Scope::Students => "list, add, read, export and delete the students of the key's user",
         }
     }
 

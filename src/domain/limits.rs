@@ -7,7 +7,9 @@
 //! field rule of one domain type is declared beside that type, so the type
 //! and its rule are read together — the `*_MAX*` constants of
 //! `state_labels`, `effect`, `plugin`, `todos`, `user`, `workflow_chat`,
-//! `workflow_def`, `workflow_state`, `start_trigger`, `assets`, `vibe::rules`,
+//! `workflow_def`, `workflow_state`, `start_trigger`, `assets`, `student` (a
+//! pseudonymous code's length, the facts a lesson carries), `review_queue`
+//! (the due items a review lesson offers), `vibe::rules`,
 //! `vibe::manifest` and the `lesson` modules, each with a `///` doc saying
 //! why (find them all with `grep -rn "pub const .*MAX" src/`). The server's
 //! own operational bounds (the model client's timeout and reply size in

@@ -38,6 +38,10 @@ pub enum PageId {
     Workflows,
     /// One workflow's settings and chat.
     Workflow,
+    /// A teacher's students.
+    Students,
+    /// One student.
+    Student,
 }
 
 /// One page of the app.
@@ -86,7 +90,7 @@ const ADMIN: Option<Role> = Some(Role::Admin);
 
 /// Every page. A role of `Teacher` means any signed-in account (admins can
 /// do what teachers can).
-pub const PAGES: [Page; 14] = [
+pub const PAGES: [Page; 16] = [
     page(PageId::Login, "/login", Bundle::Start, None, "Sign in"),
     page(PageId::Home, "/", Bundle::Start, TEACHER, "Home"),
     page(
@@ -168,6 +172,20 @@ pub const PAGES: [Page; 14] = [
         Bundle::Workflows,
         ADMIN,
         "Workflow settings",
+    ),
+    page(
+        PageId::Students,
+        "/students",
+        Bundle::Start,
+        TEACHER,
+        "Students",
+    ),
+    page(
+        PageId::Student,
+        "/students/:id",
+        Bundle::Start,
+        TEACHER,
+        "Student",
     ),
 ];
 

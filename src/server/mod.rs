@@ -37,6 +37,7 @@ pub mod retention;
 pub mod seed;
 pub mod store;
 pub mod student_data;
+pub mod students;
 pub mod triggers;
 pub mod ultravox;
 pub mod vibes;

@@ -22,6 +22,9 @@ pub fn Layout() -> impl IntoView {
                     <A href="/lessons">
                         "Lessons"
                     </A>
+                    <A href="/students">
+                        "Students"
+                    </A>
                     {move || {
                         user()
                             .filter(|u| u.role == Role::Admin)

@@ -19,6 +19,8 @@ pub mod home;
 pub mod lessons;
 #[cfg(feature = "pages-start")]
 pub mod login;
+#[cfg(feature = "pages-start")]
+pub mod students;
 
 // The visualiser is also shown beside the try-it chats of the admin and
 // workflows groups; trying a lesson is a page of this group

@@ -134,7 +134,7 @@ async fn opening_a_lesson_session_needs_the_lessons_scope_and_one_target() {
 }
 
 /// Saves lesson `id` (at `version`) with `change` made to its draft.
-async fn save_with(
+pub(crate) async fn save_with(
     app: &crate::helpers::TestApp,
     id: i64,
     change: impl FnOnce(&mut Value),

@@ -41,6 +41,7 @@ mod scopes;
 mod seed_manifests;
 mod sessions;
 mod student_rights;
+mod students;
 mod throttle;
 mod todos;
 mod triggers;

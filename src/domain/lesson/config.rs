@@ -62,6 +62,16 @@ pub struct LessonToolConfiguration {
     /// change these again.
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub teacher_choices: BTreeSet<String>,
+    /// Whether a session opened for a student record puts the facts their
+    /// earlier lessons learnt (`update_user_profile`) into this lesson's
+    /// prompt (off unless the teacher opts in: a school may not want a
+    /// lesson to know them).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub use_profile_facts: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !value
 }
 
 impl LessonToolConfiguration {
@@ -282,6 +292,7 @@ impl Preset {
             tools,
             global_instructions: None,
             teacher_choices: BTreeSet::new(),
+            use_profile_facts: false,
         }
     }
 

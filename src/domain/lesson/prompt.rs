@@ -15,6 +15,8 @@ use crate::domain::lesson::review::{push_prompt_section as push_review_section, 
 use crate::domain::lesson::tools::{prepared_declarations, PreparedDeclaration, TUTOR_TOOLS};
 use crate::domain::lesson::trigger::{TriggerCondition, TriggerKind};
 use crate::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
+use crate::domain::review_queue::{QueueItem, DUE_ITEMS_PER_LESSON};
+use crate::domain::student::{KnownFact, StudentContext, FACTS_PER_LESSON};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -25,7 +27,19 @@ impl LessonDraft {
     /// What the prompt builder needs from this lesson; the editor's preview
     /// and the backends' prompt endpoint both build from it.
     pub fn prompt_input(&self, optimise: Option<OptimiseMode>) -> PromptInput {
+        self.prompt_input_for(optimise, None)
+    }
+
+    /// [`LessonDraft::prompt_input`] for a session opened for a student:
+    /// what the session knows of them (their due review items, their
+    /// known facts) goes into the prompt as data.
+    pub fn prompt_input_for(
+        &self,
+        optimise: Option<OptimiseMode>,
+        student: Option<&StudentContext>,
+    ) -> PromptInput {
         PromptInput {
+            student: student.cloned(),
             conversation_prompt: self.conversation_prompt.clone(),
             configuration: self.tool_configuration.clone(),
             tasks: self.tasks.clone(),
@@ -183,6 +197,11 @@ pub struct PromptInput {
     /// Whether to optimise (default on), and how.
     #[serde(default = "default_optimise")]
     pub optimise: Option<OptimiseMode>,
+    /// For a session opened for a student record: the review items due for
+    /// them (a review lesson's) and their known facts (a lesson that uses
+    /// profile facts), fixed when the session opened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub student: Option<StudentContext>,
 }
 
 fn default_optimise() -> Option<OptimiseMode> {
@@ -220,6 +239,11 @@ pub struct BuiltPrompt {
     pub stats: OptimisationStats,
     /// Per enabled tool.
     pub tool_costs: Vec<ToolCost>,
+    /// Estimated tokens of the student's sections (their due review items
+    /// and known facts), part of [`BuiltPrompt::estimated_tokens`]: zero
+    /// for a prompt built without a student (the editor's preview).
+    #[serde(default)]
+    pub student_tokens: usize,
 }
 
 impl BuiltPrompt {
@@ -246,7 +270,25 @@ impl PromptInput {
         LessonFacts {
             has_tasks: !self.tasks.is_empty(),
             is_review: self.review,
-            has_review_items: !self.review_items.is_empty(),
+            has_review_items: !self.review_items.is_empty() || !self.due_items().is_empty(),
+        }
+    }
+
+    /// The student's due review items this prompt offers (a review
+    /// lesson's only).
+    pub fn due_items(&self) -> &[QueueItem] {
+        match &self.student {
+            Some(s) if self.review => &s.due,
+            _ => &[],
+        }
+    }
+
+    /// The student's known facts this prompt carries (a lesson that uses
+    /// profile facts only).
+    pub fn known_facts(&self) -> &[KnownFact] {
+        match &self.student {
+            Some(s) if self.configuration.use_profile_facts => &s.facts,
+            _ => &[],
         }
     }
 }
@@ -294,6 +336,8 @@ pub fn build(input: &PromptInput) -> BuiltPrompt {
         }
     }
 
+    let mut student_chars = push_facts_section(&mut assembled, input.known_facts());
+
     if !input.tasks.is_empty() {
         start_section(&mut assembled);
         assembled.push_str("## Lesson Objectives\n");
@@ -322,6 +366,7 @@ pub fn build(input: &PromptInput) -> BuiltPrompt {
             on("play_student_audio"),
         );
     }
+    student_chars += push_due_section(&mut assembled, input.due_items(), on("mark_item_mastered"));
 
     let mut tool_costs = Vec::with_capacity(enabled.len());
     if !enabled.is_empty() {
@@ -365,6 +410,67 @@ pub fn build(input: &PromptInput) -> BuiltPrompt {
         declarations: enabled.iter().map(|(_, p)| p.declaration.clone()).collect(),
         system_prompt,
         tool_costs,
+        student_tokens: student_chars.div_ceil(4),
+    }
+}
+
+/// Writes the `## About This Student` section (their known facts) onto
+/// `out`; the characters written (none without facts).
+fn push_facts_section(out: &mut String, facts: &[KnownFact]) -> usize {
+    if facts.is_empty() {
+        return 0;
+    }
+    let start = out.len();
+    start_section(out);
+    out.push_str("## About This Student\nWhat their earlier lessons learnt about this student, newest first. Use it to make the conversation personal; do not recite it.");
+    for fact in facts.iter().take(FACTS_PER_LESSON) {
+        out.push_str("\n- ");
+        push_one_line(out, &fact.category);
+        out.push_str(": ");
+        push_one_line(out, &fact.value);
+    }
+    out[start..].chars().count()
+}
+
+/// Writes the `## This Student's Review Queue` section (the items due for
+/// them, each with the id `mark_item_mastered` takes) onto `out`; the
+/// characters written (none without items).
+fn push_due_section(out: &mut String, items: &[QueueItem], mastery: bool) -> usize {
+    if items.is_empty() {
+        return 0;
+    }
+    let start = out.len();
+    start_section(out);
+    out.push_str("## This Student's Review Queue\nMistakes this student made in earlier lessons, due for review now (most overdue first). Practise each one with them.");
+    if mastery {
+        out.push_str(" When the student says one correctly and confidently, call `mark_item_mastered` with its item id.");
+    }
+    for item in items.iter().take(DUE_ITEMS_PER_LESSON) {
+        out.push_str("\n- ");
+        out.push_str(&item.offer_id());
+        out.push_str(" (");
+        push_one_line(out, &item.error_type);
+        out.push_str("): they said \"");
+        push_one_line(out, &item.student_said);
+        out.push_str("\"; correct: \"");
+        push_one_line(out, &item.correct_form);
+        out.push('"');
+        if let Some(why) = &item.explanation {
+            out.push_str(". ");
+            push_one_line(out, why);
+        }
+    }
+    out[start..].chars().count()
+}
+
+/// Writes `text` onto `out` on one line (its whitespace runs as single
+/// spaces), so recorded words cannot start a section of their own.
+fn push_one_line(out: &mut String, text: &str) {
+    for (i, word) in text.split_whitespace().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(word);
     }
 }
 
@@ -412,6 +518,22 @@ fn capacity(input: &PromptInput) -> usize {
             .review_items
             .iter()
             .map(|i| PER_ENTRY + i.id.len() + i.text.len())
+            .sum::<usize>()
+        + input
+            .due_items()
+            .iter()
+            .map(|i| {
+                PER_ENTRY * 2
+                    + i.error_type.len()
+                    + i.student_said.len()
+                    + i.correct_form.len()
+                    + i.explanation.as_ref().map_or(0, String::len)
+            })
+            .sum::<usize>()
+        + input
+            .known_facts()
+            .iter()
+            .map(|f| PER_ENTRY + f.category.len() + f.value.len())
             .sum::<usize>();
     FIXED + texts
 }
@@ -442,6 +564,7 @@ mod tests {
             level: Some(CefrLevel::A2),
             review: false,
             optimise: Some(OptimiseMode::Normal),
+            student: None,
         }
     }
 
@@ -532,6 +655,7 @@ mod tests {
             level: None,
             review: false,
             optimise: None,
+            student: None,
         };
         assert_eq!(build(&input).system_prompt, "Chat.");
     }
@@ -837,6 +961,7 @@ mod tests {
                 system_prompt,
                 declarations,
                 tool_costs,
+                student_tokens: 0,
             }
         }
     }
@@ -931,6 +1056,7 @@ mod tests {
                                 Some(OptimiseMode::Normal),
                                 Some(OptimiseMode::Aggressive),
                             ][optimise as usize],
+                            student: None,
                         }
                     },
                 )

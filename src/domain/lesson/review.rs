@@ -6,6 +6,7 @@
 //! the tutor tools refuse any other id, naming the valid ones.
 
 use crate::domain::error::FieldError;
+use crate::domain::review_queue::parse_offer_id;
 use serde::{Deserialize, Serialize};
 
 /// Most review items one lesson may list: a review lesson revisits a
@@ -69,6 +70,11 @@ pub fn problems(items: &[ReviewItem]) -> Vec<FieldError> {
             problems.push(FieldError::new(
                 format!("reviewItems[{i}].id"),
                 "item id must be 1-64 characters of a-z, 0-9, - or _",
+            ));
+        } else if parse_offer_id(&item.id).is_some() {
+            problems.push(FieldError::new(
+                format!("reviewItems[{i}].id"),
+                "ids q-<number> are kept for a student's review queue items",
             ));
         } else if !ids.insert(item.id.as_str()) {
             problems.push(FieldError::new(
@@ -169,6 +175,11 @@ mod tests {
             .collect();
         assert_eq!(problems(&many)[0].field, "reviewItems");
         assert!(problems(&[item("ok", "¿Cómo estás?", Some("https://x/a.mp3"))]).is_empty());
+        assert_eq!(
+            problems(&[item("q-12", "x", None)])[0].field,
+            "reviewItems[0].id",
+            "a queue item's offer id is not a lesson item's"
+        );
     }
 
     #[test]

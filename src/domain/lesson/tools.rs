@@ -48,7 +48,7 @@ pub const TUTOR_TOOLS: [TutorTool; 6] = [
     TutorTool {
         id: "mark_for_review",
         name: "Error Tracking",
-        summary: "Records the student's mistakes so they come back in review lessons.",
+        summary: "Records the student's mistakes for your view of the run. In a session opened for a student record, each also joins that student's review queue and comes back in their review lessons.",
         icon: "flag",
         category: ToolCategory::Core,
         enabled_by_default: true,
@@ -58,7 +58,7 @@ pub const TUTOR_TOOLS: [TutorTool; 6] = [
     TutorTool {
         id: "update_user_profile",
         name: "Profile Learning",
-        summary: "Remembers the student's interests, goals and preferences.",
+        summary: "Notes the student's interests, goals and preferences. In a session opened for a student record they are saved to the student's profile, and their later lessons that use profile facts get them.",
         icon: "user",
         category: ToolCategory::Core,
         enabled_by_default: true,
@@ -68,7 +68,7 @@ pub const TUTOR_TOOLS: [TutorTool; 6] = [
     TutorTool {
         id: "show_session_summary",
         name: "Session Summary",
-        summary: "Shows the student what went well and what to practise next.",
+        summary: "Records what went well and what to practise next, for your view of the run. Switchboard shows the student nothing: the tutor tells them.",
         icon: "summary",
         category: ToolCategory::Core,
         enabled_by_default: true,
@@ -88,7 +88,7 @@ pub const TUTOR_TOOLS: [TutorTool; 6] = [
     TutorTool {
         id: "mark_item_mastered",
         name: "Mastery Marking (review lessons)",
-        summary: "Marks a reviewed item as mastered so it leaves the review queue.",
+        summary: "Marks a reviewed item as mastered. An item from the student's review queue moves to its next box (Leitner: back after 2, 4, 8 or 16 days; after the fifth it leaves the queue); the lesson's own items are recorded for you.",
         icon: "star",
         category: ToolCategory::Review,
         enabled_by_default: false,
@@ -150,17 +150,17 @@ impl TutorTool {
 pub const DECLARATIONS: [(&str, &str, &str); 6] = [
     (
         "mark_for_review",
-        "Record a mistake the student made so it can be reviewed later. Call silently; do not interrupt the conversation.",
+        "Record a mistake the student made so it can be reviewed later (in the student's review queue when the session has a student record). Call silently; do not interrupt the conversation.",
         r#"{"type":"object","properties":{"errorType":{"type":"string","enum":["grammar","pronunciation","vocabulary","cultural"],"description":"Kind of mistake."},"studentSaid":{"type":"string","description":"What the student said, verbatim."},"correctForm":{"type":"string","description":"The correct way to say it."},"severity":{"type":"integer","minimum":1,"maximum":10,"description":"1 = minor slip, 10 = blocks understanding."},"explanation":{"type":"string","description":"Short reason, for the review lesson."}},"required":["errorType","studentSaid","correctForm","severity"]}"#,
     ),
     (
         "update_user_profile",
-        "Remember something the student revealed about themselves, to personalise later lessons.",
+        "Record something the student revealed about themselves. The answer says whether it was saved to their profile for later lessons.",
         r#"{"type":"object","properties":{"category":{"type":"string","enum":["interest","goal","preference","personal_detail","learning_style"],"description":"What kind of fact this is."},"value":{"type":"string","description":"The fact, in a few words."},"confidence":{"type":"number","minimum":0,"maximum":1,"description":"How sure you are, 0-1."}},"required":["category","value"]}"#,
     ),
     (
         "show_session_summary",
-        "Show the student a summary of the session: what went well and what to practise next.",
+        "Record a summary of the session for the teacher: what went well and what to practise next. It is not shown to the student; tell them yourself.",
         r#"{"type":"object","properties":{"summary":{"type":"string","description":"Two or three sentences on the session."},"strengths":{"type":"array","items":{"type":"string"},"description":"What the student did well."},"areasToImprove":{"type":"array","items":{"type":"string"},"description":"What to practise."},"nextSteps":{"type":"array","items":{"type":"string"},"description":"Suggested next activities."},"stars":{"type":"integer","minimum":1,"maximum":5,"description":"How the session went overall, 1-5 stars."}},"required":["summary","strengths","areasToImprove"]}"#,
     ),
     (
@@ -170,7 +170,7 @@ pub const DECLARATIONS: [(&str, &str, &str); 6] = [
     ),
     (
         "mark_item_mastered",
-        "Mark a review item as mastered so it leaves the student's review queue.",
+        "Mark a review item as mastered. A review-queue item (q-…) moves on in the student's queue; the answer says when it comes back.",
         r#"{"type":"object","properties":{"itemId":{"type":"string","description":"The id of the review item."},"confidence":{"type":"integer","minimum":1,"maximum":5,"description":"How solidly it is mastered, 1-5."}},"required":["itemId"]}"#,
     ),
     (

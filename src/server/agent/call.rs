@@ -14,7 +14,7 @@ use crate::domain::agent_session::{
 use crate::domain::decide::{decide, Ask, Place, PluginTool, Refusal};
 use crate::domain::effect::apply_effects;
 use crate::domain::ids::ToolId;
-use crate::domain::lesson::outcome::TutorOutcome;
+use crate::domain::lesson::outcome::{StudentChange, TutorOutcome};
 use crate::domain::limits::{
     bytes_in_words, excerpt, TOOL_ARGUMENTS_MAX_BYTES, TOOL_NAME_MAX_CHARS,
 };
@@ -217,6 +217,7 @@ struct Done {
     status: CallStatus,
     verified: Option<String>,
     tutor_outcome: Option<TutorOutcome>,
+    student_change: Option<StudentChange>,
 }
 
 /// A call as made: the tool, its arguments, what became of it, how long
@@ -246,6 +247,7 @@ async fn decide_and_run(
         status: CallStatus::Done,
         verified: row.verified_account.clone(),
         tutor_outcome: None,
+        student_change: None,
     };
     let plugin = plugins::plugin_of(state, &row.id, tool);
     if let Some(refusal) = refusal(state, row, ws, available, tool, arguments, plugin.as_ref()) {
@@ -277,6 +279,7 @@ async fn decide_and_run(
                 record_outcome(outcome, ws);
             }
             done.tutor_outcome = ran.outcome;
+            done.student_change = ran.student;
             done.result = Some(ran.result);
         }
         Err(Declined::Refused(reason)) => {
@@ -319,6 +322,8 @@ async fn record(
             status: call.done.status,
             tools_seen: told,
             tutor_outcome: call.done.tutor_outcome.as_ref(),
+            student_change: row.student_id.zip(call.done.student_change),
+            now: state.clock.now(),
         },
     )
     .await

@@ -24,6 +24,7 @@ pub(super) async fn end_locked(
     reason: &str,
 ) -> Result<(), ServerError> {
     if rows::end(&state.db, id, reason).await? {
+        crate::server::students::session_ended(state, id).await?;
         state.hub.publish(
             id,
             &SessionEvent::Ended {

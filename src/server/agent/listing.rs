@@ -18,11 +18,12 @@ use crate::domain::lesson::optimise::OptimiseMode;
 use crate::domain::lesson::prompt::{build, BuiltPrompt};
 use crate::domain::lesson::LessonDraft;
 use crate::domain::plugin::union;
+use crate::domain::student::StudentContext;
 use crate::domain::vibe::AgentView;
 use crate::domain::workflow_state::{AgentContext, WorkflowState};
 use crate::server::agent::rules::Rules;
 use crate::server::store::agent_sessions::{self as rows, SessionRow};
-use crate::server::store::lessons;
+use crate::server::store::{lessons, students};
 use crate::server::{AppState, ServerError};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -84,9 +85,10 @@ pub enum Prompt {
 }
 
 /// The prompt a tutor session's model gets: the lesson as the prompt
-/// endpoint builds it (normal optimisation).
-pub fn lesson_prompt(draft: &LessonDraft) -> BuiltPrompt {
-    build(&draft.prompt_input(Some(OptimiseMode::Normal)))
+/// endpoint builds it (normal optimisation), with what the session knows
+/// of its student, if it runs for one.
+pub fn lesson_prompt(draft: &LessonDraft, student: Option<&StudentContext>) -> BuiltPrompt {
+    build(&draft.prompt_input_for(Some(OptimiseMode::Normal), student))
 }
 
 impl Listing {
@@ -99,10 +101,14 @@ impl Listing {
         let prompt = match (row.lesson_id, &ws.agent) {
             (Some(lesson_id), _) => {
                 let lesson = lessons::get_any(&state.db, lesson_id).await?;
+                let context = match row.student_id {
+                    Some(_) => students::context_of(&state.db, &row.id).await?,
+                    None => None,
+                };
                 Some(Prompt::Lesson {
                     lesson_id,
                     student: row.student.clone(),
-                    system_prompt: lesson_prompt(&lesson.draft).system_prompt,
+                    system_prompt: lesson_prompt(&lesson.draft, context.as_ref()).system_prompt,
                 })
             }
             (None, Some(ctx)) => rules.stage(ctx).map(|stage| Prompt::Agent {

@@ -11,6 +11,7 @@ use crate::domain::lesson::LessonDraft;
 use crate::domain::limits::{excerpt, OPEN_TRIALS_PER_USER};
 use crate::domain::session_access::SESSION_TOKEN_PREFIX;
 use crate::domain::session_origin::Opener;
+use crate::domain::student::StudentContext;
 use crate::domain::vibe::find_agent;
 use crate::domain::workflow_state::{AgentContext, WorkflowState};
 use crate::error::ApiError;
@@ -179,27 +180,32 @@ pub struct LessonRun<'a> {
     pub lesson_id: i64,
     /// Its enabled tutor tools, as the prompt declares them.
     pub tools: Vec<String>,
-    /// Who it is for.
+    /// Who it is for (shown in lists).
     pub student: Option<&'a str>,
+    /// The student record it runs for, and what it knows of them.
+    pub record: Option<StudentContext>,
     /// How long it should run (the lesson's duration).
     pub planned_minutes: Option<u32>,
 }
 
-/// The run of lesson `lesson_id` (its `draft`) for `student`: the tools
-/// its prompt declares and its planned length.
+/// The run of lesson `lesson_id` (its `draft`) for `student` (and their
+/// record, with what the session knows of them): the tools its prompt
+/// declares and its planned length.
 pub fn lesson_run<'a>(
     lesson_id: i64,
     draft: &LessonDraft,
     student: Option<&'a str>,
+    record: Option<StudentContext>,
 ) -> LessonRun<'a> {
     LessonRun {
         lesson_id,
-        tools: lesson_prompt(draft)
+        tools: lesson_prompt(draft, record.as_ref())
             .declarations
             .iter()
             .map(|d| d.name.clone())
             .collect(),
         student,
+        record,
         planned_minutes: draft.duration_minutes,
     }
 }
@@ -213,11 +219,16 @@ pub async fn open_lesson(
 ) -> Result<Opened, ServerError> {
     let ws = WorkflowState::start(&format!("lesson-{}", run.lesson_id));
     let tools = run.tools.join(",");
+    let context = run
+        .record
+        .as_ref()
+        .map(|c| (c.student_id, serde_json::to_string(c).unwrap_or_default()));
     let lesson = LessonFields {
         lesson_id: run.lesson_id,
         tools: &tools,
         student: run.student,
         planned_minutes: run.planned_minutes,
+        student_record: context.as_ref().map(|(id, json)| (*id, json.as_str())),
     };
     start(state, ws, opener, true, &tools, Some(lesson)).await
 }

@@ -60,6 +60,8 @@ pub struct SessionRow {
     pub trial: bool,
     /// JSON `StartedBy`: the start trigger that opened it.
     pub started_by: Option<String>,
+    /// The student record a tutor session runs for.
+    pub student_id: Option<i64>,
 }
 
 impl SessionRow {
@@ -98,7 +100,7 @@ impl SessionRow {
     }
 }
 
-const SELECT: &str = "SELECT id, token_hash, state, verified_account, ended_at, last_activity, created_at, runs_builtins, tools_seen, lesson_id, lesson_tools, student, planned_minutes, turns, api_key_id, calls_stored, bytes_stored, opened_by, trial, started_by FROM agent_sessions";
+const SELECT: &str = "SELECT id, token_hash, state, verified_account, ended_at, last_activity, created_at, runs_builtins, tools_seen, lesson_id, lesson_tools, student, planned_minutes, turns, api_key_id, calls_stored, bytes_stored, opened_by, trial, started_by, student_id FROM agent_sessions";
 
 /// The session with this id, if any.
 pub async fn find(db: &SqlitePool, id: &str) -> Result<Option<SessionRow>, ServerError> {
@@ -197,6 +199,9 @@ pub struct LessonFields<'a> {
     pub student: Option<&'a str>,
     /// Its planned length.
     pub planned_minutes: Option<u32>,
+    /// The student record it runs for, and what it knows of them (JSON
+    /// `StudentContext`, fixed at opening).
+    pub student_record: Option<(i64, &'a str)>,
 }
 
 /// Stores a newly opened session, active as of its opening, with its
@@ -206,8 +211,8 @@ pub async fn insert(db: &SqlitePool, session: &NewSession<'_>) -> Result<(), Ser
     sqlx::query(
         "INSERT INTO agent_sessions (id, token_hash, api_key_id, state, runs_builtins, tools_seen,
                                      lesson_id, lesson_tools, student, planned_minutes, created_at, last_activity,
-                                     opened_by, trial, started_by)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                     opened_by, trial, started_by, student_id, student_context)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(session.id)
     .bind(session.token_hash)
@@ -230,6 +235,8 @@ pub async fn insert(db: &SqlitePool, session: &NewSession<'_>) -> Result<(), Ser
             .as_ref()
             .map(|s| serde_json::to_string(s).unwrap_or_default()),
     )
+    .bind(session.lesson.and_then(|l| l.student_record).map(|(id, _)| id))
+    .bind(session.lesson.and_then(|l| l.student_record).map(|(_, context)| context))
     .execute(&mut *tx)
     .await?;
     set_plugin_token(&mut *tx, session.id, session.plugin_token_hash, session.at).await?;

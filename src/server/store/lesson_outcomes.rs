@@ -46,6 +46,26 @@ pub async fn for_session(db: &SqlitePool, session: &str) -> Result<Vec<TutorOutc
     rows.iter().map(|(data,)| parse(session, data)).collect()
 }
 
+/// What student `student`'s runs opened at or after `since` recorded:
+/// session, time and outcome, oldest first.
+pub async fn of_student(
+    db: &SqlitePool,
+    student: i64,
+    since: i64,
+) -> Result<Vec<(String, i64, TutorOutcome)>, ServerError> {
+    let rows: Vec<(String, i64, String)> = sqlx::query_as(
+        "SELECT o.session_id, o.at, o.data FROM lesson_outcomes o JOIN agent_sessions s ON s.id = o.session_id
+         WHERE s.student_id = ? AND s.created_at >= ? ORDER BY o.id",
+    )
+    .bind(student)
+    .bind(since)
+    .fetch_all(db)
+    .await?;
+    rows.into_iter()
+        .map(|(session, at, data)| Ok((session.clone(), at, parse(&session, &data)?)))
+        .collect()
+}
+
 #[derive(sqlx::FromRow)]
 struct RunRow {
     id: String,

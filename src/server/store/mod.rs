@@ -18,6 +18,7 @@ pub mod mcp_servers;
 pub mod plugins;
 pub mod retention;
 pub mod student_data;
+pub mod students;
 pub mod todos;
 pub mod tool_calls;
 pub mod users;

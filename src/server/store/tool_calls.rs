@@ -5,10 +5,10 @@
 //! transaction, so the timeline and the session never disagree.
 
 use crate::domain::agent_session::{CallOutcome, CallStatus, ToolCallRecord};
-use crate::domain::lesson::outcome::TutorOutcome;
+use crate::domain::lesson::outcome::{StudentChange, TutorOutcome};
 use crate::domain::workflow_state::WorkflowState;
 use crate::server::platform::db::now;
-use crate::server::store::lesson_outcomes;
+use crate::server::store::{lesson_outcomes, students};
 use crate::server::ServerError;
 use serde_json::Value;
 use sqlx::SqlitePool;
@@ -43,6 +43,12 @@ pub struct NewCall<'a> {
     pub tools_seen: &'a str,
     /// What a tutor tool recorded, stored with the call.
     pub tutor_outcome: Option<&'a TutorOutcome>,
+    /// What the call changes on the session's student record (the
+    /// student's id and the change), written in the same transaction.
+    pub student_change: Option<(i64, StudentChange)>,
+    /// Now on the injected clock, Unix seconds (the student's record's
+    /// times).
+    pub now: i64,
 }
 
 /// Stores `call` and the session's new state together; returns the call's id.
@@ -67,6 +73,17 @@ pub async fn record(db: &SqlitePool, call: &NewCall<'_>) -> Result<i64, ServerEr
     .last_insert_rowid();
     if let Some(outcome) = call.tutor_outcome {
         lesson_outcomes::insert(&mut tx, call.session_id, call_id, outcome).await?;
+    }
+    if let Some((student, change)) = call.student_change {
+        students::apply(
+            &mut tx,
+            student,
+            call.session_id,
+            call.tutor_outcome,
+            change,
+            call.now,
+        )
+        .await?;
     }
     sqlx::query(
         "UPDATE agent_sessions SET state = ?, verified_account = ?, tools_seen = ?, last_activity = ?,

@@ -87,6 +87,7 @@ pub fn use_preset(config: &mut LessonToolConfiguration, preset: Preset) {
         }
     }
     fresh.global_instructions = config.global_instructions.take();
+    fresh.use_profile_facts = config.use_profile_facts;
     fresh.teacher_choices = TUTOR_TOOLS.iter().map(|t| t.id.to_owned()).collect();
     *config = fresh;
 }

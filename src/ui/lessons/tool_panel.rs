@@ -11,6 +11,8 @@ use crate::domain::lesson::config::Preset;
 use crate::domain::lesson::prompt::BuiltPrompt;
 use crate::domain::lesson::tools::TUTOR_TOOLS;
 use crate::domain::lesson::LessonDraft;
+use crate::domain::review_queue::DUE_ITEMS_PER_LESSON;
+use crate::domain::student::FACTS_PER_LESSON;
 use crate::ui::components::FieldProblem;
 use crate::ui::lessons::advice::AdviceList;
 use crate::ui::lessons::edit::{enabled_count, preset_losses, use_preset};
@@ -135,17 +137,55 @@ pub fn ToolPanel(
                     problems.with(|p| problem_for(p, "toolConfiguration.globalInstructions", false))
                 } />
             </div>
+            <div class="field">
+                <label class="check">
+                    <input
+                        type="checkbox"
+                        data-testid="use-profile-facts"
+                        prop:checked=move || draft.with(|d| d.tool_configuration.use_profile_facts)
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            apply(draft, notices, |d| d.tool_configuration.use_profile_facts = on)
+                        }
+                    />
+                    "Use the student's profile facts"
+                </label>
+                <p class="muted small">
+                    {format!(
+                        "When the lesson runs for a student record, the facts their earlier lessons learnt (at most {FACTS_PER_LESSON}, newest first) go into its prompt."
+                    )}
+                </p>
+            </div>
             <footer class="tool-footer" data-testid="tool-footer">
                 {move || {
                     format!(
-                        "Estimated tokens: ~{} · Tools enabled: {}/{}",
+                        "Estimated tokens: ~{} · Tools enabled: {}/{}{}",
                         built.with(|b| b.estimated_tokens),
                         enabled(),
                         TUTOR_TOOLS.len(),
+                        draft.with(student_note),
                     )
                 }}
             </footer>
         </section>
     }
     .into_any()
+}
+
+/// What the token estimate leaves out: a student's due review items (a
+/// review lesson) and known facts (with profile facts on) are added when
+/// the lesson runs for a student record, so the teacher is told.
+fn student_note(draft: &LessonDraft) -> String {
+    let mut parts = Vec::new();
+    if draft.review {
+        parts.push(format!("up to {DUE_ITEMS_PER_LESSON} due review items"));
+    }
+    if draft.tool_configuration.use_profile_facts {
+        parts.push(format!("up to {FACTS_PER_LESSON} profile facts"));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" · plus, for a student: {}", parts.join(" and "))
+    }
 }

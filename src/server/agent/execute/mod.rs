@@ -174,12 +174,7 @@ pub async fn run(cx: Ctx<'_>, kind: Kind) -> Outcome {
 
 /// A result with nothing for the teacher, or the tool's refusal.
 fn plain(result: Result<Value, String>) -> Result<Recorded, Declined> {
-    result
-        .map(|result| Recorded {
-            result,
-            outcome: None,
-        })
-        .map_err(Declined::Refused)
+    result.map(Recorded::plain).map_err(Declined::Refused)
 }
 
 /// String argument `name` (empty when missing or not a string).

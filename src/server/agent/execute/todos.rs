@@ -42,10 +42,7 @@ pub const FAMILY: Family = Family {
         Box::pin(async move {
             Ok(
                 match run(cx.state, &cx.row.id, cx.tool, cx.arguments).await? {
-                    Ok(result) => Ok(Recorded {
-                        result,
-                        outcome: None,
-                    }),
+                    Ok(result) => Ok(Recorded::plain(result)),
                     Err(failure) => Err(Declined::Failed(failure)),
                 },
             )

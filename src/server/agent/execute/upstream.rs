@@ -54,10 +54,7 @@ fn run(cx: Ctx<'_>) -> BoxFuture<'_, Outcome> {
         };
         Ok(
             match call(cx.state, server_id, &link.upstream_name, cx.arguments).await? {
-                Forwarded::Answered(result, false) => Ok(Recorded {
-                    result,
-                    outcome: None,
-                }),
+                Forwarded::Answered(result, false) => Ok(Recorded::plain(result)),
                 Forwarded::Answered(result, true) => Err(Declined::Failed(result)),
                 Forwarded::Failed(why) => Err(Declined::Refused(format!(
                     "`{}` could not run: {why}",

@@ -230,7 +230,7 @@ key_scopes! {
     WorkflowsWrite => [WorkflowsWrite];
     /// `catalogue:write`: change the catalogue.
     CatalogueWrite => [CatalogueWrite];
-    /// `students`: students' data, as the key's maker (`ActingUser`).
+    /// `students`: the key's user's students (list, add, read, export, delete).
     Students => [Students];
     /// The catalogue and its history are read with `bindings:read` (the
     /// catalogue and the bindings are one tool policy) or

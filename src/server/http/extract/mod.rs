@@ -30,6 +30,7 @@ mod caller;
 mod hook;
 mod path;
 mod session;
+mod students;
 #[cfg(test)]
 mod tests;
 
@@ -39,3 +40,4 @@ pub use caller::*;
 pub use hook::*;
 pub use path::*;
 pub use session::*;
+pub use students::*;

@@ -18,6 +18,7 @@ pub mod retention;
 pub mod runner;
 pub mod sessions;
 pub mod student_data;
+pub mod students;
 pub mod triggers;
 pub mod ultravox;
 pub mod vibes;
@@ -41,6 +42,7 @@ pub fn router() -> Router<AppState> {
         .merge(catalogue::router())
         .merge(mcp_servers::router())
         .merge(sessions::router())
+        .merge(students::router())
         .merge(plugins::router())
         .merge(join_codes::router())
         .merge(vibes::router())

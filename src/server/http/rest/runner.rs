@@ -113,7 +113,9 @@ async fn try_lesson(
     }
     // Owner-scoped: another teacher's lesson is a 404, as on its page.
     let lesson = store::lessons::get(&state.db, &user.view(), lesson_id).await?;
-    let run = sessions::lesson_run(lesson_id, &lesson.draft, student);
+    // A trial is the teacher playing a student: it keeps the name for the
+    // list but touches no student record (their queue, their profile).
+    let run = sessions::lesson_run(lesson_id, &lesson.draft, student, None);
     let opened = sessions::open_lesson(&state, run, &Opener::trial(user.0.id)).await?;
     Ok(created(&opened.id))
 }

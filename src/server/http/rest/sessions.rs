@@ -16,6 +16,7 @@ use crate::domain::lesson::nudge::{Speaker, TURN_TEXT_MAX_BYTES};
 use crate::domain::limits::{bytes_in_words, CALLS_PAGE_MAX, STUDENT_MAX_CHARS};
 use crate::domain::session_access::Act;
 use crate::domain::session_origin::Opener;
+use crate::domain::student::StudentLabel;
 use crate::error::ApiError;
 use crate::server::agent::hub::Frame;
 use crate::server::agent::listing::Listing;
@@ -27,6 +28,7 @@ use crate::server::http::extract::{
 };
 pub(crate) use crate::server::http::rest::event_streams::event_stream;
 use crate::server::http::rest::event_streams::session_stream;
+use crate::server::students;
 use crate::server::{AppState, ServerError};
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
@@ -77,9 +79,13 @@ struct OpenRequest {
     /// …or the lesson to run, for a tutor session.
     #[serde(default)]
     lesson_id: Option<i64>,
-    /// Who a tutor session is for (a name or an id).
+    /// Who a tutor session is for: a name, which finds or makes the lesson
+    /// owner's student record of that name…
     #[serde(default)]
     student: Option<String>,
+    /// …or the id of one of the lesson owner's student records.
+    #[serde(default)]
+    student_id: Option<i64>,
     /// …or the vibe to run in, for a session with agents.
     #[serde(default)]
     vibe_id: Option<String>,
@@ -124,6 +130,9 @@ async fn open(
     if body.student.is_some() && body.lesson_id.is_none() {
         return Err(ApiError::invalid("student", "is only for lesson sessions").into());
     }
+    if body.student_id.is_some() && body.lesson_id.is_none() {
+        return Err(ApiError::invalid("studentId", "is only for lesson sessions").into());
+    }
     let opened = match (&body.workflow_id, body.lesson_id, &body.vibe_id) {
         (Some(workflow), None, None) => {
             sessions::open(&state, workflow, &Opener::key(key.id()), body.run_builtins).await?
@@ -146,21 +155,7 @@ async fn open(
         }
         (None, Some(lesson_id), None) => {
             key.require(Scope::LessonsRead)?;
-            let student = body
-                .student
-                .as_deref()
-                .map(str::trim)
-                .filter(|s| !s.is_empty());
-            if student.is_some_and(|s| s.chars().count() > STUDENT_MAX_CHARS) {
-                return Err(ApiError::invalid(
-                    "student",
-                    format!("must be at most {STUDENT_MAX_CHARS} characters"),
-                )
-                .into());
-            }
-            let lesson = crate::server::store::lessons::get_any(&state.db, lesson_id).await?;
-            let run = sessions::lesson_run(lesson_id, &lesson.draft, student);
-            sessions::open_lesson(&state, run, &Opener::key(key.id())).await?
+            open_lesson(&state, &key, lesson_id, &body).await?
         }
         _ => {
             return Err(ApiError::invalid(
@@ -179,6 +174,46 @@ async fn open(
         }),
     )
         .into_response())
+}
+
+/// Opens a tutor session of lesson `lesson_id` with key `key`, for the
+/// student `body` names (`student`, a name; or `studentId`), if any.
+async fn open_lesson(
+    state: &AppState,
+    key: &ApiKey,
+    lesson_id: i64,
+    body: &OpenRequest,
+) -> Result<sessions::Opened, ServerError> {
+    let name = body
+        .student
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
+    if name.is_some_and(|s| s.chars().count() > STUDENT_MAX_CHARS) {
+        return Err(ApiError::invalid(
+            "student",
+            format!("must be at most {STUDENT_MAX_CHARS} characters"),
+        )
+        .into());
+    }
+    let label = name
+        .map(|n| StudentLabel::name(n, "student"))
+        .transpose()
+        .map_err(ApiError::Invalid)?;
+    if label.is_some() && body.student_id.is_some() {
+        return Err(ApiError::invalid("studentId", "give studentId or student, not both").into());
+    }
+    let lesson = crate::server::store::lessons::get_any(&state.db, lesson_id).await?;
+    let opener = crate::server::store::students::key_viewer(&state.db, key.id()).await?;
+    let record =
+        students::for_lesson(state, opener, &lesson, body.student_id, label.as_ref()).await?;
+    let context = match &record {
+        Some(student) => Some(students::context(state, &lesson, student).await?),
+        None => None,
+    };
+    let shown = record.as_ref().map(|s| s.name.as_str());
+    let run = sessions::lesson_run(lesson_id, &lesson.draft, shown, context);
+    sessions::open_lesson(state, run, &Opener::key(key.id())).await
 }
 
 /// `POST /api/sessions/{id}/plugin-token` (session token): a new plugin
