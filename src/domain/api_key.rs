@@ -34,11 +34,14 @@ pub enum Scope {
     /// from `vibes:write` because a tool's requirements are policy: without
     /// it, emptying `check_balance`'s `requires` would be an agent edit.
     CatalogueWrite,
+    /// Create accounts, change their roles, disable and re-enable them
+    /// (`/api/accounts…`): a school's own systems provisioning teachers.
+    AccountsWrite,
 }
 
 impl Scope {
     /// Every scope, in the order the panel lists them.
-    pub const ALL: [Scope; 8] = [
+    pub const ALL: [Scope; 9] = [
         Scope::Sessions,
         Scope::LessonsRead,
         Scope::BindingsRead,
@@ -47,6 +50,7 @@ impl Scope {
         Scope::VibesWrite,
         Scope::WorkflowsWrite,
         Scope::CatalogueWrite,
+        Scope::AccountsWrite,
     ];
 
     /// What keys made before scopes existed were allowed: everything but
@@ -64,6 +68,7 @@ impl Scope {
             Scope::VibesWrite => "vibes:write",
             Scope::WorkflowsWrite => "workflows:write",
             Scope::CatalogueWrite => "catalogue:write",
+            Scope::AccountsWrite => "accounts:write",
         }
     }
 
@@ -78,6 +83,7 @@ impl Scope {
             Scope::VibesWrite => "change agents and vibes",
             Scope::WorkflowsWrite => "read and edit workflow definitions",
             Scope::CatalogueWrite => "add and change catalogue tools, restore catalogue versions",
+            Scope::AccountsWrite => "create accounts, change roles, disable and enable them",
         }
     }
 

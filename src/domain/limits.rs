@@ -6,7 +6,7 @@
 //! Not every named limit is here, and that is deliberate: a limit that is a
 //! field rule of one domain type is declared beside that type, so the type
 //! and its rule are read together — the `*_MAX*` constants of
-//! `state_labels`, `effect`, `plugin`, `todos`, `user`, `workflow_chat`,
+//! `state_labels`, `effect`, `plugin`, `todos`, `user`, `account`, `workflow_chat`,
 //! `workflow_def`, `workflow_state`, `start_trigger`, `assets`, `vibe::rules`,
 //! `vibe::manifest` and the `lesson` modules, each with a `///` doc saying
 //! why (find them all with `grep -rn "pub const .*MAX" src/`). The server's
@@ -330,6 +330,17 @@ pub const MCP_CALL_TIMES_KEPT: usize = 200;
 /// call, and the watching page needs a few updates a second, not one per
 /// call (changes in between are sent together in the next frame).
 pub const MCP_SERVERS_FRAME_GAP_MS: u64 = 250;
+
+/// How long a password-reset link works (it also works only once, and a
+/// newer link for the same account replaces it): a day, long enough for an
+/// admin to pass it on and a teacher to open it, short enough that a link
+/// left in a mailbox or a chat is soon worth nothing.
+pub const PASSWORD_RESET_LIFETIME_SECS: i64 = 24 * 60 * 60;
+
+/// How long sending one reset link by mail (`SMTP_URL`) may take, connect
+/// included, before the admin is shown the link instead: well under the
+/// 30 s request timeout, so the page answers either way.
+pub const SMTP_DEADLINE_SECS: u64 = 10;
 
 #[cfg(test)]
 mod tests {

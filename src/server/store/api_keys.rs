@@ -78,18 +78,25 @@ pub struct VerifiedKey {
     pub name: String,
     /// What it may do.
     pub scopes: Vec<Scope>,
+    /// The account that made it (`api_keys.created_by`), whose streams its
+    /// streams count with; `None` for keys made outside the app.
+    pub user_id: Option<i64>,
 }
 
-/// Whether `secret` is a live (unrevoked) key; notes its use (at most once
-/// a minute) and returns it.
+/// Whether `secret` is a live key: not revoked, and not made by an
+/// account that is disabled now (such a key works again once the account
+/// is enabled). Notes its use (at most once a minute) and returns it.
 pub async fn verify(db: &SqlitePool, secret: &str) -> Result<Option<VerifiedKey>, ServerError> {
-    let row: Option<(i64, String, String, Option<i64>)> = sqlx::query_as(
-        "SELECT id, name, scopes, last_used_at FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
+    type Row = (i64, String, String, Option<i64>, Option<i64>);
+    let row: Option<Row> = sqlx::query_as(
+        "SELECT k.id, k.name, k.scopes, k.last_used_at, k.created_by
+         FROM api_keys k LEFT JOIN users u ON u.id = k.created_by
+         WHERE k.key_hash = ? AND k.revoked_at IS NULL AND u.disabled_at IS NULL",
     )
     .bind(token_hash(secret))
     .fetch_optional(db)
     .await?;
-    let Some((id, name, scopes, last_used_at)) = row else {
+    let Some((id, name, scopes, last_used_at, user_id)) = row else {
         return Ok(None);
     };
     let t = now();
@@ -105,6 +112,7 @@ pub async fn verify(db: &SqlitePool, secret: &str) -> Result<Option<VerifiedKey>
         id,
         name,
         scopes: scopes_of(&scopes),
+        user_id,
     }))
 }
 
