@@ -111,6 +111,9 @@ pub struct Config {
     /// Connected MCP servers' transports (`MCP_STDIO_ALLOWED`,
     /// `MCP_CA_FILE`, and what a started process inherits).
     pub mcp_transports: McpTransports,
+    /// Where password links are mailed (`SMTP_URL`, `SMTP_FROM`, both or
+    /// neither); `None`: the admin is shown each link to pass on.
+    pub smtp: Option<crate::server::accounts::mail::SmtpConfig>,
 }
 
 /// How Switchboard may reach connected MCP servers beyond plain HTTP.
@@ -367,6 +370,7 @@ impl Config {
                 .map(|s| s.trim().to_owned())
                 .filter(|s| !s.is_empty()),
             mcp_transports,
+            smtp: crate::server::accounts::mail::SmtpConfig::from_lookup(&get)?,
         })
     }
 
