@@ -131,6 +131,9 @@ fn component_of(id: PageId) -> fn() -> AnyView {
         PageId::Workflow => || view! { <crate::ui::workflows::WorkflowSettingsPage /> }.into_any(),
         PageId::Students => || view! { <crate::ui::students::StudentsPage /> }.into_any(),
         PageId::Student => || view! { <crate::ui::students::StudentPage /> }.into_any(),
+        PageId::Accounts => || view! { <crate::ui::accounts::AccountsPage /> }.into_any(),
+        PageId::Profile => || view! { <crate::ui::accounts::ProfilePage /> }.into_any(),
+        PageId::ResetPassword => || view! { <crate::ui::accounts::ResetPasswordPage /> }.into_any(),
     }
 }
 
@@ -205,6 +208,9 @@ mod tests {
             ("/playground", Bundle::Workflows),
             ("/workflows", Bundle::Workflows),
             ("/workflows/idv", Bundle::Workflows),
+            ("/accounts", Bundle::Start),
+            ("/profile", Bundle::Start),
+            ("/reset-password", Bundle::Start),
             ("/nowhere/at/all", Bundle::Start),
             ("", Bundle::Start),
         ] {

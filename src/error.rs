@@ -24,6 +24,9 @@ pub enum ApiError {
     /// The e-mail and password did not match an account.
     #[error("The e-mail or password is incorrect.")]
     InvalidCredentials,
+    /// The password was right, but an admin has disabled the account.
+    #[error("This account is disabled. Ask an administrator to enable it.")]
+    AccountDisabled,
     /// Signed in, but the account's role does not allow this.
     #[error("This needs the {needed} role.")]
     Forbidden {
@@ -124,7 +127,10 @@ impl ApiError {
     pub fn status(&self) -> u16 {
         match self {
             Self::Unauthenticated | Self::InvalidCredentials => 401,
-            Self::Forbidden { .. } | Self::CrossOrigin | Self::MissingScope { .. } => 403,
+            Self::Forbidden { .. }
+            | Self::CrossOrigin
+            | Self::MissingScope { .. }
+            | Self::AccountDisabled => 403,
             Self::NotFound(_) => 404,
             Self::Conflict(_) => 409,
             Self::PreconditionFailed(_) => 412,
@@ -201,6 +207,7 @@ mod tests {
         );
         assert_eq!(ApiError::invalid("email", "is required").status(), 422);
         assert_eq!(ApiError::Conflict("x".into()).status(), 409);
+        assert_eq!(ApiError::AccountDisabled.status(), 403);
         assert_eq!(ApiError::Internal.status(), 500);
     }
 

@@ -67,6 +67,8 @@ test('every page loads only its own group’s bundle, and it hydrates all of the
     ['/playground', 'workflows'],
     ['/workflows', 'workflows'],
     ['/workflows/idv', 'workflows'],
+    ['/accounts', 'start'],
+    ['/profile', 'start'],
   ];
   const seen: Record<string, { wasm: string[]; missing: string[]; islands: number }> = {};
   for (const [path] of pages) seen[path] = await visit(browser, page.context(), path);

@@ -5,6 +5,7 @@
 //! They live under `/rpc/…`, leaving `/api/…` to the JSON API that agent
 //! backends use.
 
+pub mod accounts;
 pub mod auth;
 pub mod bindings;
 pub mod keys;

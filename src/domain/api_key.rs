@@ -40,11 +40,14 @@ pub enum Scope {
     /// (`/api/students…`); for an admin's key also the retention sweep
     /// (`/api/retention`).
     Students,
+    /// Create accounts, change their roles, disable and re-enable them
+    /// (`/api/accounts…`): a school's own systems provisioning teachers.
+    AccountsWrite,
 }
 
 impl Scope {
     /// Every scope, in the order the panel lists them.
-    pub const ALL: [Scope; 9] = [
+    pub const ALL: [Scope; 10] = [
         Scope::Sessions,
         Scope::LessonsRead,
         Scope::BindingsRead,
@@ -54,6 +57,7 @@ impl Scope {
         Scope::WorkflowsWrite,
         Scope::CatalogueWrite,
         Scope::Students,
+        Scope::AccountsWrite,
     ];
 
     /// What keys made before scopes existed were allowed: everything but
@@ -72,6 +76,7 @@ impl Scope {
             Scope::WorkflowsWrite => "workflows:write",
             Scope::CatalogueWrite => "catalogue:write",
             Scope::Students => "students",
+            Scope::AccountsWrite => "accounts:write",
         }
     }
 
@@ -87,6 +92,7 @@ impl Scope {
             Scope::WorkflowsWrite => "read and edit workflow definitions",
             Scope::CatalogueWrite => "add and change catalogue tools, restore catalogue versions",
             Scope::Students => "list, add, read, export and delete the students of the key's user",
+            Scope::AccountsWrite => "create accounts, change roles, disable and enable them",
         }
     }
 

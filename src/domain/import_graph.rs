@@ -23,6 +23,7 @@ use std::collections::{BTreeMap, BTreeSet};
 /// source.
 const SOURCES: &[(&str, &str)] = &[
     ("", include_str!("mod.rs")),
+    ("account", include_str!("account.rs")),
     ("actor", include_str!("actor.rs")),
     ("agent_runner", include_str!("agent_runner.rs")),
     ("agent_session", include_str!("agent_session.rs")),

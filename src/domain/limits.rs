@@ -6,7 +6,7 @@
 //! Not every named limit is here, and that is deliberate: a limit that is a
 //! field rule of one domain type is declared beside that type, so the type
 //! and its rule are read together — the `*_MAX*` constants of
-//! `state_labels`, `effect`, `plugin`, `todos`, `user`, `workflow_chat`,
+//! `state_labels`, `effect`, `plugin`, `todos`, `user`, `account`, `workflow_chat`,
 //! `workflow_def`, `workflow_state`, `start_trigger`, `assets`, `student` (a
 //! pseudonymous code's length, the facts a lesson carries), `review_queue`
 //! (the due items a review lesson offers), `vibe::rules`,
@@ -345,6 +345,16 @@ pub const RETENTION_BATCH_SESSIONS: usize = 50;
 /// page, so a student with years of sessions costs the server one page of
 /// memory at a time, never the whole file.
 pub const STUDENT_EXPORT_PAGE_ROWS: usize = 500;
+/// How long a password-reset link works (it also works only once, and a
+/// newer link for the same account replaces it): a day, long enough for an
+/// admin to pass it on and a teacher to open it, short enough that a link
+/// left in a mailbox or a chat is soon worth nothing.
+pub const PASSWORD_RESET_LIFETIME_SECS: i64 = 24 * 60 * 60;
+
+/// How long sending one reset link by mail (`SMTP_URL`) may take, connect
+/// included, before the admin is shown the link instead: well under the
+/// 30 s request timeout, so the page answers either way.
+pub const SMTP_DEADLINE_SECS: u64 = 10;
 
 #[cfg(test)]
 mod tests {

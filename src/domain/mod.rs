@@ -5,6 +5,7 @@
 //! a hydrated component and a server function agree on a value's shape and
 //! validity without a second, drifting copy.
 
+pub mod account;
 pub mod actor;
 pub mod agent_runner;
 pub mod agent_session;

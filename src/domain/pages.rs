@@ -42,6 +42,12 @@ pub enum PageId {
     Students,
     /// One student.
     Student,
+    /// The admins' accounts list.
+    Accounts,
+    /// The signed-in account's own profile and password.
+    Profile,
+    /// Where a one-time password link leads (open to anyone holding one).
+    ResetPassword,
 }
 
 /// One page of the app.
@@ -90,7 +96,7 @@ const ADMIN: Option<Role> = Some(Role::Admin);
 
 /// Every page. A role of `Teacher` means any signed-in account (admins can
 /// do what teachers can).
-pub const PAGES: [Page; 16] = [
+pub const PAGES: [Page; 19] = [
     page(PageId::Login, "/login", Bundle::Start, None, "Sign in"),
     page(PageId::Home, "/", Bundle::Start, TEACHER, "Home"),
     page(
@@ -186,6 +192,27 @@ pub const PAGES: [Page; 16] = [
         Bundle::Start,
         TEACHER,
         "Student",
+    ),
+    page(
+        PageId::Accounts,
+        "/accounts",
+        Bundle::Start,
+        ADMIN,
+        "Accounts",
+    ),
+    page(
+        PageId::Profile,
+        "/profile",
+        Bundle::Start,
+        TEACHER,
+        "Profile",
+    ),
+    page(
+        PageId::ResetPassword,
+        "/reset-password",
+        Bundle::Start,
+        None,
+        "Set your password",
     ),
 ];
 
@@ -319,14 +346,14 @@ mod tests {
     }
 
     #[test]
-    fn only_the_sign_in_page_is_open_to_visitors_and_admin_pages_to_admins() {
+    fn only_signing_in_and_setting_a_password_are_open_to_visitors_and_admin_pages_to_admins() {
         let open: Vec<PageId> = PAGES
             .iter()
             .filter(|p| p.allows(None))
             .map(|p| p.id)
             .collect();
-        assert_eq!(open, [PageId::Login]);
-        for admin_page in ["/bindings", "/mcp-servers"] {
+        assert_eq!(open, [PageId::Login, PageId::ResetPassword]);
+        for admin_page in ["/bindings", "/mcp-servers", "/accounts"] {
             let page = page_at(admin_page).unwrap();
             assert!(!page.allows(Some(Role::Teacher)), "{admin_page}");
             assert!(page.allows(Some(Role::Admin)), "{admin_page}");

@@ -33,6 +33,9 @@ impl Email {
         if value.chars().any(char::is_whitespace) {
             return err("must not contain spaces");
         }
+        if value.chars().any(char::is_control) {
+            return err("must not contain control characters");
+        }
         let Some((local, domain)) = value.split_once('@') else {
             return err("must look like name@example.com");
         };

@@ -25,6 +25,7 @@
 //! This is the one `#[cfg(feature = "ssr")]` module; nothing in here is
 //! compiled into the browser bundle. `docs/architecture.md` draws the map.
 
+pub mod accounts;
 pub mod agent;
 pub mod auth;
 pub mod catalogue;

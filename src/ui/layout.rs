@@ -5,7 +5,8 @@ use crate::ui::auth::{set_page_status, use_auth};
 use leptos::prelude::*;
 use leptos_router::components::{Outlet, A};
 
-/// Header with the app name, the areas (Tool bindings, Agents, Workflows and MCP servers only for admins), the
+/// Header with the app name, the areas (Tool bindings, Agents, Workflows, MCP servers and Accounts only for admins,
+/// Profile for everyone), the
 /// signed-in user with their role, and sign-out.
 #[component]
 pub fn Layout() -> impl IntoView {
@@ -42,6 +43,9 @@ pub fn Layout() -> impl IntoView {
                                     <A href="/mcp-servers">
                                         "MCP servers"
                                     </A>
+                                    <A href="/accounts">
+                                        "Accounts"
+                                    </A>
                                 }
                             })
                     }}
@@ -50,6 +54,9 @@ pub fn Layout() -> impl IntoView {
                     </A>
                     <A href="/playground">
                         "Playground"
+                    </A>
+                    <A href="/profile">
+                        "Profile"
                     </A>
                 </nav>
                 <div class="userbox">

@@ -11,12 +11,15 @@ use leptos_router::hooks::use_query_map;
 pub fn LoginPage() -> impl IntoView {
     let query = use_query_map();
     let next = query.with_untracked(|q| q.get("next").unwrap_or_default());
-    view! { <LoginIsland next /> }
+    // Set by a one-time password link once the password is set.
+    let password_set = query.with_untracked(|q| q.get("reset").is_some());
+    view! { <LoginIsland next password_set /> }
 }
 
-/// The form, hydrated on its own; `next` is where a sign-in leads.
+/// The form, hydrated on its own; `next` is where a sign-in leads, and
+/// `password_set` says a password link was just used.
 #[island]
-fn LoginIsland(next: String) -> impl IntoView {
+fn LoginIsland(next: String, password_set: bool) -> impl IntoView {
     crate::ui::auth::provide_auth();
     let auth = use_auth();
     let (reveal, set_reveal) = signal(false);
@@ -32,6 +35,14 @@ fn LoginIsland(next: String) -> impl IntoView {
                 <p class="tagline">
                     "Which tools your agents may use, where, and what they are told."
                 </p>
+                {password_set
+                    .then(|| {
+                        view! {
+                            <p class="ok" role="status" data-testid="password-set">
+                                "Your password is set: sign in with it."
+                            </p>
+                        }
+                    })}
                 <ActionForm action=auth.login>
                     <input type="hidden" name="next" value=next />
                     <div class="field">

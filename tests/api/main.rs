@@ -1,6 +1,7 @@
 //! Black-box HTTP tests: each test serves the real application on a random
 //! port with its own throwaway SQLite database and talks to it over HTTP.
 
+mod accounts;
 mod agents_ui;
 mod assets;
 mod auth;

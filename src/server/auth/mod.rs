@@ -113,11 +113,18 @@ pub async fn sign_in(
     match authenticate(state, email, password).await {
         Ok(user) => {
             state.login_throttle.succeeded(&keys, started);
+            crate::server::store::accounts::signed_in(&state.db, user.id, started).await?;
             Ok(user)
         }
         Err(ServerError::Api(ApiError::InvalidCredentials)) => {
             tracing::info!(email = %email.as_str(), ?address, "wrong password");
             Err(ApiError::InvalidCredentials.into())
+        }
+        // The attempt stays counted: only a right password of a usable
+        // account forgives.
+        Err(ServerError::Api(ApiError::AccountDisabled)) => {
+            tracing::info!(email = %email.as_str(), ?address, "sign-in of a disabled account");
+            Err(ApiError::AccountDisabled.into())
         }
         Err(other) => {
             state.login_throttle.undecided(&keys, started);
@@ -153,6 +160,8 @@ pub async fn authenticate(
     })
     .await??;
     match row {
+        // Said only to someone who knows the password.
+        Some(row) if matches && row.disabled_at.is_some() => Err(ApiError::AccountDisabled.into()),
         Some(row) if matches => row.view(),
         _ => Err(ApiError::InvalidCredentials.into()),
     }
@@ -353,6 +362,20 @@ fn same_origin(state: &AppState, headers: &HeaderMap) -> bool {
                 claimed == format!("http://{host}") || claimed == format!("https://{host}")
             }),
     }
+}
+
+/// The origin links the app hands out start with (a password link): the
+/// configured `PUBLIC_ORIGIN`, else the one the request was addressed to.
+pub fn link_origin(state: &AppState, headers: &HeaderMap) -> String {
+    if let Some(own) = &state.config.public_origin {
+        return own.clone();
+    }
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .filter(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_graphic()))
+        .map_or_else(|| state.config.addr.to_string(), str::to_owned);
+    format!("http://{host}")
 }
 
 /// For a route outside `/rpc/` that a signed-in user's cookie authenticates

@@ -67,6 +67,15 @@ pub fn client_address(state: &AppState) -> Option<std::net::IpAddr> {
     })
 }
 
+/// The origin links handed out in this request start with
+/// (`auth::link_origin`).
+pub fn link_origin(state: &AppState) -> String {
+    let headers = use_context::<Parts>()
+        .map(|parts| parts.headers)
+        .unwrap_or_default();
+    auth::link_origin(state, &headers)
+}
+
 /// The raw sign-in token of the current request.
 pub fn session_token() -> Option<String> {
     use_context::<Parts>().and_then(|parts| auth::session_token(&parts.headers))

@@ -116,6 +116,9 @@ pub struct Config {
     /// year; `0` or `off` keeps everything): the daily sweep of
     /// `server::retention` purges older ones.
     pub data_retention: crate::domain::retention::Retention,
+    /// Where password links are mailed (`SMTP_URL`, `SMTP_FROM`, both or
+    /// neither); `None`: the admin is shown each link to pass on.
+    pub smtp: Option<crate::server::accounts::mail::SmtpConfig>,
 }
 
 /// How Switchboard may reach connected MCP servers beyond plain HTTP.
@@ -376,6 +379,7 @@ impl Config {
                 .filter(|s| !s.is_empty()),
             mcp_transports,
             data_retention,
+            smtp: crate::server::accounts::mail::SmtpConfig::from_lookup(&get)?,
         })
     }
 

@@ -83,8 +83,9 @@ pub struct VerifiedKey {
     pub created_by: Option<i64>,
 }
 
-/// Whether `secret` is a live (unrevoked) key; notes its use (at most once
-/// a minute) and returns it.
+/// Whether `secret` is a live key: not revoked, and not made by an
+/// account that is disabled now (such a key works again once the account
+/// is enabled). Notes its use (at most once a minute) and returns it.
 pub async fn verify(db: &SqlitePool, secret: &str) -> Result<Option<VerifiedKey>, ServerError> {
     #[derive(sqlx::FromRow)]
     struct Row {
@@ -95,7 +96,9 @@ pub async fn verify(db: &SqlitePool, secret: &str) -> Result<Option<VerifiedKey>
         created_by: Option<i64>,
     }
     let row: Option<Row> = sqlx::query_as(
-        "SELECT id, name, scopes, last_used_at, created_by FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
+        "SELECT k.id, k.name, k.scopes, k.last_used_at, k.created_by
+         FROM api_keys k LEFT JOIN users u ON u.id = k.created_by
+         WHERE k.key_hash = ? AND k.revoked_at IS NULL AND u.disabled_at IS NULL",
     )
     .bind(token_hash(secret))
     .fetch_optional(db)

@@ -22,12 +22,13 @@ pub async fn create(
     Ok(())
 }
 
-/// The account behind an unexpired session, if any.
+/// The account behind an unexpired session, if any; never a disabled one
+/// (its sessions are deleted when it is disabled, and refused here too).
 pub async fn find_user(db: &SqlitePool, token_hash: &str) -> Result<Option<UserRow>, ServerError> {
     Ok(sqlx::query_as::<_, UserRow>(
-        "SELECT u.id, u.email, u.display_name, u.role, u.password_hash
+        "SELECT u.id, u.email, u.display_name, u.role, u.password_hash, u.disabled_at
          FROM auth_sessions s JOIN users u ON u.id = s.user_id
-         WHERE s.token_hash = ? AND s.expires_at > ?",
+         WHERE s.token_hash = ? AND s.expires_at > ? AND u.disabled_at IS NULL",
     )
     .bind(token_hash)
     .bind(now())

@@ -5,6 +5,7 @@
 //! types at this boundary, the way the Leptos session-auth example keeps `Sql*`
 //! types off the wire.
 
+pub mod accounts;
 pub mod agent_sessions;
 pub mod api_keys;
 pub mod auth_sessions;

@@ -21,6 +21,8 @@ pub struct UserRow {
     pub role: String,
     /// Argon2 PHC string.
     pub password_hash: String,
+    /// When an admin disabled it (Unix seconds); `None` while it may sign in.
+    pub disabled_at: Option<i64>,
 }
 
 impl UserRow {
@@ -70,7 +72,7 @@ pub async fn create(
 /// The account with this login e-mail, if any.
 pub async fn find_by_email(db: &SqlitePool, email: &Email) -> Result<Option<UserRow>, ServerError> {
     Ok(sqlx::query_as::<_, UserRow>(
-        "SELECT id, email, display_name, role, password_hash FROM users WHERE email = ?",
+        "SELECT id, email, display_name, role, password_hash, disabled_at FROM users WHERE email = ?",
     )
     .bind(email.as_str())
     .fetch_optional(db)
@@ -80,7 +82,7 @@ pub async fn find_by_email(db: &SqlitePool, email: &Email) -> Result<Option<User
 /// The account with this id, if any.
 pub async fn find_by_id(db: &SqlitePool, id: i64) -> Result<Option<UserRow>, ServerError> {
     Ok(sqlx::query_as::<_, UserRow>(
-        "SELECT id, email, display_name, role, password_hash FROM users WHERE id = ?",
+        "SELECT id, email, display_name, role, password_hash, disabled_at FROM users WHERE id = ?",
     )
     .bind(id)
     .fetch_optional(db)
@@ -113,7 +115,7 @@ pub async fn list_with_sessions(db: &SqlitePool) -> Result<Vec<AccountSummary>, 
         open_sessions: i64,
     }
     let rows = sqlx::query_as::<_, Row>(
-        "SELECT u.id, u.email, u.display_name, u.role, u.password_hash,
+        "SELECT u.id, u.email, u.display_name, u.role, u.password_hash, u.disabled_at,
                 (SELECT COUNT(*) FROM auth_sessions s WHERE s.user_id = u.id AND s.expires_at > ?) AS open_sessions
          FROM users u ORDER BY u.role, u.email",
     )

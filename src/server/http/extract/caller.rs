@@ -7,6 +7,7 @@ use crate::domain::api_key::Scope;
 use crate::domain::user::Role;
 use crate::error::ApiError;
 use crate::server::auth::{require_same_origin, AuthUser};
+use crate::server::http::streams::user_key;
 use crate::server::store::api_keys::VerifiedKey;
 use crate::server::{store, AppState, ServerError};
 use axum::extract::{FromRequestParts, OptionalFromRequestParts};
@@ -232,6 +233,8 @@ key_scopes! {
     CatalogueWrite => [CatalogueWrite];
     /// `students`: the key's user's students (list, add, read, export, delete).
     Students => [Students];
+    /// `accounts:write`: create, change, disable and list accounts.
+    AccountsWrite => [AccountsWrite];
     /// The catalogue and its history are read with `bindings:read` (the
     /// catalogue and the bindings are one tool policy) or
     /// `catalogue:write`; a refusal names `bindings:read`.
@@ -247,23 +250,68 @@ key_scopes! {
 pub struct KeyOrAdmin<S> {
     /// Whose streams the listener's cap counts: `key:<id>` or `user:<id>`.
     pub listener: String,
+    /// For a key, the account that made it: its streams count with that
+    /// account too, so they end when it is disabled.
+    pub key_user: Option<i64>,
     _scope: PhantomData<S>,
+}
+
+impl<S> KeyOrAdmin<S> {
+    /// The caps a stream of this listener takes a slot under, each
+    /// `per_user` (`MAX_STREAMS_PER_USER`): the listener's, and for a key
+    /// its account's.
+    pub fn stream_limits(&self, per_user: usize) -> Vec<(String, usize)> {
+        let mut limits = vec![(self.listener.clone(), per_user)];
+        limits.extend(self.key_user.map(|id| (user_key(id), per_user)));
+        limits
+    }
 }
 
 impl<S: KeyScope + Send + Sync> FromRequestParts<AppState> for KeyOrAdmin<S> {
     type Rejection = ServerError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ServerError> {
-        let listener = if parts.headers.get(header::AUTHORIZATION).is_some() {
+        let (listener, key_user) = if parts.headers.get(header::AUTHORIZATION).is_some() {
             let key = Key::<S>::from_request_parts(parts, state).await?;
-            format!("key:{}", key.id())
+            (format!("key:{}", key.id()), key.0 .0.created_by)
         } else {
             let user = signed_in(parts)?;
             user.require(Role::Admin)?;
-            format!("user:{}", user.0.id)
+            (user_key(user.0.id), None)
         };
         Ok(Self {
             listener,
+            key_user,
+            _scope: PhantomData,
+        })
+    }
+}
+
+/// Who may change something an admin runs over the API (accounts): an API
+/// key with a scope `S` names, or else the signed-in admin, whose cookie's
+/// requests other than `GET` must come from the app's own pages (see
+/// [`user_with_role`]). 401 with neither, 403 `MissingScope`, `Forbidden`
+/// or `CrossOrigin` otherwise. Gives the actor the change is recorded as.
+#[derive(Debug, Clone)]
+pub struct KeyOrAdminActor<S> {
+    /// The admin (by e-mail) or the key (`API key “name”`).
+    pub actor: crate::domain::actor::Actor,
+    _scope: PhantomData<S>,
+}
+
+impl<S: KeyScope + Send + Sync> FromRequestParts<AppState> for KeyOrAdminActor<S> {
+    type Rejection = ServerError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ServerError> {
+        let actor = if parts.headers.get(header::AUTHORIZATION).is_some() {
+            Key::<S>::from_request_parts(parts, state).await?.actor()
+        } else {
+            let user = parts.extensions.get::<AuthUser>();
+            let admin = user_with_role(state, user, Role::Admin, &parts.method, &parts.headers)?;
+            crate::domain::actor::Actor::admin(admin.0.id, admin.0.email.as_str())
+        };
+        Ok(Self {
+            actor,
             _scope: PhantomData,
         })
     }

@@ -10,10 +10,11 @@
 
 use crate::server::agent::hub::sink::{Feed, FeedSlot, Next, Sink};
 use crate::server::agent::hub::Frame;
-use crate::server::http::streams::StreamPermit;
+use crate::server::http::streams::{self, StreamPermit};
 use axum::body::{Body, Bytes};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
+use futures_util::future::{BoxFuture, FutureExt};
 use futures_util::stream::{self, StreamExt};
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -48,7 +49,8 @@ pub(crate) fn event_stream(
     after: u64,
     permit: Option<StreamPermit>,
 ) -> Response {
-    event_stream_holding(first, rx, after, Box::new(permit))
+    let closed = streams::closed(permit.as_ref());
+    event_stream_until(first, rx, after, Box::new(permit), closed)
 }
 
 /// [`event_stream`] holding `held` for as long as the stream is open.
@@ -57,6 +59,18 @@ pub(crate) fn event_stream_holding(
     rx: Option<broadcast::Receiver<Arc<Frame>>>,
     after: u64,
     held: Box<dyn Send + Sync>,
+) -> Response {
+    event_stream_until(first, rx, after, held, std::future::pending().boxed())
+}
+
+/// [`event_stream_holding`] that ends when `closed` resolves (its permit's
+/// key was closed: a disabled account's streams).
+fn event_stream_until(
+    first: Vec<Bytes>,
+    rx: Option<broadcast::Receiver<Arc<Frame>>>,
+    after: u64,
+    held: Box<dyn Send + Sync>,
+    closed: BoxFuture<'static, ()>,
 ) -> Response {
     let start = tokio::time::Instant::now() + KEEP_ALIVE;
     let live = rx.map(|rx| Live {
@@ -81,7 +95,9 @@ pub(crate) fn event_stream_holding(
             }
         }
     });
-    let body = stream::iter(first.into_iter().map(Ok::<_, Infallible>)).chain(live);
+    let body = stream::iter(first.into_iter().map(Ok::<_, Infallible>))
+        .chain(live)
+        .take_until(closed);
     (
         [
             (header::CONTENT_TYPE, "text/event-stream"),
@@ -127,6 +143,8 @@ struct BodyFeed {
     first: std::vec::IntoIter<Bytes>,
     sink: Arc<Sink>,
     tick: tokio::time::Interval,
+    /// Resolves when the permit's key is closed: the body ends.
+    closed: BoxFuture<'static, ()>,
     _permit: Option<StreamPermit>,
 }
 
@@ -137,6 +155,7 @@ impl BodyFeed {
             first: feed.first.into_iter(),
             sink: feed.sink,
             tick: tokio::time::interval_at(start, KEEP_ALIVE),
+            closed: streams::closed(feed.permit.as_ref()),
             _permit: feed.permit,
         }
     }
@@ -154,6 +173,7 @@ impl BodyFeed {
                 Next::Wait => tokio::select! {
                     biased;
                     () = self.sink.notified() => {}
+                    () = &mut self.closed => return None,
                     _ = self.tick.tick() => return Some(Bytes::from_static(KEEP_ALIVE_COMMENT)),
                 },
             }

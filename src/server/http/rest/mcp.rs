@@ -18,7 +18,7 @@ use crate::server::agent::mcp::{McpCaller, McpService};
 use crate::server::auth::AuthUser;
 use crate::server::http::extract::{bearer, user_with_role, ApiKey, CallTool, Session, SignedIn};
 use crate::server::http::mcp_sessions::{session_owner, McpSessions};
-use crate::server::http::streams::StreamPermit;
+use crate::server::http::streams::{user_key, StreamPermit};
 use crate::server::workflows::mcp::{Editor, WorkflowMcpService};
 use crate::server::{AppState, ServerError};
 use axum::body::Body;
@@ -59,10 +59,10 @@ async fn entry(
     }
     let credential = Credential {
         owner: session_owner(&row.id),
-        streams: (
+        streams: vec![(
             format!("session:{}", row.id),
             state.config.max_streams_per_session,
-        ),
+        )],
     };
     req.extensions_mut().insert(McpCaller {
         session: row.id.clone(),
@@ -72,10 +72,10 @@ async fn entry(
 }
 
 /// Who an MCP request counts against: the owner of the sessions it opens,
-/// and the stream cap (key, cap) its streams take a slot under.
+/// and the stream caps (key, cap) its streams take a slot under.
 struct Credential {
     owner: String,
-    streams: (String, usize),
+    streams: Vec<(String, usize)>,
 }
 
 /// Hands an authenticated request to rmcp, counting it against
@@ -111,7 +111,7 @@ where
         _ => None,
     };
     let permit = if matches!(*req.method(), Method::GET | Method::POST) {
-        match state.streams.acquire(&[credential.streams]) {
+        match state.streams.acquire(&credential.streams) {
             Ok(permit) => Some(permit),
             Err(e) => return ServerError::from(e).into_response(),
         }
@@ -135,10 +135,15 @@ fn holding(response: Response, permit: Option<StreamPermit>) -> Response {
         .is_some_and(|v| v.starts_with("text/event-stream"));
     match permit {
         Some(permit) if is_stream => response.map(|body| {
-            Body::from_stream(body.into_data_stream().map(move |chunk| {
-                let _held = &permit;
-                chunk
-            }))
+            let closed = permit.closed();
+            Body::from_stream(
+                body.into_data_stream()
+                    .map(move |chunk| {
+                        let _held = &permit;
+                        chunk
+                    })
+                    .take_until(closed),
+            )
         }),
         _ => response,
     }
@@ -165,36 +170,40 @@ async fn workflow_entry(
     mut req: Request,
 ) -> Response {
     let (method, headers) = (req.method().clone(), req.headers().clone());
-    let (editor, owner) = match editor_of(&state, user.as_ref(), &method, &headers).await {
+    let (editor, owner, key_user) = match editor_of(&state, user.as_ref(), &method, &headers).await
+    {
         Ok(who) => who,
         Err(e) => return e.into_response(),
     };
     req.extensions_mut().insert(editor);
-    let credential = Credential {
-        streams: (owner.clone(), state.config.max_streams_per_user),
-        owner,
-    };
+    let per_user = state.config.max_streams_per_user;
+    let mut streams = vec![(owner.clone(), per_user)];
+    // A key's streams count with the account that made it, so they end
+    // when that account is disabled.
+    streams.extend(key_user.map(|id| (user_key(id), per_user)));
+    let credential = Credential { streams, owner };
     serve(&mcp, &state.workflow_mcp, &state, credential, req).await
 }
 
 /// Who edits: the API key in `Authorization` (with `workflows:write`), or
 /// else the signed-in admin; with the credential's name for the caps
-/// (`key:{id}`, `user:{id}`, as the other streams count them).
+/// (`key:{id}`, `user:{id}`, as the other streams count them) and, for a
+/// key, the account that made it.
 async fn editor_of(
     state: &AppState,
     user: Option<&AuthUser>,
     method: &Method,
     headers: &axum::http::HeaderMap,
-) -> Result<(Editor, String), ServerError> {
+) -> Result<(Editor, String, Option<i64>), ServerError> {
     if let Some(secret) = bearer(headers) {
         let key = ApiKey::verify(state, secret).await?;
         key.require(Scope::WorkflowsWrite)?;
         let editor = Editor { actor: key.actor() };
-        return Ok((editor, format!("key:{}", key.id())));
+        return Ok((editor, format!("key:{}", key.id()), key.0.created_by));
     }
     let user = user_with_role(state, user, Role::Admin, method, headers)?;
     let editor = Editor {
         actor: crate::domain::actor::Actor::admin(user.0.id, &user.0.display_name),
     };
-    Ok((editor, format!("user:{}", user.0.id)))
+    Ok((editor, user_key(user.0.id), None))
 }

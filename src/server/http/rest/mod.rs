@@ -4,6 +4,7 @@
 //! what body it takes are its handler's arguments, the extractors of
 //! `server::http::extract`.
 
+pub mod accounts;
 pub mod bindings;
 pub mod catalogue;
 pub mod event_streams;
@@ -38,6 +39,7 @@ use axum::Router;
 pub fn router() -> Router<AppState> {
     Router::new()
         .merge(lessons::router())
+        .merge(accounts::router())
         .merge(bindings::router())
         .merge(catalogue::router())
         .merge(mcp_servers::router())

@@ -188,8 +188,9 @@ pub async fn respond_feed(tcp: TcpStream, response: Response<Body>, feed: Feed) 
     let Feed {
         first,
         sink,
-        permit: _permit,
+        permit,
     } = feed;
+    let mut closed = crate::server::http::streams::closed(permit.as_ref());
     for bytes in first.iter().filter(|b| !b.is_empty()) {
         if send_chunk(&socket, bytes).await.is_err() {
             return;
@@ -211,6 +212,14 @@ pub async fn respond_feed(tcp: TcpStream, response: Response<Body>, feed: Feed) 
             }
             Next::Wait => tokio::select! {
                 () = sink.notified() => Ok(()),
+                // Its key was closed (a disabled account): the stream ends
+                // cleanly if nothing is half-written, else it is cut.
+                () = &mut closed => {
+                    if sink.claim() {
+                        let _ = send(&socket, &mut [IoSlice::new(LAST_CHUNK)]).await;
+                    }
+                    return;
+                },
                 _ = tick.tick() => if sink.claim() {
                     send(&socket, &mut [IoSlice::new(KEEP_ALIVE_CHUNK)]).await
                 } else {

@@ -18,7 +18,12 @@ pub fn AccountsPanel(me: i64) -> impl IntoView {
     let accounts = fetched(move || changes.try_get(), |_| list_accounts());
     view! {
         <section class="panel" data-testid="accounts-panel">
-            <h2>"Accounts"</h2>
+            <div class="split">
+                <h2>"Accounts"</h2>
+                <a href="/accounts" class="button ghost small">
+                    "Manage accounts"
+                </a>
+            </div>
             <Loaded resource=accounts loading="Loading accounts…" let:list>
                 <table class="table" data-testid="accounts">
                     <thead>
