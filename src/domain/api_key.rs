@@ -8,6 +8,10 @@ use crate::domain::error::FieldError;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// The prefix of an API key's secret (`sb_…`), which tells it apart from
+/// a session's tokens where a route takes either.
+pub const API_KEY_PREFIX: &str = "sb_";
+
 /// What an API key may do. A backend gets only the scopes it needs, so a
 /// leaked voice-agent key cannot rewrite the tool policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -59,6 +59,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("mcp_stdio", include_str!("mcp_stdio.rs")),
     ("mcp_server_view", include_str!("mcp_server_view.rs")),
     ("net", include_str!("net.rs")),
+    ("ownership", include_str!("ownership.rs")),
     ("pages", include_str!("pages.rs")),
     ("plugin", include_str!("plugin.rs")),
     ("session_access", include_str!("session_access.rs")),

@@ -1,7 +1,9 @@
 //! API keys for agent backends. The key is shown once at creation; only its
 //! SHA-256 is stored, plus a short prefix so people can tell keys apart.
 
-use crate::domain::api_key::{ApiKeyView, Scope};
+use crate::domain::api_key::{ApiKeyView, Scope, API_KEY_PREFIX};
+use crate::domain::ownership::Viewer;
+use crate::domain::user::Role;
 use crate::error::ApiError;
 use crate::server::auth::{random_token, token_hash};
 use crate::server::platform::db::now;
@@ -42,7 +44,7 @@ pub async fn create(
     if scopes.is_empty() {
         return Err(ApiError::invalid("scopes", "choose at least one scope").into());
     }
-    let secret = format!("sb_{}", random_token());
+    let secret = format!("{API_KEY_PREFIX}{}", random_token());
     let prefix = secret[..10].to_owned();
     let t = now();
     let id = sqlx::query("INSERT INTO api_keys (name, key_hash, prefix, created_by, created_at, scopes) VALUES (?, ?, ?, ?, ?, ?)")
@@ -78,20 +80,35 @@ pub struct VerifiedKey {
     pub name: String,
     /// What it may do.
     pub scopes: Vec<Scope>,
+    /// Who made it (their id and role), while their account exists: the
+    /// key acts as them (`domain::ownership`).
+    pub maker: Option<(i64, Role)>,
+}
+
+impl VerifiedKey {
+    /// Whose sessions the key sees: its maker's, or (its maker gone) the
+    /// ones it opened.
+    pub fn viewer(&self) -> Viewer {
+        Viewer::key(self.id, self.maker)
+    }
 }
 
 /// Whether `secret` is a live (unrevoked) key; notes its use (at most once
 /// a minute) and returns it.
 pub async fn verify(db: &SqlitePool, secret: &str) -> Result<Option<VerifiedKey>, ServerError> {
-    let row: Option<(i64, String, String, Option<i64>)> = sqlx::query_as(
-        "SELECT id, name, scopes, last_used_at FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
+    type Row = (i64, String, String, Option<i64>, Option<i64>, Option<String>);
+    let row: Option<Row> = sqlx::query_as(
+        "SELECT k.id, k.name, k.scopes, k.last_used_at, u.id, u.role
+         FROM api_keys k LEFT JOIN users u ON u.id = k.created_by
+         WHERE k.key_hash = ? AND k.revoked_at IS NULL",
     )
     .bind(token_hash(secret))
     .fetch_optional(db)
     .await?;
-    let Some((id, name, scopes, last_used_at)) = row else {
+    let Some((id, name, scopes, last_used_at, maker, role)) = row else {
         return Ok(None);
     };
+    let maker = maker.zip(role.and_then(|r| Role::parse(&r).ok()));
     let t = now();
     // Only a stale stamp is written: most requests stay read-only.
     if last_used_at.is_none_or(|last| last <= t - LAST_USED_GRANULARITY) {
@@ -105,6 +122,7 @@ pub async fn verify(db: &SqlitePool, secret: &str) -> Result<Option<VerifiedKey>
         id,
         name,
         scopes: scopes_of(&scopes),
+        maker,
     }))
 }
 

@@ -8,8 +8,10 @@
 //!   (a key with one of the scopes `S` names), [`Session<A>`] (the
 //!   session's token or plugin token, let do act `A` by the door-keeper,
 //!   `sessions::admit`) and [`PluginSession<A>`] (the same for the plugin
-//!   API, with its own 404), [`BearerToken`] and [`StreamToken`] for routes
-//!   that decide themselves, [`Hook<K>`] (a hook URL's secret, for the
+//!   API, with its own 404), [`Viewing`] and [`Watching`] (a person or
+//!   an API key seeing sessions by `domain::ownership`, or a session's
+//!   own token watching it), [`BearerToken`] and [`StreamToken`] for
+//!   routes that decide themselves, [`Hook<K>`] (a hook URL's secret, for the
 //!   start triggers platforms call);
 //! - bodies: [`JsonBody<T, LIMIT>`] (and [`FastJsonBody`] for the large
 //!   plugin bodies, [`BytesBody`] for archives), whose refusals are the
@@ -27,6 +29,7 @@ mod caller;
 mod hook;
 mod path;
 mod session;
+mod watcher;
 #[cfg(test)]
 mod tests;
 
@@ -35,3 +38,4 @@ pub use caller::*;
 pub use hook::*;
 pub use path::*;
 pub use session::*;
+pub use watcher::*;

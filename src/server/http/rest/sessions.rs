@@ -5,8 +5,10 @@
 //! (`Authorization: Bearer st_…`, or `?token=` where a browser's
 //! `EventSource` cannot set headers), or for what a plugin may do with its
 //! plugin token (`pt_…`); every route asks `sessions::admit` which of them
-//! may do what, through its `extract::Session<Act>` argument. Signed-in
-//! users may watch any session.
+//! may do what, through its `extract::Session<Act>` argument. People and
+//! API keys list and watch only the sessions `domain::ownership` lets them
+//! see (`extract::Viewing`, `extract::Watching`, one door:
+//! `sessions::watchable`); another teacher's session is 404.
 
 use crate::domain::agent_session::{SessionEvent, StatePatch};
 use crate::domain::api_key::Scope;
@@ -14,22 +16,20 @@ use crate::domain::declaration::ultravox::with_credential;
 use crate::domain::declaration::DeclarationFormat;
 use crate::domain::lesson::nudge::{Speaker, TURN_TEXT_MAX_BYTES};
 use crate::domain::limits::{bytes_in_words, CALLS_PAGE_MAX, STUDENT_MAX_CHARS};
-use crate::domain::session_access::Act;
 use crate::domain::session_origin::Opener;
 use crate::error::ApiError;
 use crate::server::agent::hub::Frame;
 use crate::server::agent::listing::Listing;
 use crate::server::agent::sessions;
-use crate::server::auth::AuthUser;
 use crate::server::http::extract::{
-    self, ApiKey, BearerToken, CallId, CallTool, ChangeState, End, IssuePluginToken, JsonBody, Key,
-    ReadTools, ReportResult, ReportTurn, Session, SignedIn, StreamToken,
+    self, BearerToken, CallId, CallTool, ChangeState, End, IssuePluginToken, JsonBody, Key,
+    ReadTools, ReportResult, ReportTurn, Session, Viewing, Watching,
 };
 pub(crate) use crate::server::http::rest::event_streams::event_stream;
-use crate::server::http::rest::event_streams::session_stream;
+use crate::server::http::rest::event_streams::{list_stream, session_stream};
 use crate::server::{AppState, ServerError};
 use axum::body::Bytes;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, patch, post};
@@ -198,17 +198,10 @@ async fn plugin_token(
         .into_response())
 }
 
-async fn list(
-    SignedIn(user): SignedIn,
-    key: Option<ApiKey>,
-    State(state): State<AppState>,
-) -> Result<Response, ServerError> {
-    match (&user, &key) {
-        (None, None) => return Err(ApiError::Unauthenticated.into()),
-        (None, Some(key)) => key.require(Scope::Sessions)?,
-        _ => {}
-    }
-    Ok(Json(sessions::list(&state).await?).into_response())
+/// `GET /api/sessions` (the signed-in account, or an API key with
+/// `sessions`): the sessions the caller may see (`domain::ownership`).
+async fn list(viewing: Viewing, State(state): State<AppState>) -> Result<Response, ServerError> {
+    Ok(Json(sessions::list(&state, viewing.viewer).await?).into_response())
 }
 
 async fn tools(
@@ -333,34 +326,15 @@ async fn end(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Who may watch a session (its events and calls): any signed-in user, or
-/// the holder of its session or plugin token. 404 for an unknown session
-/// either way.
-async fn may_watch(
-    state: &AppState,
-    id: &str,
-    signed_in: bool,
-    token: Option<&str>,
-) -> Result<(), ServerError> {
-    if signed_in {
-        sessions::get(state, id).await?;
-    } else {
-        sessions::admit(state, id, token, Act::Watch).await?;
-    }
-    Ok(())
-}
-
 /// `GET /api/sessions/{id}/calls?before=&limit=`: the calls older than call
 /// `before` (default: the newest), oldest first, in full; `before` in the
 /// answer is what to ask for next, `null` when there is nothing older.
 async fn calls(
     State(state): State<AppState>,
-    Path(id): Path<String>,
     Query(query): Query<SessionQuery>,
-    SignedIn(user): SignedIn,
-    BearerToken(token): BearerToken,
+    watching: Watching,
 ) -> Result<Response, ServerError> {
-    may_watch(&state, &id, user.is_some(), token.as_deref()).await?;
+    let id = watching.row.id;
     let limit = query.limit.unwrap_or(CALLS_PAGE_MAX);
     let page = sessions::calls_page(&state, &id, query.before, limit).await?;
     let next = (page.len() == limit.clamp(1, CALLS_PAGE_MAX))
@@ -381,18 +355,20 @@ async fn snapshot_frame(
     Ok(Frame::new(id, "snapshot", &json).sse)
 }
 
+/// `GET /api/sessions/{id}/events`: the session's own token or plugin
+/// token, or a person or API key who may see it ([`Watching`]).
 async fn events(
     State(state): State<AppState>,
-    Path(id): Path<String>,
     Query(_): Query<SessionQuery>,
-    SignedIn(user): SignedIn,
-    StreamToken(token): StreamToken,
+    watching: Watching,
     headers: HeaderMap,
 ) -> Result<Response, ServerError> {
-    may_watch(&state, &id, user.is_some(), token.as_deref()).await?;
-    let permit = state
-        .streams
-        .acquire(&stream_limits(&state, Some(&id), user.as_ref()))?;
+    let id = watching.row.id;
+    let permit = state.streams.acquire(&stream_limits(
+        &state,
+        Some(&id),
+        watching.listener.as_deref(),
+    ))?;
     let last_seen = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
@@ -422,11 +398,11 @@ async fn events(
 }
 
 /// The caps a new stream counts against: its session's, and the signed-in
-/// user's if there is one.
+/// user's or API key's (`listener`) if there is one.
 fn stream_limits(
     state: &AppState,
     session: Option<&str>,
-    user: Option<&AuthUser>,
+    listener: Option<&str>,
 ) -> Vec<(String, usize)> {
     let mut limits = Vec::new();
     if let Some(id) = session {
@@ -435,29 +411,18 @@ fn stream_limits(
             state.config.max_streams_per_session,
         ));
     }
-    if let Some(user) = user {
-        limits.push((
-            format!("user:{}", user.0.id),
-            state.config.max_streams_per_user,
-        ));
+    if let Some(listener) = listener {
+        limits.push((listener.to_owned(), state.config.max_streams_per_user));
     }
     limits
 }
 
-async fn list_events(
-    SignedIn(user): SignedIn,
-    State(state): State<AppState>,
-) -> Result<Response, ServerError> {
-    if user.is_none() {
-        return Err(ApiError::Unauthenticated.into());
-    }
+/// `GET /api/sessions/events` (the signed-in account, or an API key with
+/// `sessions`): the list's changes, only of sessions the caller may see.
+async fn list_events(viewing: Viewing, State(state): State<AppState>) -> Result<Response, ServerError> {
     let permit = state
         .streams
-        .acquire(&stream_limits(&state, None, user.as_ref()))?;
-    Ok(event_stream(
-        Vec::new(),
-        Some(state.hub.subscribe_list()),
-        0,
-        Some(permit),
-    ))
+        .acquire(&stream_limits(&state, None, Some(&viewing.listener)))?;
+    let rx = state.hub.subscribe_list();
+    Ok(list_stream(state, viewing.viewer, rx, permit))
 }
