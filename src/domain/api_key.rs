@@ -53,6 +53,11 @@ impl Scope {
         Scope::CatalogueWrite,
     ];
 
+    /// The scopes a teacher's key may hold: a teacher's own powers in the
+    /// browser (running and watching their lessons' sessions, reading
+    /// their lessons' prompts); the others are the admin role's.
+    pub const TEACHER: [Scope; 2] = [Scope::Sessions, Scope::LessonsRead];
+
     /// What keys made before scopes existed were allowed: everything but
     /// replacing the bindings.
     pub const LEGACY: [Scope; 3] = [Scope::Sessions, Scope::LessonsRead, Scope::BindingsRead];
@@ -155,6 +160,10 @@ pub struct ApiKeyView {
     pub last_used_at: Option<i64>,
     /// Revoked keys are kept for the record.
     pub revoked: bool,
+    /// The name of the account that made it, whose sessions it sees (in
+    /// the admins' list); `None` once that account is gone.
+    #[serde(default)]
+    pub owner: Option<String>,
 }
 
 /// A freshly created key: the only time the secret is shown.

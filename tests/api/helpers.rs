@@ -210,6 +210,29 @@ impl TestApp {
         self.api_key_with(&Scope::ALL).await
     }
 
+    /// The id of the account signed in as `email`.
+    pub async fn user_id(&self, email: &str) -> i64 {
+        sqlx::query_scalar("SELECT id FROM users WHERE email = ?")
+            .bind(email)
+            .fetch_one(&self.state.db)
+            .await
+            .unwrap()
+    }
+
+    /// Creates an API key with `scopes` made by account `maker` (it acts
+    /// as them) and returns its secret.
+    pub async fn api_key_of(&self, maker: i64, scopes: &[Scope]) -> String {
+        switchboard::server::store::api_keys::create(
+            &self.state.db,
+            "their backend",
+            scopes,
+            Some(maker),
+        )
+        .await
+        .unwrap()
+        .0
+    }
+
     /// Creates an API key with `scopes` and returns its secret.
     pub async fn api_key_with(&self, scopes: &[Scope]) -> String {
         switchboard::server::store::api_keys::create(&self.state.db, "test backend", scopes, None)

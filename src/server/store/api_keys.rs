@@ -67,6 +67,7 @@ pub async fn create(
             scopes: scopes.to_vec(),
             last_used_at: None,
             revoked: false,
+            owner: None,
         },
     ))
 }
@@ -126,8 +127,9 @@ pub async fn verify(db: &SqlitePool, secret: &str) -> Result<Option<VerifiedKey>
     }))
 }
 
-/// Every key, newest first.
-pub async fn list(db: &SqlitePool) -> Result<Vec<ApiKeyView>, ServerError> {
+/// The keys `maker` made, or every key for `None` (an admin), newest
+/// first, each with its maker's name.
+pub async fn list(db: &SqlitePool, maker: Option<i64>) -> Result<Vec<ApiKeyView>, ServerError> {
     #[derive(sqlx::FromRow)]
     struct Row {
         id: i64,
@@ -137,10 +139,16 @@ pub async fn list(db: &SqlitePool) -> Result<Vec<ApiKeyView>, ServerError> {
         revoked_at: Option<i64>,
         scopes: String,
         last_used_at: Option<i64>,
+        owner: Option<String>,
     }
     let rows = sqlx::query_as::<_, Row>(
-        "SELECT id, name, prefix, created_at, revoked_at, scopes, last_used_at FROM api_keys ORDER BY created_at DESC, id DESC",
+        "SELECT k.id, k.name, k.prefix, k.created_at, k.revoked_at, k.scopes, k.last_used_at,
+                u.display_name AS owner
+         FROM api_keys k LEFT JOIN users u ON u.id = k.created_by
+         WHERE ?1 IS NULL OR k.created_by = ?1
+         ORDER BY k.created_at DESC, k.id DESC",
     )
+    .bind(maker)
     .fetch_all(db)
     .await?;
     Ok(rows
@@ -153,18 +161,23 @@ pub async fn list(db: &SqlitePool) -> Result<Vec<ApiKeyView>, ServerError> {
             scopes: scopes_of(&r.scopes),
             last_used_at: r.last_used_at,
             revoked: r.revoked_at.is_some(),
+            owner: r.owner,
         })
         .collect())
 }
 
-/// Revokes a key; it stops working at once.
-pub async fn revoke(db: &SqlitePool, id: i64) -> Result<(), ServerError> {
-    let done =
-        sqlx::query("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")
-            .bind(now())
-            .bind(id)
-            .execute(db)
-            .await?;
+/// Revokes key `id` (one `maker` made, or any for `None`: an admin); it
+/// stops working at once. 404 for an unknown, revoked or another's key.
+pub async fn revoke(db: &SqlitePool, id: i64, maker: Option<i64>) -> Result<(), ServerError> {
+    let done = sqlx::query(
+        "UPDATE api_keys SET revoked_at = ?1
+         WHERE id = ?2 AND revoked_at IS NULL AND (?3 IS NULL OR created_by = ?3)",
+    )
+    .bind(now())
+    .bind(id)
+    .bind(maker)
+    .execute(db)
+    .await?;
     if done.rows_affected() == 0 {
         return Err(ApiError::NotFound(format!("Active API key {id}")).into());
     }

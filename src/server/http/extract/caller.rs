@@ -109,6 +109,12 @@ impl ApiKey {
         self.0.id
     }
 
+    /// Whose sessions and lessons the key sees: its maker's
+    /// (`domain::ownership`).
+    pub fn viewer(&self) -> crate::domain::ownership::Viewer {
+        self.0.viewer()
+    }
+
     /// The key's name, recorded as the author of what it changes.
     pub fn name(&self) -> &str {
         &self.0.name

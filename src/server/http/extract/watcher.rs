@@ -40,7 +40,7 @@ impl Viewing {
             let key = ApiKey::verify(state, secret).await?;
             key.require(Scope::Sessions)?;
             return Ok(Some(Viewing {
-                viewer: key.0.viewer(),
+                viewer: key.viewer(),
                 listener: format!("key:{}", key.id()),
             }));
         }

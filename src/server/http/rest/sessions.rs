@@ -158,7 +158,9 @@ async fn open(
                 )
                 .into());
             }
-            let lesson = crate::server::store::lessons::get_any(&state.db, lesson_id).await?;
+            let lesson =
+                crate::server::store::lessons::get_for_key(&state.db, key.viewer(), lesson_id)
+                    .await?;
             let run = sessions::lesson_run(lesson_id, &lesson.draft, student);
             sessions::open_lesson(&state, run, &Opener::key(key.id())).await?
         }
