@@ -233,6 +233,17 @@ impl TestApp {
         .0
     }
 
+    /// An API key with every scope made by the demo teacher: the sessions
+    /// it opens are the teacher's, so the signed-in teacher watches them.
+    pub async fn teacher_key(&self) -> String {
+        self.key_by(TEACHER.0, &Scope::ALL).await
+    }
+
+    /// An API key with `scopes` made by the account signed in as `email`.
+    pub async fn key_by(&self, email: &str, scopes: &[Scope]) -> String {
+        self.api_key_of(self.user_id(email).await, scopes).await
+    }
+
     /// Creates an API key with `scopes` and returns its secret.
     pub async fn api_key_with(&self, scopes: &[Scope]) -> String {
         switchboard::server::store::api_keys::create(&self.state.db, "test backend", scopes, None)
