@@ -64,9 +64,7 @@ impl World {
             .unwrap();
         let open_lesson = |key: String, lesson: i64, student: &'static str| {
             let app = &app;
-            async move {
-                open_with(app, &key, json!({"lessonId": lesson, "student": student})).await
-            }
+            async move { open_with(app, &key, json!({"lessonId": lesson, "student": student})).await }
         };
         let one_s = open_lesson(key_one.clone(), lesson_one, "Ana Uno").await;
         let (status, said) = call(
@@ -141,7 +139,11 @@ impl World {
         let res = self.get(client, key, "/api/sessions").await;
         assert_eq!(res.status(), 200);
         let list: Vec<Value> = res.json().await.unwrap();
-        sorted(list.iter().map(|s| s["id"].as_str().unwrap().to_owned()).collect())
+        sorted(
+            list.iter()
+                .map(|s| s["id"].as_str().unwrap().to_owned())
+                .collect(),
+        )
     }
 
     /// The ids the `/sessions` page's server function lists for `client`.
@@ -171,14 +173,22 @@ async fn each_teacher_lists_only_their_own_sessions_by_every_list_and_an_admin_l
     let anonymous = new_client();
     let two = vec![w.two_s.id.clone()];
     assert_eq!(w.listed(&w.two, None).await, two, "teacher 2's cookie");
-    assert_eq!(w.listed(&anonymous, Some(&w.key_two)).await, two, "teacher 2's key");
+    assert_eq!(
+        w.listed(&anonymous, Some(&w.key_two)).await,
+        two,
+        "teacher 2's key"
+    );
     assert_eq!(w.listed_by_page(&w.two).await, two, "teacher 2's page");
 
     assert_eq!(w.listed(&w.one, None).await, w.ones(), "teacher 1's cookie");
     assert_eq!(w.listed(&anonymous, Some(&w.key_one)).await, w.ones());
     assert_eq!(w.listed_by_page(&w.one).await, w.ones());
 
-    assert_eq!(w.listed(&w.admin, None).await, w.all(), "the admin's cookie");
+    assert_eq!(
+        w.listed(&w.admin, None).await,
+        w.all(),
+        "the admin's cookie"
+    );
     assert_eq!(w.listed(&anonymous, Some(&w.admin_key)).await, w.all());
     assert_eq!(w.listed_by_page(&w.admin).await, w.all());
     // A key whose maker is gone sees what it opened.
@@ -188,7 +198,9 @@ async fn each_teacher_lists_only_their_own_sessions_by_every_list_and_an_admin_l
     );
     // A key needs the sessions scope to list, as before.
     let lessons_only = w.app.api_key_with(&[Scope::LessonsRead]).await;
-    let res = w.get(&anonymous, Some(&lessons_only), "/api/sessions").await;
+    let res = w
+        .get(&anonymous, Some(&lessons_only), "/api/sessions")
+        .await;
     assert_eq!(res.status(), 403);
 }
 
@@ -210,7 +222,10 @@ async fn another_teachers_session_is_404_by_its_page_events_and_calls_and_open_t
     assert!(page(&w.admin).await.contains(SECRET), "an admin sees it");
     let refused = page(&w.two).await;
     assert!(!refused.contains(SECRET), "{refused}");
-    assert!(!refused.contains("Past tense review"), "not even the lesson");
+    assert!(
+        !refused.contains("Past tense review"),
+        "not even the lesson"
+    );
     let res = w
         .app
         .rpc_with(&w.two, "session_page", &[("id", id.as_str())])
@@ -222,22 +237,58 @@ async fn another_teachers_session_is_404_by_its_page_events_and_calls_and_open_t
         .await;
     assert_eq!(res.status(), 200);
 
-    for path in [format!("/api/sessions/{id}/events"), format!("/api/sessions/{id}/calls")] {
+    for path in [
+        format!("/api/sessions/{id}/events"),
+        format!("/api/sessions/{id}/calls"),
+    ] {
         let status = |client: &Client, key: Option<&str>| {
             let (w, client, path) = (&w, client.clone(), path.clone());
             let key = key.map(str::to_owned);
-            async move { w.get(&client, key.as_deref(), &path).await.status().as_u16() }
+            async move {
+                w.get(&client, key.as_deref(), &path)
+                    .await
+                    .status()
+                    .as_u16()
+            }
         };
-        assert_eq!(status(&w.two, None).await, 404, "teacher 2's cookie: {path}");
-        assert_eq!(status(&anonymous, Some(&w.key_two)).await, 404, "teacher 2's key: {path}");
-        assert_eq!(status(&anonymous, Some(&w.orphan_key)).await, 404, "an orphan key: {path}");
+        assert_eq!(
+            status(&w.two, None).await,
+            404,
+            "teacher 2's cookie: {path}"
+        );
+        assert_eq!(
+            status(&anonymous, Some(&w.key_two)).await,
+            404,
+            "teacher 2's key: {path}"
+        );
+        assert_eq!(
+            status(&anonymous, Some(&w.orphan_key)).await,
+            404,
+            "an orphan key: {path}"
+        );
         assert_eq!(status(&w.one, None).await, 200, "the owner: {path}");
-        assert_eq!(status(&anonymous, Some(&w.key_one)).await, 200, "the owner's key: {path}");
+        assert_eq!(
+            status(&anonymous, Some(&w.key_one)).await,
+            200,
+            "the owner's key: {path}"
+        );
         assert_eq!(status(&w.admin, None).await, 200, "the admin: {path}");
-        assert_eq!(status(&anonymous, Some(&w.admin_key)).await, 200, "an admin's key: {path}");
-        assert_eq!(status(&anonymous, Some(&w.one_s.token)).await, 200, "its token: {path}");
+        assert_eq!(
+            status(&anonymous, Some(&w.admin_key)).await,
+            200,
+            "an admin's key: {path}"
+        );
+        assert_eq!(
+            status(&anonymous, Some(&w.one_s.token)).await,
+            200,
+            "its token: {path}"
+        );
         // Another session's token still gets 403, as before.
-        assert_eq!(status(&anonymous, Some(&w.two_s.token)).await, 403, "{path}");
+        assert_eq!(
+            status(&anonymous, Some(&w.two_s.token)).await,
+            403,
+            "{path}"
+        );
         assert_eq!(status(&anonymous, None).await, 401, "{path}");
     }
     // The calls hold the student's words: only for those who may see them.
@@ -280,7 +331,13 @@ async fn the_list_stream_tells_each_watcher_only_of_sessions_it_may_see() {
         json!({"lessonId": w.lesson_one, "student": "Ana Dos"}),
     )
     .await;
-    let (_, done) = call(&w.app, &w.one_s, "mark_task_complete", json!({"taskId": "ill"})).await;
+    let (_, done) = call(
+        &w.app,
+        &w.one_s,
+        "mark_task_complete",
+        json!({"taskId": "ill"}),
+    )
+    .await;
     assert_eq!(done["allowed"], true, "{done}");
     let res = w
         .app
@@ -317,11 +374,17 @@ async fn the_list_stream_tells_each_watcher_only_of_sessions_it_may_see() {
     }
     // The admin got all four; teacher 1 their three, not teacher 2's end.
     let events = read_events(admin, 4).await;
-    let kinds: Vec<&str> = events.iter().map(|(_, e)| e["type"].as_str().unwrap()).collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|(_, e)| e["type"].as_str().unwrap())
+        .collect();
     assert_eq!(kinds, ["opened", "updated", "ended", "ended"], "{events:?}");
     assert_eq!(events[0].1["session"]["student"], "Ana Dos");
     let events = read_events(one, 4).await;
-    let kinds: Vec<&str> = events.iter().map(|(_, e)| e["type"].as_str().unwrap()).collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|(_, e)| e["type"].as_str().unwrap())
+        .collect();
     assert_eq!(kinds, ["opened", "updated", "ended"], "{events:?}");
     let ids: Vec<u64> = events.iter().map(|(id, _)| *id).collect();
     assert_eq!(ids, [1, 2, 3]);
@@ -348,7 +411,10 @@ async fn a_lessons_runs_page_and_csv_stay_the_owners() {
         .text()
         .await
         .unwrap();
-    assert!(!page.contains("Ana Uno") && !page.contains(SECRET), "{page}");
+    assert!(
+        !page.contains("Ana Uno") && !page.contains(SECRET),
+        "{page}"
+    );
     let page = w
         .get(&w.one, None, &format!("/lessons/{}/sessions", w.lesson_one))
         .await
@@ -358,7 +424,11 @@ async fn a_lessons_runs_page_and_csv_stay_the_owners() {
     assert!(page.contains("Ana Uno"), "{page}");
     // Teacher 2's own lesson is theirs.
     let res = w
-        .get(&w.two, None, &format!("/lessons/{}/sessions.csv", w.lesson_two))
+        .get(
+            &w.two,
+            None,
+            &format!("/lessons/{}/sessions.csv", w.lesson_two),
+        )
         .await;
     assert!(res.text().await.unwrap().contains("Ben Dos"));
 }
@@ -369,7 +439,10 @@ async fn another_teachers_session_cannot_be_driven_or_joined_and_is_not_revealed
     // The runner: 404 for a session teacher 2 may not see (not 403).
     let res = w
         .two
-        .post(w.app.url(&format!("/api/sessions/{}/agent/step", w.one_trial)))
+        .post(
+            w.app
+                .url(&format!("/api/sessions/{}/agent/step", w.one_trial)),
+        )
         .header("Origin", &w.app.address)
         .json(&json!({"messages": [{"role": "user", "content": "hola"}]}))
         .send()
@@ -386,7 +459,10 @@ async fn another_teachers_session_cannot_be_driven_or_joined_and_is_not_revealed
     // it (they did not open it): 403, as before.
     let res = w
         .one
-        .post(w.app.url(&format!("/api/sessions/{}/agent/step", w.one_by_admin.id)))
+        .post(
+            w.app
+                .url(&format!("/api/sessions/{}/agent/step", w.one_by_admin.id)),
+        )
         .header("Origin", &w.app.address)
         .json(&json!({"messages": [{"role": "user", "content": "hola"}]}))
         .send()
@@ -417,7 +493,10 @@ async fn api_keys_belong_to_their_maker_who_alone_lists_revokes_and_uses_them_fo
         .map(|k| k["owner"].as_str().unwrap_or("(gone)").to_owned())
         .collect();
     owners.sort();
-    assert_eq!(owners, ["(gone)", "Ada Admin", "Otto Other", "Tess Teacher"]);
+    assert_eq!(
+        owners,
+        ["(gone)", "Ada Admin", "Otto Other", "Tess Teacher"]
+    );
 
     // Teacher 2 cannot revoke teacher 1's key (404: not theirs); teacher 1 can.
     let ones = names(&w.one).await;
@@ -427,16 +506,25 @@ async fn api_keys_belong_to_their_maker_who_alone_lists_revokes_and_uses_them_fo
         .rpc_with(&w.two, "revoke_api_key", &[("id", &key_one_id)])
         .await;
     assert_eq!(res.status(), 404);
-    assert_eq!(w.get(&anonymous, Some(&w.key_one), "/api/sessions").await.status(), 200);
+    assert_eq!(
+        w.get(&anonymous, Some(&w.key_one), "/api/sessions")
+            .await
+            .status(),
+        200
+    );
 
     // A teacher's key reads and opens only its maker's lessons.
     let prompt = |key: &str, lesson: i64| {
         let (w, anonymous, key) = (&w, anonymous.clone(), key.to_owned());
         async move {
-            w.get(&anonymous, Some(&key), &format!("/api/lessons/{lesson}/prompt"))
-                .await
-                .status()
-                .as_u16()
+            w.get(
+                &anonymous,
+                Some(&key),
+                &format!("/api/lessons/{lesson}/prompt"),
+            )
+            .await
+            .status()
+            .as_u16()
         }
     };
     assert_eq!(prompt(&w.key_two, w.lesson_one).await, 404);
@@ -457,13 +545,21 @@ async fn api_keys_belong_to_their_maker_who_alone_lists_revokes_and_uses_them_fo
         .rpc_with(
             &w.two,
             "create_api_key",
-            &[("name", "mine"), ("scopes[]", "sessions"), ("scopes[]", "bindings:write")],
+            &[
+                ("name", "mine"),
+                ("scopes[]", "sessions"),
+                ("scopes[]", "bindings:write"),
+            ],
         )
         .await;
     assert_eq!(res.status(), 403);
     let res = w
         .app
-        .rpc_with(&w.two, "create_api_key", &[("name", "mine"), ("scopes[]", "sessions")])
+        .rpc_with(
+            &w.two,
+            "create_api_key",
+            &[("name", "mine"), ("scopes[]", "sessions")],
+        )
         .await;
     assert_eq!(res.status(), 200);
     assert_eq!(names(&w.two).await.len(), 2);
@@ -473,5 +569,10 @@ async fn api_keys_belong_to_their_maker_who_alone_lists_revokes_and_uses_them_fo
         .rpc_with(&w.one, "revoke_api_key", &[("id", &key_one_id)])
         .await;
     assert_eq!(res.status(), 200);
-    assert_eq!(w.get(&anonymous, Some(&w.key_one), "/api/sessions").await.status(), 401);
+    assert_eq!(
+        w.get(&anonymous, Some(&w.key_one), "/api/sessions")
+            .await
+            .status(),
+        401
+    );
 }

@@ -23,7 +23,11 @@ pub async fn get(state: &AppState, id: &str) -> Result<SessionRow, ServerError> 
 /// page, events, calls): the session, if `viewer` may see it by
 /// `domain::ownership`; otherwise 404, the answer for a session that does
 /// not exist, so another teacher's session is not revealed to be there.
-pub async fn watchable(state: &AppState, id: &str, viewer: Viewer) -> Result<SessionRow, ServerError> {
+pub async fn watchable(
+    state: &AppState,
+    id: &str,
+    viewer: Viewer,
+) -> Result<SessionRow, ServerError> {
     let row = get(state, id).await?;
     if viewer != Viewer::Admin && !sees(state, id, viewer, None).await? {
         return Err(ApiError::NotFound(format!("Session {id}")).into());

@@ -5,8 +5,8 @@
 use super::access::get;
 use super::listing::{agent_view, tools_now};
 use crate::domain::agent_session::{SessionEvent, SessionSnapshot, SessionSummary, ToolCallRecord};
-use crate::domain::ownership::Viewer;
 use crate::domain::limits::{CALLS_PAGE_MAX, SNAPSHOT_CALLS, SNAPSHOT_VALUE_MAX_BYTES};
+use crate::domain::ownership::Viewer;
 use crate::domain::session_checks::{tool_checks, Outline, WorkflowChecks};
 use crate::domain::workflow_state::WorkflowState;
 use crate::server::platform::db::now;
@@ -183,11 +183,9 @@ pub(super) fn publish_state_change(
         state
             .hub
             .publish(&row.id, &SessionEvent::WorkflowUpdate(ws.update()));
-        state
-            .hub
-            .publish_list(
-                &row.id,
-                &json!({"type": "updated", "session": summary_of_row(row, ws, now())}),
-            );
+        state.hub.publish_list(
+            &row.id,
+            &json!({"type": "updated", "session": summary_of_row(row, ws, now())}),
+        );
     }
 }

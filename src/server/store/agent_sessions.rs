@@ -491,7 +491,10 @@ mod tests {
         }
         // Not vacuous: teacher 3 has nothing, teacher 1 some, the admin all.
         assert!(recent(&db, Viewer::User(3)).await.unwrap().is_empty());
-        assert_eq!(recent(&db, Viewer::Admin).await.unwrap().len(), expected.len());
+        assert_eq!(
+            recent(&db, Viewer::Admin).await.unwrap().len(),
+            expected.len()
+        );
         assert_eq!(owners(&db, "nope").await.unwrap(), None);
     }
 }

@@ -97,7 +97,14 @@ impl VerifiedKey {
 /// Whether `secret` is a live (unrevoked) key; notes its use (at most once
 /// a minute) and returns it.
 pub async fn verify(db: &SqlitePool, secret: &str) -> Result<Option<VerifiedKey>, ServerError> {
-    type Row = (i64, String, String, Option<i64>, Option<i64>, Option<String>);
+    type Row = (
+        i64,
+        String,
+        String,
+        Option<i64>,
+        Option<i64>,
+        Option<String>,
+    );
     let row: Option<Row> = sqlx::query_as(
         "SELECT k.id, k.name, k.scopes, k.last_used_at, u.id, u.role
          FROM api_keys k LEFT JOIN users u ON u.id = k.created_by

@@ -8,10 +8,10 @@ use crate::domain::lesson::record::{
 };
 use crate::domain::lesson::review::ReviewItem;
 use crate::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
+use crate::domain::ownership::Viewer;
 use crate::domain::user::{Role, UserView};
 use crate::error::ApiError;
 use crate::server::platform::db::now;
-use crate::domain::ownership::Viewer;
 use crate::server::ServerError;
 use sqlx::{SqliteConnection, SqlitePool};
 

@@ -29,9 +29,9 @@ mod caller;
 mod hook;
 mod path;
 mod session;
-mod watcher;
 #[cfg(test)]
 mod tests;
+mod watcher;
 
 pub use body::*;
 pub use caller::*;

@@ -9,12 +9,12 @@
 //! the socket (`server::http::serve::direct`) and the body is never read; when
 //! hyper serves it, the body reads the same feed.
 
-use crate::server::agent::hub::sink::{Feed, FeedSlot, Next, Sink};
 use crate::domain::ownership::Viewer;
+use crate::server::agent::hub::sink::{Feed, FeedSlot, Next, Sink};
 use crate::server::agent::hub::{Frame, ListChange};
 use crate::server::agent::sessions;
-use crate::server::AppState;
 use crate::server::http::streams::StreamPermit;
+use crate::server::AppState;
 use axum::body::{Body, Bytes};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};

@@ -421,7 +421,10 @@ fn stream_limits(
 
 /// `GET /api/sessions/events` (the signed-in account, or an API key with
 /// `sessions`): the list's changes, only of sessions the caller may see.
-async fn list_events(viewing: Viewing, State(state): State<AppState>) -> Result<Response, ServerError> {
+async fn list_events(
+    viewing: Viewing,
+    State(state): State<AppState>,
+) -> Result<Response, ServerError> {
     let permit = state
         .streams
         .acquire(&stream_limits(&state, None, Some(&viewing.listener)))?;
