@@ -27,9 +27,10 @@ export function failOnConsoleErrors(page: Page) {
   return () => expect(problems.map((p) => p.split('\n')[0]), 'console errors').toEqual([]);
 }
 
-/** Creates an API key through the admin's start page and returns it. */
-export async function apiKey(page: Page, name: string) {
-  await signIn(page, ADMIN);
+/** Creates an API key through `who`'s start page (the admin's unless
+ * said) and returns it; the sessions it opens are `who`'s. */
+export async function apiKey(page: Page, name: string, who = ADMIN) {
+  await signIn(page, who);
   await expect(page.getByTestId('welcome')).toBeVisible();
   await hydrated(page);
   const panel = page.getByTestId('api-keys');

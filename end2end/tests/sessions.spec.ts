@@ -100,11 +100,10 @@ test('a watcher sees each change arrive, refusals with reasons, and catches up a
   proxy.close();
 });
 
-test('the session list updates without a reload and a teacher can watch', async ({ page, request, browser }) => {
-  const key = await apiKey(page, 'List watcher');
+test('the session list updates without a reload and a teacher can watch', async ({ request, browser }) => {
+  // The teacher's own key: its sessions are the teacher's to watch.
   const watcher = await browser.newPage();
-  await signIn(watcher, TEACHER);
-  await expect(watcher.getByTestId('welcome')).toBeVisible();
+  const key = await apiKey(watcher, 'List watcher', TEACHER);
   await watcher.goto('/sessions');
   await hydrated(watcher);
   await expect(watcher.getByTestId('list-connection')).toHaveText('live');

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { TEACHER, apiKey, callTool, failOnConsoleErrors, hydrated, openSession, signIn } from './helpers';
+import { ADMIN, TEACHER, apiKey, callTool, failOnConsoleErrors, hydrated, openSession, signIn } from './helpers';
 
 // What a watcher and an operator see on the sessions pages: labels instead
 // of keys, icons that need no emoji font, local times, less motion when
@@ -83,18 +83,18 @@ test('a watcher who asked for less motion gets no pulse', async ({ page, request
 });
 
 test('an admin ends a session after confirming; a teacher gets no button', async ({ page, request, browser }) => {
-  const key = await apiKey(page, 'End agent');
-  const s = await openSession(request, key, 'idv');
-
+  // The teacher's own key: the session is the teacher's to watch.
   const teacher = await browser.newPage();
-  await signIn(teacher, TEACHER);
-  await expect(teacher.getByTestId('welcome')).toBeVisible();
+  const key = await apiKey(teacher, 'End agent', TEACHER);
+  const s = await openSession(request, key, 'idv');
   await teacher.goto(`/sessions/${s.sessionId}`);
   await hydrated(teacher);
   await expect(teacher.getByTestId('connection')).toHaveText('live');
   await expect(teacher.getByTestId('end-session')).toHaveCount(0);
 
   const noErrors = failOnConsoleErrors(page);
+  await signIn(page, ADMIN);
+  await expect(page.getByTestId('welcome')).toBeVisible();
   await page.goto(`/sessions/${s.sessionId}`);
   await hydrated(page);
   await page.getByTestId('end-session').click();

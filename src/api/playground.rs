@@ -48,7 +48,12 @@ pub async fn open_playground_session(workflow_id: String) -> Result<PlaygroundSe
         state
             .budgets
             .admit_playground(user.0.id, state.clock.now())?;
-        let opened = sessions::open(&state, &workflow_id, &Default::default(), true).await?;
+        // Its opener is the user, so the session page it links to is theirs.
+        let opener = crate::domain::session_origin::Opener {
+            user: Some(user.0.id),
+            ..Default::default()
+        };
+        let opened = sessions::open(&state, &workflow_id, &opener, true).await?;
         Ok(PlaygroundSession {
             session_id: opened.id,
             plugin_token: opened.plugin_token,

@@ -21,16 +21,18 @@ pub struct SessionListData {
     pub labels: StateLabels,
 }
 
-/// Recent sessions, open ones first, with the names their keys read as.
+/// Recent sessions the signed-in user may see (their own lessons', trials
+/// and keys'; an admin every one), open ones first, with the names their
+/// keys read as.
 #[server(prefix = "/rpc", endpoint = "list_sessions")]
 pub async fn list_sessions() -> Result<SessionListData, ApiError> {
     use crate::server::agent::sessions;
     use crate::server::{http::ctx, store};
     ctx::finish(async {
-        ctx::teacher()?;
+        let user = ctx::teacher()?;
         let state = ctx::state()?;
         Ok(SessionListData {
-            sessions: sessions::list(&state).await?,
+            sessions: sessions::list(&state, sessions::viewer_of(&user)).await?,
             workflows: store::bindings::workflows(&state.db).await?,
             labels: state.rules().bindings.labels.clone(),
         })
@@ -64,7 +66,8 @@ pub struct SessionPageData {
     pub join_codes: bool,
 }
 
-/// One session for the visualiser.
+/// One session for the visualiser, if the signed-in user may see it
+/// (another teacher's session: 404, as an unknown one).
 #[server(prefix = "/rpc", endpoint = "session_page")]
 pub async fn session_page(id: String) -> Result<SessionPageData, ApiError> {
     use crate::domain::user::Role;
@@ -73,7 +76,7 @@ pub async fn session_page(id: String) -> Result<SessionPageData, ApiError> {
     ctx::finish(async {
         let user = ctx::teacher()?;
         let state = ctx::state()?;
-        let row = sessions::get(&state, &id).await?;
+        let row = sessions::watchable(&state, &id, sessions::viewer_of(&user)).await?;
         // The console offers the session's listing, then the rest of the
         // catalogue (to try a refusal).
         let console_tools = if user.0.role == Role::Admin {
@@ -140,7 +143,7 @@ pub async fn issue_join_code(
     ctx::finish(async {
         let user = ctx::teacher()?;
         let state = ctx::state()?;
-        let row = sessions::get(&state, &id).await?;
+        let row = sessions::watchable(&state, &id, sessions::viewer_of(&user)).await?;
         sessions::may_make_join_code(&row, &user)?;
         let code = sessions::issue_code(&state, &row, CreatedBy::User(user.0.id)).await?;
         tracing::info!(session = %id, user = user.0.id, "join code made on the session page");

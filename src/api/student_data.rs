@@ -21,11 +21,11 @@ pub fn export_href(student: i64) -> String {
 #[server(prefix = "/rpc", endpoint = "delete_student")]
 pub async fn delete_student(id: i64) -> Result<(), ApiError> {
     use crate::server::http::ctx;
-    use crate::server::student_data::{self, access::Viewer};
+    use crate::server::student_data;
     ctx::finish(async {
         let user = ctx::teacher()?;
         let state = ctx::state()?;
-        student_data::delete(&state, &Viewer::of(&user.0), id).await
+        student_data::delete(&state, &crate::server::students::viewer_of(&user), id).await
     })
     .await
 }

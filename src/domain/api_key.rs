@@ -8,6 +8,10 @@ use crate::domain::error::FieldError;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// The prefix of an API key's secret (`sb_…`), which tells it apart from
+/// a session's tokens where a route takes either.
+pub const API_KEY_PREFIX: &str = "sb_";
+
 /// What an API key may do. A backend gets only the scopes it needs, so a
 /// leaked voice-agent key cannot rewrite the tool policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -59,6 +63,11 @@ impl Scope {
         Scope::Students,
         Scope::AccountsWrite,
     ];
+
+    /// The scopes a teacher's key may hold: a teacher's own powers in the
+    /// browser (running and watching their lessons' sessions, reading
+    /// their lessons' prompts); the others are the admin role's.
+    pub const TEACHER: [Scope; 2] = [Scope::Sessions, Scope::LessonsRead];
 
     /// What keys made before scopes existed were allowed: everything but
     /// replacing the bindings.
@@ -166,6 +175,10 @@ pub struct ApiKeyView {
     pub last_used_at: Option<i64>,
     /// Revoked keys are kept for the record.
     pub revoked: bool,
+    /// The name of the account that made it, whose sessions it sees (in
+    /// the admins' list); `None` once that account is gone.
+    #[serde(default)]
+    pub owner: Option<String>,
 }
 
 /// A freshly created key: the only time the secret is shown.

@@ -60,6 +60,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("mcp_stdio", include_str!("mcp_stdio.rs")),
     ("mcp_server_view", include_str!("mcp_server_view.rs")),
     ("net", include_str!("net.rs")),
+    ("ownership", include_str!("ownership.rs")),
     ("pages", include_str!("pages.rs")),
     ("plugin", include_str!("plugin.rs")),
     ("retention", include_str!("retention.rs")),

@@ -28,6 +28,7 @@ pub mod mcp_server;
 pub mod mcp_server_view;
 pub mod mcp_stdio;
 pub mod net;
+pub mod ownership;
 pub mod pages;
 pub mod plugin;
 pub mod retention;

@@ -135,6 +135,15 @@ pub struct Viewer {
 }
 
 impl Viewer {
+    /// Account `user_id` with `role` (signed in, or the maker of an API
+    /// key, whom the key acts as).
+    pub fn of(user_id: i64, role: crate::domain::user::Role) -> Self {
+        Viewer {
+            user_id,
+            admin: role == crate::domain::user::Role::Admin,
+        }
+    }
+
     /// The one rule of who may see (and open sessions for) a student of
     /// teacher `teacher_id`: that teacher, or an admin.
     pub fn may_see(&self, teacher_id: i64) -> bool {

@@ -1,4 +1,5 @@
-//! The start page: where to go next, and for admins who has access.
+//! The start page: where to go next, one's API keys, and for admins who
+//! has access.
 
 use crate::api::keys::{list_api_keys, CreateApiKey, RevokeApiKey};
 use crate::domain::api_key::{ApiKeyView, Scope};
@@ -59,7 +60,7 @@ pub fn HomePage() -> impl IntoView {
                             </a>
                         </section>
                         {is_admin.then(|| view! { <AccountsPanel me=u.id /> })}
-                        {is_admin.then(|| view! { <ApiKeysPanel /> })}
+                        <ApiKeysPanel admin=is_admin />
                     }
                 })}
         </Loaded>
@@ -67,9 +68,11 @@ pub fn HomePage() -> impl IntoView {
 }
 
 /// API keys for agent backends: create (the secret is shown once), list,
-/// revoke. Admins only; the server checks too.
+/// revoke. Each user's own keys, which see what they see; an admin's
+/// panel lists every key with its maker and offers every scope (the
+/// server checks both).
 #[island]
-fn ApiKeysPanel() -> impl IntoView {
+fn ApiKeysPanel(admin: bool) -> impl IntoView {
     let create = ServerAction::<CreateApiKey>::new();
     let revoke = ServerAction::<RevokeApiKey>::new();
     // Handles taken once, read with `try_get`/`current` (see `current`).
@@ -90,7 +93,7 @@ fn ApiKeysPanel() -> impl IntoView {
                     maxlength=MAX_KEY_NAME_CHARS
                     button="Create key"
                 >
-                    <ScopeChoices />
+                    <ScopeChoices admin />
                 </CreateForm>
             </div>
             {move || {
@@ -125,6 +128,7 @@ fn ApiKeysPanel() -> impl IntoView {
                     <thead>
                         <tr>
                             <th>"Name"</th>
+                            {admin.then(|| view! { <th>"Made by"</th> })}
                             <th>"Key"</th>
                             <th>"Scopes"</th>
                             <th>"Created"</th>
@@ -134,7 +138,7 @@ fn ApiKeysPanel() -> impl IntoView {
                     </thead>
                     <tbody>
                         <For each=move || list.clone() key=|k| k.id let:key>
-                            <KeyRow key revoke />
+                            <KeyRow key revoke admin />
                         </For>
                     </tbody>
                 </table>
@@ -143,15 +147,18 @@ fn ApiKeysPanel() -> impl IntoView {
     }
 }
 
-/// A checkbox per scope for a new key; sessions and lesson prompts are
-/// ticked, since that is what a voice-agent backend needs. Posted as
-/// `scopes[]`, the server function's list argument.
+/// A checkbox per scope for a new key (a teacher's scopes only, for a
+/// teacher); sessions and lesson prompts are ticked, since that is what a
+/// voice-agent backend needs. Posted as `scopes[]`, the server function's
+/// list argument.
 #[component]
-fn ScopeChoices() -> impl IntoView {
+fn ScopeChoices(admin: bool) -> impl IntoView {
+    let offered: &[Scope] = if admin { &Scope::ALL } else { &Scope::TEACHER };
     view! {
         <fieldset class="scopes" aria-label="Scopes">
-            {Scope::ALL
-                .into_iter()
+            {offered
+                .iter()
+                .copied()
                 .map(|scope| {
                     let ticked = matches!(scope, Scope::Sessions | Scope::LessonsRead);
                     view! {
@@ -166,14 +173,16 @@ fn ScopeChoices() -> impl IntoView {
     }
 }
 
-/// One key: name, prefix, scopes, when made and last used, and Revoke
-/// while it is still valid.
+/// One key: name (and for an admin its maker), prefix, scopes, when made
+/// and last used, and Revoke while it is still valid.
 #[component]
-fn KeyRow(key: ApiKeyView, revoke: ServerAction<RevokeApiKey>) -> impl IntoView {
+fn KeyRow(key: ApiKeyView, revoke: ServerAction<RevokeApiKey>, admin: bool) -> impl IntoView {
     let id = key.id;
+    let owner = key.owner.unwrap_or_else(|| "(account gone)".to_owned());
     view! {
         <tr>
             <td>{key.name}</td>
+            {admin.then(|| view! { <td data-testid="key-owner">{owner}</td> })}
             <td>
                 <code>{format!("{}…", key.prefix)}</code>
             </td>

@@ -242,7 +242,7 @@ async fn a_star_answers_any_origin_with_a_star_and_never_credentials() {
 #[tokio::test]
 async fn cookie_routes_and_cookie_requests_never_answer_another_origin() {
     let app = spawn_app_with(&[("API_ORIGINS", "*")]).await;
-    let key = app.api_key().await;
+    let key = app.teacher_key().await;
     let s = open(&app, &key, "idv").await;
     app.login(TEACHER).await;
     // Server functions, pages and the session list: no preflight answer, no headers.

@@ -210,6 +210,40 @@ impl TestApp {
         self.api_key_with(&Scope::ALL).await
     }
 
+    /// The id of the account signed in as `email`.
+    pub async fn user_id(&self, email: &str) -> i64 {
+        sqlx::query_scalar("SELECT id FROM users WHERE email = ?")
+            .bind(email)
+            .fetch_one(&self.state.db)
+            .await
+            .unwrap()
+    }
+
+    /// Creates an API key with `scopes` made by account `maker` (it acts
+    /// as them) and returns its secret.
+    pub async fn api_key_of(&self, maker: i64, scopes: &[Scope]) -> String {
+        switchboard::server::store::api_keys::create(
+            &self.state.db,
+            "their backend",
+            scopes,
+            Some(maker),
+        )
+        .await
+        .unwrap()
+        .0
+    }
+
+    /// An API key with every scope made by the demo teacher: the sessions
+    /// it opens are the teacher's, so the signed-in teacher watches them.
+    pub async fn teacher_key(&self) -> String {
+        self.key_by(TEACHER.0, &Scope::ALL).await
+    }
+
+    /// An API key with `scopes` made by the account signed in as `email`.
+    pub async fn key_by(&self, email: &str, scopes: &[Scope]) -> String {
+        self.api_key_of(self.user_id(email).await, scopes).await
+    }
+
     /// Creates an API key with `scopes` and returns its secret.
     pub async fn api_key_with(&self, scopes: &[Scope]) -> String {
         switchboard::server::store::api_keys::create(&self.state.db, "test backend", scopes, None)

@@ -415,9 +415,10 @@ async fn whoever_may_drive_a_session_makes_codes_on_its_page() {
     assert_eq!(status, 200, "{body}");
     let plugin = join(&app, body["code"].as_str().unwrap()).await;
     assert_eq!(plugin.id, backend.id);
-    // A teacher who did not open it may watch it, not let plugins in.
+    // A teacher whose session it is not may not even see it (404, as an
+    // unknown session — issue #38's ownership), let alone let plugins in.
     let (status, body) = page_code(&app, &teacher, &backend.id).await;
-    assert_eq!(status, 403, "{body}");
+    assert_eq!(status, 404, "{body}");
     // Another site's page cannot make one with the admin's cookie.
     let res = admin
         .post(app.url("/rpc/issue_join_code"))

@@ -80,7 +80,7 @@ async fn bad_labels_are_refused_naming_the_field_and_the_rule() {
 #[tokio::test]
 async fn relabelling_is_a_saved_version_and_watchers_read_the_labels() {
     let app = spawn_app().await;
-    let key = app.api_key().await;
+    let key = app.teacher_key().await;
     let s = open(&app, &key, "idv").await;
     call(&app, &s, "perform_idv_check", idv()).await;
     app.login(TEACHER).await;
@@ -140,7 +140,7 @@ async fn a_document_without_labels_loads_and_keys_read_as_words() {
     let res = app.save_bindings(&admin, 1, &doc).await;
     assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
 
-    let key = app.api_key().await;
+    let key = app.teacher_key().await;
     let s = open(&app, &key, "idv").await;
     let wrong =
         json!({"accountNumber": "12345678", "sortCode": "12-34-56", "dateOfBirth": "1990-01-01"});

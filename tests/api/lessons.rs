@@ -285,7 +285,7 @@ async fn the_prompt_endpoint_refuses_missing_wrong_and_revoked_keys() {
     )
     .await
     .unwrap();
-    switchboard::server::store::api_keys::revoke(&app.state.db, key.id)
+    switchboard::server::store::api_keys::revoke(&app.state.db, key.id, None)
         .await
         .unwrap();
     let res = app

@@ -31,6 +31,7 @@ mod mcp_health;
 mod mcp_servers;
 mod mcp_transports;
 mod mcp_withheld;
+mod ownership;
 mod pages;
 mod passwords;
 mod plugin_tokens;

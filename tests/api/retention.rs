@@ -38,8 +38,8 @@ pub async fn student(app: &TestApp, teacher: i64, name: &str) -> i64 {
 }
 
 /// A tutor session of `lesson` for student record `student` (named
-/// `name`), with a logged error (a call and an outcome) in the student's
-/// words `said` and the review item it makes.
+/// `name`, found by that name), with a logged error (a call and an
+/// outcome) in the student's words `said` and the review item it makes.
 pub async fn session_for(
     app: &TestApp,
     key: &str,
@@ -49,12 +49,17 @@ pub async fn session_for(
     said: &str,
 ) -> Session {
     let s = open_with(app, key, json!({"lessonId": lesson, "student": name})).await;
-    sqlx::query("UPDATE agent_sessions SET student_id = ? WHERE id = ?")
-        .bind(student)
-        .bind(&s.id)
-        .execute(&app.state.db)
-        .await
-        .unwrap();
+    let record: Option<i64> =
+        sqlx::query_scalar("SELECT student_id FROM agent_sessions WHERE id = ?")
+            .bind(&s.id)
+            .fetch_one(&app.state.db)
+            .await
+            .unwrap();
+    assert_eq!(
+        record,
+        Some(student),
+        "the session runs for {name}'s record"
+    );
     let (status, logged) = call(
         app,
         &s,
@@ -67,18 +72,6 @@ pub async fn session_for(
         (200, &json!(true)),
         "{logged}"
     );
-    sqlx::query(
-        "INSERT INTO review_queue (student_id, session_id, error_type, student_said, correct_form, severity, due_at, created_at)
-         VALUES (?, ?, 'grammar', ?, 'tengo hambre', 3, ?, ?)",
-    )
-    .bind(student)
-    .bind(&s.id)
-    .bind(said)
-    .bind(app.state.clock.now())
-    .bind(app.state.clock.now())
-    .execute(&app.state.db)
-    .await
-    .unwrap();
     s
 }
 
@@ -297,7 +290,7 @@ async fn every_table_naming_a_session_is_purged_with_it() {
     .unwrap();
     let mut known: Vec<String> = PER_SESSION_TABLES
         .iter()
-        .chain(&["review_queue"])
+        .chain(&["review_queue", "student_facts"])
         .map(|t| (*t).to_owned())
         .collect();
     known.sort();

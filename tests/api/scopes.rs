@@ -110,7 +110,7 @@ async fn keys_made_before_scopes_keep_all_but_bindings_write() {
     .execute(&app.state.db)
     .await
     .unwrap();
-    let keys = switchboard::server::store::api_keys::list(&app.state.db)
+    let keys = switchboard::server::store::api_keys::list(&app.state.db, None)
         .await
         .unwrap();
     assert_eq!(keys[0].scopes, Scope::LEGACY);

@@ -86,9 +86,10 @@ async fn post(app: &TestApp, path: &str, body: Value) -> (u16, Value) {
     )
 }
 
-/// `startedBy` of session `id` in `GET /api/sessions`.
+/// `startedBy` of session `id` in `GET /api/sessions` (an admin's key:
+/// a start trigger's session is nobody's but the admins').
 async fn started_by(app: &TestApp, id: &str) -> Value {
-    let key = app.api_key_with(&[Scope::Sessions]).await;
+    let key = app.key_by(ADMIN.0, &[Scope::Sessions]).await;
     let list: Value = app
         .client
         .get(app.url("/api/sessions"))

@@ -124,7 +124,7 @@ async fn a_backend_cannot_set_a_lessons_check_itself() {
 async fn a_workflow_sessions_page_lists_what_its_tools_declare_or_says_there_is_none() {
     let app = spawn_app().await;
     app.login(TEACHER).await;
-    let key = app.api_key().await;
+    let key = app.teacher_key().await;
 
     let idv = open(&app, &key, "idv").await;
     let data = page_data(&app, &idv.id).await;

@@ -1,7 +1,10 @@
 //! Who may act on a session: loading it, the door-keeper every session
 //! route asks (`admit`: a session token or a plugin token, and what each
-//! may do), plugin tokens, and the per-session write window.
+//! may do), the door every person or API key watching a session goes
+//! through (`watchable`, `sees`: `domain::ownership`), plugin tokens, and
+//! the per-session write window.
 
+use crate::domain::ownership::{may_see, SessionOwners, Viewer};
 use crate::domain::session_access::{permits, Act, Credential, PLUGIN_TOKEN_PREFIX};
 use crate::domain::user::Role;
 use crate::error::ApiError;
@@ -14,6 +17,51 @@ pub async fn get(state: &AppState, id: &str) -> Result<SessionRow, ServerError> 
     rows::find(&state.db, id)
         .await?
         .ok_or_else(|| ApiError::NotFound(format!("Session {id}")).into())
+}
+
+/// The one door for a person or an API key watching session `id` (its
+/// page, events, calls): the session, if `viewer` may see it by
+/// `domain::ownership`; otherwise 404, the answer for a session that does
+/// not exist, so another teacher's session is not revealed to be there.
+pub async fn watchable(
+    state: &AppState,
+    id: &str,
+    viewer: Viewer,
+) -> Result<SessionRow, ServerError> {
+    let row = get(state, id).await?;
+    if viewer != Viewer::Admin && !sees(state, id, viewer, None).await? {
+        return Err(ApiError::NotFound(format!("Session {id}")).into());
+    }
+    Ok(row)
+}
+
+/// Whether `viewer` may see session `id`, by its `owners` when the caller
+/// knows them (the list stream's frames carry them), else as stored.
+/// `false` for an unknown session.
+pub async fn sees(
+    state: &AppState,
+    id: &str,
+    viewer: Viewer,
+    owners: Option<SessionOwners>,
+) -> Result<bool, ServerError> {
+    if viewer == Viewer::Admin {
+        return Ok(true);
+    }
+    let owners = match owners {
+        Some(owners) => Some(owners),
+        None => rows::owners(&state.db, id).await?,
+    };
+    Ok(owners.is_some_and(|o| may_see(viewer, &o)))
+}
+
+/// What ties session `id` to people, as stored (`None`: no such session).
+pub async fn owners(state: &AppState, id: &str) -> Result<Option<SessionOwners>, ServerError> {
+    rows::owners(&state.db, id).await
+}
+
+/// A signed-in account as a viewer of sessions.
+pub fn viewer_of(user: &AuthUser) -> Viewer {
+    Viewer::user(user.0.id, user.0.role)
 }
 
 /// A request on a session, let in by [`admit`]: the session and which of

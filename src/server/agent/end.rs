@@ -31,7 +31,9 @@ pub(super) async fn end_locked(
                 reason: reason.to_owned(),
             },
         );
-        state.hub.publish_list(&json!({"type": "ended", "id": id}));
+        state
+            .hub
+            .publish_list(id, &json!({"type": "ended", "id": id}));
     }
     state.hub.close(id);
     state.plugins.forget(id);

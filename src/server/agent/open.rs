@@ -98,9 +98,14 @@ async fn start(
         trial: opener.trial,
         ..summary_of(&id, &ws, t, t, false, lesson.and_then(|l| l.student))
     };
+    // Whose it is, read as stored (its lesson's owner, its key's maker…),
+    // so the list's watchers are told only of their own sessions.
+    if let Some(owners) = rows::owners(&state.db, &id).await? {
+        state.hub.know_owners(&id, owners);
+    }
     state
         .hub
-        .publish_list(&json!({"type": "opened", "session": summary}));
+        .publish_list(&id, &json!({"type": "opened", "session": summary}));
     Ok(Opened {
         id,
         token,

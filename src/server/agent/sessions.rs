@@ -3,7 +3,9 @@
 //! that do each step. Nothing inside `agent` imports this module, so no
 //! step depends on it.
 
-pub use super::access::{admit, get, issue_plugin_token, may_drive, Admitted};
+pub use super::access::{
+    admit, get, issue_plugin_token, may_drive, owners, sees, viewer_of, watchable, Admitted,
+};
 pub use super::call::call;
 #[cfg(test)]
 pub(crate) use super::call::check_call_size;

@@ -6,6 +6,7 @@ use super::access::get;
 use super::listing::{agent_view, tools_now};
 use crate::domain::agent_session::{SessionEvent, SessionSnapshot, SessionSummary, ToolCallRecord};
 use crate::domain::limits::{CALLS_PAGE_MAX, SNAPSHOT_CALLS, SNAPSHOT_VALUE_MAX_BYTES};
+use crate::domain::ownership::Viewer;
 use crate::domain::session_checks::{tool_checks, Outline, WorkflowChecks};
 use crate::domain::workflow_state::WorkflowState;
 use crate::server::platform::db::now;
@@ -51,9 +52,10 @@ fn summary_of_row(row: &SessionRow, ws: &WorkflowState, last_activity: i64) -> S
     }
 }
 
-/// Open sessions first, then recently ended ones.
-pub async fn list(state: &AppState) -> Result<Vec<SessionSummary>, ServerError> {
-    rows::recent(&state.db)
+/// Open sessions first, then recently ended ones, of those `viewer` may
+/// see (`domain::ownership`, as the store's filter).
+pub async fn list(state: &AppState, viewer: Viewer) -> Result<Vec<SessionSummary>, ServerError> {
+    rows::recent(&state.db, viewer)
         .await?
         .into_iter()
         .map(|r| Ok(summary_of_row(&r, &r.workflow_state()?, r.last_activity)))
@@ -181,8 +183,9 @@ pub(super) fn publish_state_change(
         state
             .hub
             .publish(&row.id, &SessionEvent::WorkflowUpdate(ws.update()));
-        state
-            .hub
-            .publish_list(&json!({"type": "updated", "session": summary_of_row(row, ws, now())}));
+        state.hub.publish_list(
+            &row.id,
+            &json!({"type": "updated", "session": summary_of_row(row, ws, now())}),
+        );
     }
 }

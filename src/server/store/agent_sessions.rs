@@ -8,6 +8,7 @@
 //! reads and writes rows.
 
 use crate::domain::lesson::nudge::{Timing, TurnLog};
+use crate::domain::ownership::{SessionOwners, Viewer};
 use crate::domain::session_origin::{Opener, StartedBy};
 use crate::domain::workflow_state::WorkflowState;
 use crate::server::platform::db::now;
@@ -280,13 +281,72 @@ pub async fn set_tools_seen(db: &SqlitePool, id: &str, tools: &str) -> Result<()
     Ok(())
 }
 
-/// Open sessions first, then recently ended ones (at most 200).
-pub async fn recent(db: &SqlitePool) -> Result<Vec<SessionRow>, ServerError> {
+/// The sessions `viewer` may see, as SQL: `domain::ownership::may_see`
+/// over the session's columns (`?1` is 1 for an admin, `?2` the teacher,
+/// `?3` an orphan key; a NULL compares false). A test holds the two to
+/// the same answer on every combination of ties.
+const VISIBLE_TO: &str = "(?1 = 1
+     OR opened_by = ?2
+     OR lesson_id IN (SELECT id FROM lessons WHERE owner_id = ?2)
+     OR api_key_id IN (SELECT id FROM api_keys WHERE created_by = ?2)
+     OR student_id IN (SELECT id FROM students WHERE teacher_id = ?2)
+     OR api_key_id = ?3)";
+
+/// [`VISIBLE_TO`]'s three parameters for `viewer`.
+fn viewer_params(viewer: Viewer) -> (bool, Option<i64>, Option<i64>) {
+    match viewer {
+        Viewer::Admin => (true, None, None),
+        Viewer::User(id) => (false, Some(id), None),
+        Viewer::Key(key) => (false, None, Some(key)),
+    }
+}
+
+/// Open sessions first, then recently ended ones (at most 200), of those
+/// `viewer` may see: filtered before the limit, so another teacher's busy
+/// day cannot push one's own sessions off the list.
+pub async fn recent(db: &SqlitePool, viewer: Viewer) -> Result<Vec<SessionRow>, ServerError> {
+    let (admin, user, key) = viewer_params(viewer);
     Ok(sqlx::query_as::<_, SessionRow>(&format!(
-        "{SELECT} ORDER BY ended_at IS NOT NULL, last_activity DESC LIMIT 200"
+        "{SELECT} WHERE {VISIBLE_TO} ORDER BY ended_at IS NOT NULL, last_activity DESC LIMIT 200"
     ))
+    .bind(admin)
+    .bind(user)
+    .bind(key)
     .fetch_all(db)
     .await?)
+}
+
+/// What ties session `id` to people (`domain::ownership`): its lesson's
+/// owner, its opener, its key and the key's maker, its student record's
+/// teacher; `None` for an unknown session.
+pub async fn owners(db: &SqlitePool, id: &str) -> Result<Option<SessionOwners>, ServerError> {
+    type Row = (
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+    );
+    let row: Option<Row> = sqlx::query_as(
+        "SELECT l.owner_id, s.opened_by, s.api_key_id, k.created_by, st.teacher_id
+         FROM agent_sessions s
+         LEFT JOIN lessons l ON l.id = s.lesson_id
+         LEFT JOIN api_keys k ON k.id = s.api_key_id
+         LEFT JOIN students st ON st.id = s.student_id
+         WHERE s.id = ?",
+    )
+    .bind(id)
+    .fetch_optional(db)
+    .await?;
+    Ok(row.map(
+        |(lesson_owner, opened_by, key, key_maker, student_teacher)| SessionOwners {
+            lesson_owner,
+            opened_by,
+            key,
+            key_maker,
+            student_teacher,
+        },
+    ))
 }
 
 /// Every session that has not ended.
@@ -341,4 +401,107 @@ pub async fn idle_since(db: &SqlitePool, cutoff: i64) -> Result<Vec<String>, Ser
     .bind(cutoff)
     .fetch_all(db)
     .await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::ownership::may_see;
+
+    /// Every combination of ties a session can have to teachers 1 and 2
+    /// (a lesson, an opener, a key made by either or by nobody, a student
+    /// record), for each viewer: the list's SQL filter keeps exactly the
+    /// sessions the pure rule lets the viewer see, and `owners` reads the
+    /// ties as they were stored.
+    #[tokio::test]
+    async fn the_list_filter_and_the_ownership_rule_agree_on_every_combination_of_ties() {
+        let db = sqlx::sqlite::SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect("sqlite::memory:")
+            .await
+            .unwrap();
+        sqlx::migrate!("./migrations").run(&db).await.unwrap();
+        for sql in [
+            "INSERT INTO users (id, email, display_name, role, password_hash, created_at) VALUES
+               (1, 'a@x.org', 'A', 'teacher', 'h', 0), (2, 'b@x.org', 'B', 'teacher', 'h', 0),
+               (3, 'c@x.org', 'C', 'teacher', 'h', 0)",
+            "INSERT INTO lessons (id, owner_id, title, created_at, updated_at) VALUES
+               (11, 1, 'L1', 0, 0), (12, 2, 'L2', 0, 0)",
+            "INSERT INTO api_keys (id, name, key_hash, prefix, created_by, created_at) VALUES
+               (21, 'k1', 'h21', 'sb_', 1, 0), (22, 'k2', 'h22', 'sb_', 2, 0),
+               (23, 'orphan', 'h23', 'sb_', NULL, 0)",
+            "INSERT INTO students (id, teacher_id, name, created_at) VALUES
+               (31, 1, 'Ana', 0), (32, 2, 'Ben', 0)",
+        ] {
+            sqlx::query(sql).execute(&db).await.unwrap();
+        }
+        let mut expected = Vec::new();
+        let mut n = 0;
+        for lesson in [None, Some(11i64), Some(12)] {
+            for opener in [None, Some(1i64), Some(2)] {
+                for key in [None, Some(21i64), Some(22), Some(23)] {
+                    for student in [None, Some(31i64), Some(32)] {
+                        n += 1;
+                        let id = format!("s{n}");
+                        sqlx::query(
+                            "INSERT INTO agent_sessions (id, token_hash, state, created_at, last_activity,
+                                                         lesson_id, opened_by, api_key_id, student_id)
+                             VALUES (?, ?, '{}', 0, ?, ?, ?, ?, ?)",
+                        )
+                        .bind(&id)
+                        .bind(format!("t{n}"))
+                        .bind(n)
+                        .bind(lesson)
+                        .bind(opener)
+                        .bind(key)
+                        .bind(student)
+                        .execute(&db)
+                        .await
+                        .unwrap();
+                        let ties = SessionOwners {
+                            lesson_owner: lesson.map(|l| l - 10),
+                            opened_by: opener,
+                            key,
+                            key_maker: key.and_then(|k| (k < 23).then_some(k - 20)),
+                            student_teacher: student.map(|s| s - 30),
+                        };
+                        assert_eq!(owners(&db, &id).await.unwrap(), Some(ties), "{id}");
+                        expected.push((id, ties));
+                    }
+                }
+            }
+        }
+        assert!(expected.len() < 200, "all fit in one list");
+        let viewers = [
+            Viewer::Admin,
+            Viewer::User(1),
+            Viewer::User(2),
+            Viewer::User(3),
+            Viewer::Key(23),
+            Viewer::Key(21),
+        ];
+        for viewer in viewers {
+            let mut listed: Vec<String> = recent(&db, viewer)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|r| r.id)
+                .collect();
+            let mut seen: Vec<String> = expected
+                .iter()
+                .filter(|(_, o)| may_see(viewer, o))
+                .map(|(id, _)| id.clone())
+                .collect();
+            listed.sort();
+            seen.sort();
+            assert_eq!(listed, seen, "{viewer:?}");
+        }
+        // Not vacuous: teacher 3 has nothing, teacher 1 some, the admin all.
+        assert!(recent(&db, Viewer::User(3)).await.unwrap().is_empty());
+        assert_eq!(
+            recent(&db, Viewer::Admin).await.unwrap().len(),
+            expected.len()
+        );
+        assert_eq!(owners(&db, "nope").await.unwrap(), None);
+    }
 }

@@ -1,7 +1,9 @@
 //! API keys for agent backends. The key is shown once at creation; only its
 //! SHA-256 is stored, plus a short prefix so people can tell keys apart.
 
-use crate::domain::api_key::{ApiKeyView, Scope};
+use crate::domain::api_key::{ApiKeyView, Scope, API_KEY_PREFIX};
+use crate::domain::ownership::Viewer;
+use crate::domain::user::Role;
 use crate::error::ApiError;
 use crate::server::auth::{random_token, token_hash};
 use crate::server::platform::db::now;
@@ -42,7 +44,7 @@ pub async fn create(
     if scopes.is_empty() {
         return Err(ApiError::invalid("scopes", "choose at least one scope").into());
     }
-    let secret = format!("sb_{}", random_token());
+    let secret = format!("{API_KEY_PREFIX}{}", random_token());
     let prefix = secret[..10].to_owned();
     let t = now();
     let id = sqlx::query("INSERT INTO api_keys (name, key_hash, prefix, created_by, created_at, scopes) VALUES (?, ?, ?, ?, ?, ?)")
@@ -65,6 +67,7 @@ pub async fn create(
             scopes: scopes.to_vec(),
             last_used_at: None,
             revoked: false,
+            owner: None,
         },
     ))
 }
@@ -78,41 +81,49 @@ pub struct VerifiedKey {
     pub name: String,
     /// What it may do.
     pub scopes: Vec<Scope>,
-    /// The user who made it, whom it acts as where data belongs to a user
-    /// (students' data); `None` for a key made outside the app.
-    pub created_by: Option<i64>,
+    /// Who made it (their id and role), while their account exists: the
+    /// key acts as them (`domain::ownership`).
+    pub maker: Option<(i64, Role)>,
+}
+
+impl VerifiedKey {
+    /// Whose sessions the key sees: its maker's, or (its maker gone) the
+    /// ones it opened.
+    pub fn viewer(&self) -> Viewer {
+        Viewer::key(self.id, self.maker)
+    }
+
+    /// The id of the account that made it, while that account exists
+    /// (whose streams its streams count with, and close with).
+    pub fn maker_id(&self) -> Option<i64> {
+        self.maker.map(|(id, _)| id)
+    }
 }
 
 /// Whether `secret` is a live key: not revoked, and not made by an
 /// account that is disabled now (such a key works again once the account
 /// is enabled). Notes its use (at most once a minute) and returns it.
 pub async fn verify(db: &SqlitePool, secret: &str) -> Result<Option<VerifiedKey>, ServerError> {
-    #[derive(sqlx::FromRow)]
-    struct Row {
-        id: i64,
-        name: String,
-        scopes: String,
-        last_used_at: Option<i64>,
-        created_by: Option<i64>,
-    }
+    type Row = (
+        i64,
+        String,
+        String,
+        Option<i64>,
+        Option<i64>,
+        Option<String>,
+    );
     let row: Option<Row> = sqlx::query_as(
-        "SELECT k.id, k.name, k.scopes, k.last_used_at, k.created_by
+        "SELECT k.id, k.name, k.scopes, k.last_used_at, u.id, u.role
          FROM api_keys k LEFT JOIN users u ON u.id = k.created_by
          WHERE k.key_hash = ? AND k.revoked_at IS NULL AND u.disabled_at IS NULL",
     )
     .bind(token_hash(secret))
     .fetch_optional(db)
     .await?;
-    let Some(Row {
-        id,
-        name,
-        scopes,
-        last_used_at,
-        created_by,
-    }) = row
-    else {
+    let Some((id, name, scopes, last_used_at, maker, role)) = row else {
         return Ok(None);
     };
+    let maker = maker.zip(role.and_then(|r| Role::parse(&r).ok()));
     let t = now();
     // Only a stale stamp is written: most requests stay read-only.
     if last_used_at.is_none_or(|last| last <= t - LAST_USED_GRANULARITY) {
@@ -126,12 +137,13 @@ pub async fn verify(db: &SqlitePool, secret: &str) -> Result<Option<VerifiedKey>
         id,
         name,
         scopes: scopes_of(&scopes),
-        created_by,
+        maker,
     }))
 }
 
-/// Every key, newest first.
-pub async fn list(db: &SqlitePool) -> Result<Vec<ApiKeyView>, ServerError> {
+/// The keys `maker` made, or every key for `None` (an admin), newest
+/// first, each with its maker's name.
+pub async fn list(db: &SqlitePool, maker: Option<i64>) -> Result<Vec<ApiKeyView>, ServerError> {
     #[derive(sqlx::FromRow)]
     struct Row {
         id: i64,
@@ -141,10 +153,16 @@ pub async fn list(db: &SqlitePool) -> Result<Vec<ApiKeyView>, ServerError> {
         revoked_at: Option<i64>,
         scopes: String,
         last_used_at: Option<i64>,
+        owner: Option<String>,
     }
     let rows = sqlx::query_as::<_, Row>(
-        "SELECT id, name, prefix, created_at, revoked_at, scopes, last_used_at FROM api_keys ORDER BY created_at DESC, id DESC",
+        "SELECT k.id, k.name, k.prefix, k.created_at, k.revoked_at, k.scopes, k.last_used_at,
+                u.display_name AS owner
+         FROM api_keys k LEFT JOIN users u ON u.id = k.created_by
+         WHERE ?1 IS NULL OR k.created_by = ?1
+         ORDER BY k.created_at DESC, k.id DESC",
     )
+    .bind(maker)
     .fetch_all(db)
     .await?;
     Ok(rows
@@ -157,18 +175,23 @@ pub async fn list(db: &SqlitePool) -> Result<Vec<ApiKeyView>, ServerError> {
             scopes: scopes_of(&r.scopes),
             last_used_at: r.last_used_at,
             revoked: r.revoked_at.is_some(),
+            owner: r.owner,
         })
         .collect())
 }
 
-/// Revokes a key; it stops working at once.
-pub async fn revoke(db: &SqlitePool, id: i64) -> Result<(), ServerError> {
-    let done =
-        sqlx::query("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")
-            .bind(now())
-            .bind(id)
-            .execute(db)
-            .await?;
+/// Revokes key `id` (one `maker` made, or any for `None`: an admin); it
+/// stops working at once. 404 for an unknown, revoked or another's key.
+pub async fn revoke(db: &SqlitePool, id: i64, maker: Option<i64>) -> Result<(), ServerError> {
+    let done = sqlx::query(
+        "UPDATE api_keys SET revoked_at = ?1
+         WHERE id = ?2 AND revoked_at IS NULL AND (?3 IS NULL OR created_by = ?3)",
+    )
+    .bind(now())
+    .bind(id)
+    .bind(maker)
+    .execute(db)
+    .await?;
     if done.rows_affected() == 0 {
         return Err(ApiError::NotFound(format!("Active API key {id}")).into());
     }

@@ -8,6 +8,7 @@ use crate::domain::lesson::record::{
 };
 use crate::domain::lesson::review::ReviewItem;
 use crate::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
+use crate::domain::ownership::Viewer;
 use crate::domain::user::{Role, UserView};
 use crate::error::ApiError;
 use crate::server::platform::db::now;
@@ -453,6 +454,24 @@ pub async fn delete(
     }
     let current = get(db, user, id).await?;
     Err(ApiError::Conflict(stale_message(&current)).into())
+}
+
+/// Lesson `id` as API key viewer `viewer` may use it (read its prompt,
+/// open a session of it): a teacher's key only that teacher's lessons
+/// (another's is 404, as on the pages); an admin's key, or a key whose
+/// maker is gone (admins made keys before teachers could), any lesson.
+pub async fn get_for_key(
+    db: &SqlitePool,
+    viewer: Viewer,
+    id: i64,
+) -> Result<LessonView, ServerError> {
+    let lesson = get_any(db, id).await?;
+    match viewer {
+        Viewer::User(maker) if lesson.owner_id != maker => {
+            Err(ApiError::NotFound(format!("Lesson {id}")).into())
+        }
+        _ => Ok(lesson),
+    }
 }
 
 /// A lesson by id regardless of owner, for API-key holders (backends).

@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 /// All but `dispute_cases` go with their session by `ON DELETE CASCADE`
 /// (migrations 0004–0022); the banking demo's dispute cases name their
 /// session without a foreign key, so [`purge`] deletes them itself.
-/// `review_queue` is not here: its items are the student's and outlive
-/// the session (`ON DELETE SET NULL`). A new per-session table belongs in
+/// `review_queue` and `student_facts` are not here: their rows are the
+/// student's and outlive the session (`ON DELETE SET NULL`). A new per-session table belongs in
 /// this list (the HTTP tests check none is missing).
 pub const PER_SESSION_TABLES: [&str; 11] = [
     "tool_calls",

@@ -327,3 +327,40 @@ pub async fn review_page(
     .fetch_all(db)
     .await?)
 }
+
+/// One profile fact learnt about the student, as exported.
+#[derive(Debug, Clone, Serialize, sqlx::FromRow)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportFact {
+    /// Id.
+    pub id: i64,
+    /// The session that last learnt it (`None` once that session is
+    /// purged).
+    pub session_id: Option<String>,
+    /// interest, goal, preference, personal_detail or learning_style.
+    pub category: String,
+    /// The fact.
+    pub value: String,
+    /// How sure the tutor was, 0–1.
+    pub confidence: Option<f64>,
+    /// Learnt, Unix seconds.
+    pub learnt_at: i64,
+}
+
+/// Up to `limit` of student `id`'s profile facts after fact `after`.
+pub async fn facts_page(
+    db: &SqlitePool,
+    id: i64,
+    after: i64,
+    limit: usize,
+) -> Result<Vec<ExportFact>, ServerError> {
+    Ok(sqlx::query_as(
+        "SELECT id, session_id, category, value, confidence, learnt_at
+         FROM student_facts WHERE student_id = ? AND id > ? ORDER BY id LIMIT ?",
+    )
+    .bind(id)
+    .bind(after)
+    .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+    .fetch_all(db)
+    .await?)
+}

@@ -8,7 +8,6 @@ use crate::domain::student::{
     KnownFact, Student, StudentContext, StudentLabel, StudentSummary, Viewer,
 };
 use crate::domain::student_view::RunRow;
-use crate::domain::user::Role;
 use crate::error::ApiError;
 use crate::server::store::is_unique_violation;
 use crate::server::ServerError;
@@ -110,20 +109,6 @@ pub async fn get(db: &SqlitePool, id: i64) -> Result<Option<(Student, String)>, 
         .fetch_optional(db)
         .await?;
     Ok(Some((row.into(), teacher.unwrap_or_default())))
-}
-
-/// The user API key `key_id` acts for (the user who made it), if it has one.
-pub async fn key_viewer(db: &SqlitePool, key_id: i64) -> Result<Option<Viewer>, ServerError> {
-    let row: Option<(i64, String)> = sqlx::query_as(
-        "SELECT u.id, u.role FROM api_keys k JOIN users u ON u.id = k.created_by WHERE k.id = ?",
-    )
-    .bind(key_id)
-    .fetch_optional(db)
-    .await?;
-    Ok(row.map(|(user_id, role)| Viewer {
-        user_id,
-        admin: role == Role::Admin.as_str(),
-    }))
 }
 
 #[derive(sqlx::FromRow)]

@@ -1,6 +1,7 @@
 //! A student's data as one JSON file: their record, every session (its
 //! lesson, times, what was said) with every call (tool, arguments, result,
-//! whether it was allowed) and outcome, and their review queue.
+//! whether it was allowed) and outcome, their review queue and the
+//! profile facts their lessons learnt.
 //!
 //! Streamed, so it is complete however much there is and never held
 //! whole: a task writes it session by session, a page of
@@ -12,7 +13,7 @@
 //! ```json
 //! {"format": "switchboard.student-export/1", "exportedAt": 1767601800,
 //!  "student": {...}, "sessions": [{..., "calls": [...], "outcomes": [...]}],
-//!  "reviewQueue": [...]}
+//!  "reviewQueue": [...], "profileFacts": [...]}
 //! ```
 
 use crate::domain::limits::STUDENT_EXPORT_PAGE_ROWS;
@@ -134,6 +135,14 @@ async fn write(state: &AppState, student: &StudentRow, out: &mut Out) -> Result<
     }
     out.raw("],\"reviewQueue\":[");
     write_review(state, student.id, out).await?;
+    out.raw("],\"profileFacts\":[");
+    let db = &state.db;
+    write_pages(
+        out,
+        |after| store::facts_page(db, student.id, after, PAGE),
+        |f| f.id,
+    )
+    .await?;
     out.raw("]}");
     out.flush(true).await
 }

@@ -20,7 +20,7 @@ pub const END_REASON: &str = "student deleted";
 /// told and nothing live keeps their data; a session opened for them
 /// while this runs is deleted with the rest and freed after.
 pub async fn delete(state: &AppState, viewer: &Viewer, id: i64) -> Result<(), ServerError> {
-    may_see(&state.db, viewer, id).await?;
+    may_see(state, viewer, id).await?;
     for session in store::open_sessions(&state.db, id).await? {
         agent::sessions::end(state, &session, END_REASON).await?;
     }
@@ -34,7 +34,7 @@ pub async fn delete(state: &AppState, viewer: &Viewer, id: i64) -> Result<(), Se
     }
     tracing::info!(
         student = id,
-        by = viewer.user,
+        by = viewer.user_id,
         sessions = deleted.sessions,
         review_items = deleted.review_items,
         removed = ?deleted.purged.removed,

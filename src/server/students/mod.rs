@@ -17,7 +17,6 @@ use crate::domain::student::{facts_for_lesson, Student, StudentContext, StudentL
 use crate::domain::student_view::{
     fold, StudentView, ViewParts, STUDENT_VIEW_ITEMS, STUDENT_VIEW_RUNS,
 };
-use crate::domain::user::Role;
 use crate::error::ApiError;
 use crate::server::auth::AuthUser;
 use crate::server::store::{lesson_outcomes, students};
@@ -25,10 +24,7 @@ use crate::server::{AppState, ServerError};
 
 /// The signed-in account `user` as one who asks about students.
 pub fn viewer_of(user: &AuthUser) -> Viewer {
-    Viewer {
-        user_id: user.0.id,
-        admin: user.0.role == Role::Admin,
-    }
+    Viewer::of(user.0.id, user.0.role)
 }
 
 /// Student `id` with their teacher's name, if `viewer` may see them; 404

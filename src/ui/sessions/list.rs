@@ -1,5 +1,6 @@
-//! `/sessions`: every recent session, refreshed whenever one opens, ends or
-//! changes workflow, narrowed by a search box and a status filter; admins
+//! `/sessions`: the recent sessions the signed-in user may see (their own;
+//! an admin every one), refreshed whenever one opens, ends or changes
+//! workflow, narrowed by a search box and a status filter; admins
 //! can start a demo session from here.
 
 use crate::api::sessions::{list_sessions, NewDemoSession, SessionListData};
@@ -53,7 +54,7 @@ fn SessionList(sessions: Fetched<SessionListData>, changes: RwSignal<u32>) -> im
             <div>
                 <h1>"Live sessions"</h1>
                 <p class="muted">
-                    "Every agent session, its current workflow and step, updated as it changes. "
+                    "Your agent sessions (your lessons', trials' and keys'; an admin's: every one), their current workflow and step, updated as they change. "
                     <LinkBadge link testid="list-connection" />
                 </p>
             </div>

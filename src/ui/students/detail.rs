@@ -7,7 +7,7 @@ use crate::domain::review_queue::{QueueItem, BOXES};
 use crate::domain::student_view::StudentView;
 use crate::domain::user::Role;
 use crate::ui::auth::RequireRole;
-use crate::ui::components::{fetched, Loaded, LocalTime, MaybeEmpty};
+use crate::ui::components::{fetched, Loaded, LocalTime, MaybeEmpty, StudentDataRights};
 use leptos::prelude::*;
 
 impl MaybeEmpty for StudentView {}
@@ -138,6 +138,7 @@ fn Student(data: StudentView) -> impl IntoView {
                 </ul>
             </section>
         </div>
+        <StudentDataRights student_id=student.id name=student.name.clone() after_delete="/students" />
     }
 }
 

@@ -19,6 +19,7 @@ pub use channel::REPLAY;
 pub use frame::Frame;
 
 use crate::domain::agent_session::SessionEvent;
+use crate::domain::ownership::SessionOwners;
 use crate::domain::plugin::AVAILABILITY_EVENT;
 use channel::{fan_out, locked, Channel, BUFFER};
 use sink::Sink;
@@ -41,10 +42,31 @@ pub struct Subscription {
     pub sink: Arc<Sink>,
 }
 
+/// A change to the session list, as published: which session, whose it
+/// is, and the event. Each watcher of the list gets only the changes about
+/// sessions it may see, numbered for it alone (`server::http::rest::
+/// event_streams::list_stream`), so neither a frame nor a gap in the ids
+/// tells one teacher about another's session.
+#[derive(Debug)]
+pub struct ListChange {
+    /// The session it is about.
+    pub session: String,
+    /// Whose the session is, when the hub knows (it learns at opening);
+    /// `None` for a session opened before this process started, which a
+    /// watcher's stream looks up.
+    pub owners: Option<SessionOwners>,
+    /// The SSE `event:` name (`opened`, `updated`, `ended`).
+    pub name: String,
+    /// The event's JSON.
+    pub json: String,
+}
+
 /// All session channels, plus one for the session list.
 pub struct Hub {
     sessions: Mutex<HashMap<String, Channel>>,
-    list: Mutex<broadcast::Sender<Arc<Frame>>>,
+    list: Mutex<broadcast::Sender<Arc<ListChange>>>,
+    /// Whose each open session is, for the list's watchers.
+    owners: Mutex<HashMap<String, SessionOwners>>,
     list_ids: Mutex<u64>,
     workflows: Mutex<HashMap<String, broadcast::Sender<Arc<Frame>>>>,
     base: u64,
@@ -67,6 +89,7 @@ impl Hub {
         Self {
             sessions: Mutex::new(HashMap::new()),
             list: Mutex::new(broadcast::channel(BUFFER).0),
+            owners: Mutex::new(HashMap::new()),
             list_ids: Mutex::new(base),
             workflows: Mutex::new(HashMap::new()),
             base,
@@ -154,6 +177,7 @@ impl Hub {
     /// get what was already published (the `ended` event), then their
     /// stream ends.
     pub fn close(&self, session: &str) {
+        locked(&self.owners).remove(session);
         let channel = locked(&self.sessions).remove(session);
         if let Some(channel) = channel {
             channel.close();
@@ -186,15 +210,26 @@ impl Hub {
         *locked(&self.list) = broadcast::channel(BUFFER).0;
     }
 
-    /// Publishes a session-list change (`opened`, `ended`, `workflow`).
-    pub fn publish_list(&self, change: &serde_json::Value) {
-        let mut ids = locked(&self.list_ids);
-        *ids += 1;
+    /// Notes whose open session `session` is, for the list's watchers
+    /// (forgotten when it closes).
+    pub fn know_owners(&self, session: &str, owners: SessionOwners) {
+        locked(&self.owners).insert(session.to_owned(), owners);
+    }
+
+    /// Publishes a change of session `session` to the list (`opened`,
+    /// `updated`, `ended`), with whose it is if known.
+    pub fn publish_list(&self, session: &str, change: &serde_json::Value) {
         let name = change
             .get("type")
             .and_then(serde_json::Value::as_str)
             .unwrap_or("message");
-        let _ = locked(&self.list).send(Arc::new(Frame::new(*ids, name, &change.to_string())));
+        let owners = locked(&self.owners).get(session).copied();
+        let _ = locked(&self.list).send(Arc::new(ListChange {
+            session: session.to_owned(),
+            owners,
+            name: name.to_owned(),
+            json: change.to_string(),
+        }));
     }
 
     /// Publishes `json` as event `name` to the open settings pages of
@@ -219,8 +254,9 @@ impl Hub {
             .subscribe()
     }
 
-    /// Subscribes to session-list changes.
-    pub fn subscribe_list(&self) -> broadcast::Receiver<Arc<Frame>> {
+    /// Subscribes to session-list changes (every session's: the watcher's
+    /// stream filters them).
+    pub fn subscribe_list(&self) -> broadcast::Receiver<Arc<ListChange>> {
         locked(&self.list).subscribe()
     }
 }

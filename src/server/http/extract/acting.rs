@@ -5,10 +5,10 @@
 
 use super::caller::{signed_in, user_with_role};
 use super::{ApiKey, Key, KeyScope};
+use crate::domain::student::Viewer;
 use crate::domain::user::Role;
 use crate::error::ApiError;
-use crate::server::student_data::access::Viewer;
-use crate::server::{store, AppState, ServerError};
+use crate::server::{AppState, ServerError};
 use axum::extract::FromRequestParts;
 use axum::http::{header, request::Parts};
 use std::marker::PhantomData;
@@ -31,7 +31,7 @@ impl<S: KeyScope + Send + Sync> FromRequestParts<AppState> for ActingUser<S> {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ServerError> {
         let viewer = if parts.headers.get(header::AUTHORIZATION).is_some() {
             let key = Key::<S>::from_request_parts(parts, state).await?;
-            key_maker(state, &key).await?
+            key_maker(&key)?
         } else {
             let user = signed_in(parts)?;
             let user = user_with_role(
@@ -41,7 +41,7 @@ impl<S: KeyScope + Send + Sync> FromRequestParts<AppState> for ActingUser<S> {
                 &parts.method,
                 &parts.headers,
             )?;
-            Viewer::of(&user.0)
+            crate::server::students::viewer_of(&user)
         };
         Ok(Self {
             viewer,
@@ -51,13 +51,9 @@ impl<S: KeyScope + Send + Sync> FromRequestParts<AppState> for ActingUser<S> {
 }
 
 /// The account that made `key`: 403 for a key no (remaining) account made.
-async fn key_maker(state: &AppState, key: &ApiKey) -> Result<Viewer, ServerError> {
-    let maker = match key.0.created_by {
-        Some(id) => store::users::find_by_id(&state.db, id).await?,
-        None => None,
-    };
-    let maker = maker.ok_or(ApiError::Forbidden {
-        needed: "teacher".into(),
+fn key_maker(key: &ApiKey) -> Result<Viewer, ServerError> {
+    let (id, role) = key.0.maker.ok_or(ApiError::Forbidden {
+        needed: "teacher (a key made by an account that still exists)".into(),
     })?;
-    Ok(Viewer::of(&maker.view()?))
+    Ok(Viewer::of(id, role))
 }

@@ -110,6 +110,12 @@ impl ApiKey {
         self.0.id
     }
 
+    /// Whose sessions and lessons the key sees: its maker's
+    /// (`domain::ownership`).
+    pub fn viewer(&self) -> crate::domain::ownership::Viewer {
+        self.0.viewer()
+    }
+
     /// The key's name, recorded as the author of what it changes.
     pub fn name(&self) -> &str {
         &self.0.name
@@ -273,7 +279,7 @@ impl<S: KeyScope + Send + Sync> FromRequestParts<AppState> for KeyOrAdmin<S> {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ServerError> {
         let (listener, key_user) = if parts.headers.get(header::AUTHORIZATION).is_some() {
             let key = Key::<S>::from_request_parts(parts, state).await?;
-            (format!("key:{}", key.id()), key.0 .0.created_by)
+            (format!("key:{}", key.id()), key.0 .0.maker_id())
         } else {
             let user = signed_in(parts)?;
             user.require(Role::Admin)?;

@@ -8,8 +8,10 @@
 //!   (a key with one of the scopes `S` names), [`Session<A>`] (the
 //!   session's token or plugin token, let do act `A` by the door-keeper,
 //!   `sessions::admit`) and [`PluginSession<A>`] (the same for the plugin
-//!   API, with its own 404), [`BearerToken`] and [`StreamToken`] for routes
-//!   that decide themselves, [`Hook<K>`] (a hook URL's secret, for the
+//!   API, with its own 404), [`Viewing`] and [`Watching`] (a person or
+//!   an API key seeing sessions by `domain::ownership`, or a session's
+//!   own token watching it), [`BearerToken`] and [`StreamToken`] for
+//!   routes that decide themselves, [`Hook<K>`] (a hook URL's secret, for the
 //!   start triggers platforms call), [`ActingUser<S>`] (the signed-in
 //!   teacher, or a key with a scope `S` names acting as the account that
 //!   made it, for data that belongs to a user: students');
@@ -30,9 +32,9 @@ mod caller;
 mod hook;
 mod path;
 mod session;
-mod students;
 #[cfg(test)]
 mod tests;
+mod watcher;
 
 pub use acting::*;
 pub use body::*;
@@ -40,4 +42,4 @@ pub use caller::*;
 pub use hook::*;
 pub use path::*;
 pub use session::*;
-pub use students::*;
+pub use watcher::*;

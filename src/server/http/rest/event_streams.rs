@@ -1,6 +1,7 @@
 //! Event-stream responses (`text/event-stream`): a session's events
-//! through its watcher's [`Sink`], and the plain broadcast streams (the
-//! session list, a workflow's changes, a plugin's tools).
+//! through its watcher's [`Sink`], the session list's changes filtered for
+//! its watcher ([`list_stream`]), and the plain broadcast streams (a
+//! workflow's changes, a plugin's tools).
 //!
 //! Both send a keep-alive comment every [`KEEP_ALIVE`]. A session stream
 //! also carries its [`Feed`] in the response's extensions: when the
@@ -8,9 +9,12 @@
 //! the socket (`server::http::serve::direct`) and the body is never read; when
 //! hyper serves it, the body reads the same feed.
 
+use crate::domain::ownership::Viewer;
 use crate::server::agent::hub::sink::{Feed, FeedSlot, Next, Sink};
-use crate::server::agent::hub::Frame;
+use crate::server::agent::hub::{Frame, ListChange};
+use crate::server::agent::sessions;
 use crate::server::http::streams::{self, StreamPermit};
+use crate::server::AppState;
 use axum::body::{Body, Bytes};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
@@ -98,6 +102,80 @@ fn event_stream_until(
     let body = stream::iter(first.into_iter().map(Ok::<_, Infallible>))
         .chain(live)
         .take_until(closed);
+    (
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        Body::from_stream(body),
+    )
+        .into_response()
+}
+
+/// What the session list's stream carries between changes.
+struct ListLive {
+    state: AppState,
+    viewer: Viewer,
+    rx: broadcast::Receiver<Arc<ListChange>>,
+    /// The id of the last frame this watcher got (its own count).
+    sent: u64,
+    tick: tokio::time::Interval,
+    /// Resolves when the permit's key is closed (a disabled account):
+    /// the stream ends.
+    closed: BoxFuture<'static, ()>,
+    _permit: StreamPermit,
+}
+
+impl ListLive {
+    /// The next change `viewer` may see, as a frame numbered for this
+    /// watcher, or a keep-alive; `None` ends the stream (the channel
+    /// closed, the watcher lagged, or the database failed: it reconnects).
+    async fn next(&mut self) -> Option<Bytes> {
+        loop {
+            tokio::select! {
+                biased;
+                change = self.rx.recv() => {
+                    let change = change.ok()?;
+                    let seen = sessions::sees(&self.state, &change.session, self.viewer, change.owners)
+                        .await
+                        .ok()?;
+                    if seen {
+                        self.sent += 1;
+                        return Some(Frame::new(self.sent, &change.name, &change.json).sse);
+                    }
+                }
+                _ = self.tick.tick() => return Some(Bytes::from_static(KEEP_ALIVE_COMMENT)),
+                () = &mut self.closed => return None,
+            }
+        }
+    }
+}
+
+/// The session list's stream for `viewer`: every change of a session it
+/// may see (`domain::ownership`), numbered 1, 2, … for this watcher alone,
+/// so a change it may not see leaves no frame and no gap; a keep-alive
+/// every [`KEEP_ALIVE`]. Nothing is replayed (a page reconnecting reads
+/// the list again).
+pub(crate) fn list_stream(
+    state: AppState,
+    viewer: Viewer,
+    rx: broadcast::Receiver<Arc<ListChange>>,
+    permit: StreamPermit,
+) -> Response {
+    let start = tokio::time::Instant::now() + KEEP_ALIVE;
+    let live = ListLive {
+        state,
+        viewer,
+        rx,
+        sent: 0,
+        tick: tokio::time::interval_at(start, KEEP_ALIVE),
+        closed: permit.closed(),
+        _permit: permit,
+    };
+    let body = stream::unfold(live, |mut live| async move {
+        let bytes = live.next().await?;
+        Some((Ok::<_, Infallible>(bytes), live))
+    });
     (
         [
             (header::CONTENT_TYPE, "text/event-stream"),

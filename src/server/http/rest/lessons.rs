@@ -50,7 +50,7 @@ pub struct PromptResponse {
 }
 
 async fn prompt(
-    _: Key<LessonsRead>,
+    key: Key<LessonsRead>,
     State(state): State<AppState>,
     Path(id): Path<String>,
     Query(query): Query<PromptQuery>,
@@ -63,7 +63,7 @@ async fn prompt(
         "off" => None,
         _ => return Err(ApiError::invalid("optimise", "must be normal, aggressive or off").into()),
     };
-    let lesson = store::lessons::get_any(&state.db, id).await?;
+    let lesson = store::lessons::get_for_key(&state.db, key.viewer(), id).await?;
     let built = build(&lesson.draft.prompt_input(optimise));
     let token_count = tokens::count(&built.system_prompt).await?;
     let exact_tokens = tokens::count(&built.token_text()).await?;

@@ -199,7 +199,7 @@ async fn editor_of(
         let key = ApiKey::verify(state, secret).await?;
         key.require(Scope::WorkflowsWrite)?;
         let editor = Editor { actor: key.actor() };
-        return Ok((editor, format!("key:{}", key.id()), key.0.created_by));
+        return Ok((editor, format!("key:{}", key.id()), key.0.maker_id()));
     }
     let user = user_with_role(state, user, Role::Admin, method, headers)?;
     let editor = Editor {

@@ -58,7 +58,8 @@ async fn step(
         }
         (None, Some(user)) => {
             require_same_origin(&state, &headers)?;
-            let row = sessions::get(&state, &id).await?;
+            // Seeing it first: another teacher's session is 404, not 403.
+            let row = sessions::watchable(&state, &id, sessions::viewer_of(&user)).await?;
             sessions::may_drive(&row, &user)?;
             row
         }

@@ -5,8 +5,10 @@
 //! (`Authorization: Bearer st_…`, or `?token=` where a browser's
 //! `EventSource` cannot set headers), or for what a plugin may do with its
 //! plugin token (`pt_…`); every route asks `sessions::admit` which of them
-//! may do what, through its `extract::Session<Act>` argument. Signed-in
-//! users may watch any session.
+//! may do what, through its `extract::Session<Act>` argument. People and
+//! API keys list and watch only the sessions `domain::ownership` lets them
+//! see (`extract::Viewing`, `extract::Watching`, one door:
+//! `sessions::watchable`); another teacher's session is 404.
 
 use crate::domain::agent_session::{SessionEvent, StatePatch};
 use crate::domain::api_key::Scope;
@@ -14,24 +16,22 @@ use crate::domain::declaration::ultravox::with_credential;
 use crate::domain::declaration::DeclarationFormat;
 use crate::domain::lesson::nudge::{Speaker, TURN_TEXT_MAX_BYTES};
 use crate::domain::limits::{bytes_in_words, CALLS_PAGE_MAX, STUDENT_MAX_CHARS};
-use crate::domain::session_access::Act;
 use crate::domain::session_origin::Opener;
 use crate::domain::student::StudentLabel;
 use crate::error::ApiError;
 use crate::server::agent::hub::Frame;
 use crate::server::agent::listing::Listing;
 use crate::server::agent::sessions;
-use crate::server::auth::AuthUser;
 use crate::server::http::extract::{
-    self, ApiKey, BearerToken, CallId, CallTool, ChangeState, End, IssuePluginToken, JsonBody, Key,
-    ReadTools, ReportResult, ReportTurn, Session, SignedIn, StreamToken,
+    self, BearerToken, CallId, CallTool, ChangeState, End, IssuePluginToken, JsonBody, Key,
+    ReadTools, ReportResult, ReportTurn, Session, Viewing, Watching,
 };
 pub(crate) use crate::server::http::rest::event_streams::event_stream;
-use crate::server::http::rest::event_streams::session_stream;
+use crate::server::http::rest::event_streams::{list_stream, session_stream};
 use crate::server::students;
 use crate::server::{AppState, ServerError};
 use axum::body::Bytes;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, patch, post};
@@ -180,7 +180,7 @@ async fn open(
 /// student `body` names (`student`, a name; or `studentId`), if any.
 async fn open_lesson(
     state: &AppState,
-    key: &ApiKey,
+    key: &crate::server::http::extract::ApiKey,
     lesson_id: i64,
     body: &OpenRequest,
 ) -> Result<sessions::Opened, ServerError> {
@@ -203,8 +203,12 @@ async fn open_lesson(
     if label.is_some() && body.student_id.is_some() {
         return Err(ApiError::invalid("studentId", "give studentId or student, not both").into());
     }
-    let lesson = crate::server::store::lessons::get_any(&state.db, lesson_id).await?;
-    let opener = crate::server::store::students::key_viewer(&state.db, key.id()).await?;
+    let lesson =
+        crate::server::store::lessons::get_for_key(&state.db, key.viewer(), lesson_id).await?;
+    let opener = key
+        .0
+        .maker
+        .map(|(id, role)| crate::domain::student::Viewer::of(id, role));
     let record =
         students::for_lesson(state, opener, &lesson, body.student_id, label.as_ref()).await?;
     let context = match &record {
@@ -233,17 +237,10 @@ async fn plugin_token(
         .into_response())
 }
 
-async fn list(
-    SignedIn(user): SignedIn,
-    key: Option<ApiKey>,
-    State(state): State<AppState>,
-) -> Result<Response, ServerError> {
-    match (&user, &key) {
-        (None, None) => return Err(ApiError::Unauthenticated.into()),
-        (None, Some(key)) => key.require(Scope::Sessions)?,
-        _ => {}
-    }
-    Ok(Json(sessions::list(&state).await?).into_response())
+/// `GET /api/sessions` (the signed-in account, or an API key with
+/// `sessions`): the sessions the caller may see (`domain::ownership`).
+async fn list(viewing: Viewing, State(state): State<AppState>) -> Result<Response, ServerError> {
+    Ok(Json(sessions::list(&state, viewing.viewer).await?).into_response())
 }
 
 async fn tools(
@@ -368,34 +365,15 @@ async fn end(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Who may watch a session (its events and calls): any signed-in user, or
-/// the holder of its session or plugin token. 404 for an unknown session
-/// either way.
-async fn may_watch(
-    state: &AppState,
-    id: &str,
-    signed_in: bool,
-    token: Option<&str>,
-) -> Result<(), ServerError> {
-    if signed_in {
-        sessions::get(state, id).await?;
-    } else {
-        sessions::admit(state, id, token, Act::Watch).await?;
-    }
-    Ok(())
-}
-
 /// `GET /api/sessions/{id}/calls?before=&limit=`: the calls older than call
 /// `before` (default: the newest), oldest first, in full; `before` in the
 /// answer is what to ask for next, `null` when there is nothing older.
 async fn calls(
     State(state): State<AppState>,
-    Path(id): Path<String>,
     Query(query): Query<SessionQuery>,
-    SignedIn(user): SignedIn,
-    BearerToken(token): BearerToken,
+    watching: Watching,
 ) -> Result<Response, ServerError> {
-    may_watch(&state, &id, user.is_some(), token.as_deref()).await?;
+    let id = watching.row.id;
     let limit = query.limit.unwrap_or(CALLS_PAGE_MAX);
     let page = sessions::calls_page(&state, &id, query.before, limit).await?;
     let next = (page.len() == limit.clamp(1, CALLS_PAGE_MAX))
@@ -416,18 +394,18 @@ async fn snapshot_frame(
     Ok(Frame::new(id, "snapshot", &json).sse)
 }
 
+/// `GET /api/sessions/{id}/events`: the session's own token or plugin
+/// token, or a person or API key who may see it ([`Watching`]).
 async fn events(
     State(state): State<AppState>,
-    Path(id): Path<String>,
     Query(_): Query<SessionQuery>,
-    SignedIn(user): SignedIn,
-    StreamToken(token): StreamToken,
+    watching: Watching,
     headers: HeaderMap,
 ) -> Result<Response, ServerError> {
-    may_watch(&state, &id, user.is_some(), token.as_deref()).await?;
+    let id = watching.row.id;
     let permit = state
         .streams
-        .acquire(&stream_limits(&state, Some(&id), user.as_ref()))?;
+        .acquire(&stream_limits(&state, Some(&id), &watching.listeners))?;
     let last_seen = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
@@ -457,11 +435,11 @@ async fn events(
 }
 
 /// The caps a new stream counts against: its session's, and the signed-in
-/// user's if there is one.
+/// user's or API key's (`listener`) if there is one.
 fn stream_limits(
     state: &AppState,
     session: Option<&str>,
-    user: Option<&AuthUser>,
+    listeners: &[String],
 ) -> Vec<(String, usize)> {
     let mut limits = Vec::new();
     if let Some(id) = session {
@@ -470,29 +448,21 @@ fn stream_limits(
             state.config.max_streams_per_session,
         ));
     }
-    if let Some(user) = user {
-        limits.push((
-            format!("user:{}", user.0.id),
-            state.config.max_streams_per_user,
-        ));
+    for listener in listeners {
+        limits.push((listener.clone(), state.config.max_streams_per_user));
     }
     limits
 }
 
+/// `GET /api/sessions/events` (the signed-in account, or an API key with
+/// `sessions`): the list's changes, only of sessions the caller may see.
 async fn list_events(
-    SignedIn(user): SignedIn,
+    viewing: Viewing,
     State(state): State<AppState>,
 ) -> Result<Response, ServerError> {
-    if user.is_none() {
-        return Err(ApiError::Unauthenticated.into());
-    }
     let permit = state
         .streams
-        .acquire(&stream_limits(&state, None, user.as_ref()))?;
-    Ok(event_stream(
-        Vec::new(),
-        Some(state.hub.subscribe_list()),
-        0,
-        Some(permit),
-    ))
+        .acquire(&stream_limits(&state, None, &viewing.listeners))?;
+    let rx = state.hub.subscribe_list();
+    Ok(list_stream(state, viewing.viewer, rx, permit))
 }

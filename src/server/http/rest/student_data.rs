@@ -39,7 +39,7 @@ async fn export_file(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, ServerError> {
-    let student = may_see(&state.db, &who.viewer, path_id(&id, "id")?).await?;
+    let student = may_see(&state, &who.viewer, path_id(&id, "id")?).await?;
     let disposition = format!("attachment; filename=\"student-{}.json\"", student.id);
     Ok((
         [

@@ -8,7 +8,7 @@
 use crate::domain::student::{NewStudent, Student, StudentLabel, StudentSummary};
 use crate::domain::student_view::StudentView;
 use crate::error::ApiError;
-use crate::server::http::extract::{path_id, JsonBody, StudentCaller};
+use crate::server::http::extract::{path_id, ActingUser, JsonBody, Students};
 use crate::server::store::students as rows;
 use crate::server::{students, AppState, ServerError};
 use axum::extract::{Path, State};
@@ -33,7 +33,7 @@ struct StudentList {
 /// `GET /api/students`: the caller's students (an admin: all), with their
 /// runs and what is due in their queues.
 async fn list(
-    StudentCaller(viewer): StudentCaller,
+    ActingUser { viewer, .. }: ActingUser<Students>,
     State(state): State<AppState>,
 ) -> Result<Json<StudentList>, ServerError> {
     let students = rows::list(&state.db, viewer, state.clock.now()).await?;
@@ -43,7 +43,7 @@ async fn list(
 /// `POST /api/students` `{"name"}` or `{"code"}`: a new student of the
 /// caller's → 201 with the record; 409 when they have one of that name.
 async fn create(
-    StudentCaller(viewer): StudentCaller,
+    ActingUser { viewer, .. }: ActingUser<Students>,
     State(state): State<AppState>,
     JsonBody(body): JsonBody<NewStudent>,
 ) -> Result<(StatusCode, Json<Student>), ServerError> {
@@ -55,7 +55,7 @@ async fn create(
 /// `GET /api/students/{id}`: everything about one student the caller may
 /// see (404 otherwise).
 async fn one(
-    StudentCaller(viewer): StudentCaller,
+    ActingUser { viewer, .. }: ActingUser<Students>,
     State(state): State<AppState>,
     Path(raw): Path<String>,
 ) -> Result<Json<StudentView>, ServerError> {
