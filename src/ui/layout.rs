@@ -5,9 +5,10 @@ use crate::ui::auth::{set_page_status, use_auth};
 use leptos::prelude::*;
 use leptos_router::components::{Outlet, A};
 
-/// Header with the app name, the areas (Tool bindings, Agents, Workflows, MCP servers and Accounts only for admins,
-/// Profile for everyone), the
-/// signed-in user with their role, and sign-out.
+/// Header with the app name, the areas (Tool bindings, Agents, Workflows,
+/// MCP servers and Accounts only for admins), the signed-in user with
+/// their role (a link to their profile), and sign-out. The areas wrap to
+/// a second line rather than hide when the window is narrow.
 #[component]
 pub fn Layout() -> impl IntoView {
     let auth = use_auth();
@@ -55,22 +56,24 @@ pub fn Layout() -> impl IntoView {
                     <A href="/playground">
                         "Playground"
                     </A>
-                    <A href="/profile">
-                        "Profile"
-                    </A>
                 </nav>
                 <div class="userbox">
                     {move || {
                         user()
                             .map(|u| {
                                 view! {
-                                    <span class="user" data-testid="current-user">
+                                    <a
+                                        class="user"
+                                        href="/profile"
+                                        title="Your profile and password"
+                                        data-testid="current-user"
+                                    >
                                         <span class="user-name">{u.display_name.clone()}</span>
                                         <span class=format!(
                                             "role role-{}",
                                             u.role,
                                         )>{u.role.to_string()}</span>
-                                    </span>
+                                    </a>
                                 }
                             })
                     }}
