@@ -159,7 +159,7 @@ pub struct LessonRunsPage {
     /// Its title.
     pub title: String,
     /// Its runs, newest first.
-    pub runs: Vec<crate::domain::lesson::outcome::LessonRunReport>,
+    pub runs: Vec<crate::domain::lesson::run_report::LessonRunReport>,
 }
 
 /// The runs of a lesson the caller may see (own, or any for admins).

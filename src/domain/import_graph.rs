@@ -53,6 +53,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("lesson::prompt", include_str!("lesson/prompt.rs")),
     ("lesson::record", include_str!("lesson/record.rs")),
     ("lesson::review", include_str!("lesson/review.rs")),
+    ("lesson::run_report", include_str!("lesson/run_report.rs")),
     ("lesson::tools", include_str!("lesson/tools.rs")),
     ("lesson::trigger", include_str!("lesson/trigger.rs")),
     ("limits", include_str!("limits.rs")),

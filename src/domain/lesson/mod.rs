@@ -12,6 +12,7 @@ pub mod outcome;
 pub mod prompt;
 pub mod record;
 pub mod review;
+pub mod run_report;
 pub mod tools;
 pub mod trigger;
 

@@ -2,8 +2,8 @@
 //! it, with the errors its tutor logged, tasks done or not, profile facts,
 //! mastered items and the summary; on the page and as a CSV file.
 
-use crate::domain::lesson::outcome::{report, LessonRunReport};
 use crate::domain::lesson::record::LessonView;
+use crate::domain::lesson::run_report::{report, LessonRunReport};
 use crate::domain::time::format_utc;
 use crate::server::store::lesson_outcomes;
 use crate::server::{AppState, ServerError};

@@ -2,7 +2,8 @@
 //! for its teacher. An outcome is written in the same transaction as the
 //! call that produced it (see `tool_calls::record`).
 
-use crate::domain::lesson::outcome::{RunFacts, TutorOutcome};
+use crate::domain::lesson::outcome::TutorOutcome;
+use crate::domain::lesson::run_report::RunFacts;
 use crate::server::platform::db::now;
 use crate::server::ServerError;
 use sqlx::{SqliteConnection, SqlitePool};

@@ -6,7 +6,7 @@
 //! they are never read as a student's run.
 
 use crate::api::lessons::{lesson_runs, LessonRunsPage};
-use crate::domain::lesson::outcome::LessonRunReport;
+use crate::domain::lesson::run_report::LessonRunReport;
 use crate::domain::user::Role;
 use crate::ui::auth::RequireRole;
 use crate::ui::components::LocalTime;
