@@ -20,6 +20,7 @@ use crate::domain::limits::STUDENT_EXPORT_PAGE_ROWS;
 use crate::server::store::student_data::{self as store, StudentRow};
 use crate::server::{AppState, ServerError};
 use axum::body::{Body, Bytes};
+use futures_util::StreamExt;
 use serde::Serialize;
 use tokio::sync::mpsc;
 
@@ -103,9 +104,15 @@ pub fn body(state: AppState, student: StudentRow) -> Body {
                 .await;
         }
     });
-    Body::from_stream(futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv().await.map(|chunk| (chunk, rx))
-    }))
+    // Fused: a layer that polls the body once more after its end (the
+    // compression layer does, for a browser's `Accept-Encoding`) gets
+    // `None` again rather than a panic.
+    Body::from_stream(
+        futures_util::stream::unfold(rx, |mut rx| async move {
+            rx.recv().await.map(|chunk| (chunk, rx))
+        })
+        .fuse(),
+    )
 }
 
 /// Writes the whole file.
