@@ -1,20 +1,10 @@
 import { expect, test, type Page } from '@playwright/test';
-import { ADMIN, TEACHER, failOnConsoleErrors, hydrated, signIn } from './helpers';
+import { ADMIN, TEACHER, failOnConsoleErrors, hydrated, newLesson, signIn } from './helpers';
 
 // A school's second teacher (issue #38): the admin makes the account on the
 // accounts page, without a password, and passes on the one-time link; the
 // teacher sets a password with it, signs in, makes a lesson, tries it, and
 // the live sessions page lists their trial but not the demo teacher's.
-
-async function newLesson(page: Page, title: string) {
-  await page.goto('/lessons');
-  await hydrated(page);
-  await page.getByLabel('New lesson title').fill(title);
-  await page.getByRole('button', { name: 'New lesson' }).click();
-  await expect(page).toHaveURL(/\/lessons\/\d+$/);
-  await hydrated(page);
-  return Number(page.url().match(/\/lessons\/(\d+)$/)![1]);
-}
 
 /** Opens a trial of lesson `id` for `student`; returns its session id. */
 async function tryLesson(page: Page, id: number, student: string) {

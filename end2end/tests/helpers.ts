@@ -1,4 +1,4 @@
-import { expect, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, type APIRequestContext, type Browser, type Page } from '@playwright/test';
 
 export const TEACHER = { email: 'teacher@example.com', password: 'teacher-e2e-pass' };
 export const ADMIN = { email: 'admin@example.com', password: 'admin-e2e-pass' };
@@ -59,4 +59,26 @@ export async function callTool(
   });
   expect(res.status()).toBe(200);
   return res.json();
+}
+
+/** Creates a lesson called `title` from the lessons page, as a teacher
+ * would; returns its id once its editor has hydrated. */
+export async function newLesson(page: Page, title: string) {
+  await page.goto('/lessons');
+  await hydrated(page);
+  await page.getByLabel('New lesson title').fill(title);
+  await page.getByRole('button', { name: 'New lesson' }).click();
+  await expect(page).toHaveURL(/\/lessons\/\d+$/);
+  await hydrated(page);
+  return Number(page.url().match(/\/lessons\/(\d+)$/)![1]);
+}
+
+/** An API key `who` makes in a browser context of their own (so the
+ * calling page stays signed in as it was); the sessions it opens are
+ * `who`'s. */
+export async function keyIn(browser: Browser, name: string, who = ADMIN) {
+  const context = await browser.newContext();
+  const key = await apiKey(await context.newPage(), name, who);
+  await context.close();
+  return key;
 }

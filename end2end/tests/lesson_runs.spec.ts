@@ -1,38 +1,13 @@
-import { expect, test, type Browser, type Page } from '@playwright/test';
-import { ADMIN, TEACHER, failOnConsoleErrors, hydrated, signIn } from './helpers';
+import { expect, test } from '@playwright/test';
+import { TEACHER, failOnConsoleErrors, hydrated, keyIn, newLesson, signIn } from './helpers';
 
 // A lesson run end to end: the teacher writes a review lesson with items,
 // a scripted tutor backend runs it (turns, tool calls), a watcher sees the
 // nudges arrive, and the teacher reviews the run and downloads it.
 
-/** An API key made by an admin in a browser of their own. */
-async function adminKey(browser: Browser, name: string) {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await signIn(page, ADMIN);
-  await expect(page.getByTestId('welcome')).toBeVisible();
-  await hydrated(page);
-  const panel = page.getByTestId('api-keys');
-  await panel.getByLabel('Key name').fill(name);
-  await panel.getByRole('button', { name: 'Create key' }).click();
-  const key = (await page.getByTestId('new-api-key').innerText()).trim();
-  await context.close();
-  return key;
-}
-
-async function newLesson(page: Page, title: string) {
-  await page.goto('/lessons');
-  await hydrated(page);
-  await page.getByLabel('New lesson title').fill(title);
-  await page.getByRole('button', { name: 'New lesson' }).click();
-  await expect(page).toHaveURL(/\/lessons\/\d+$/);
-  await hydrated(page);
-  return Number(page.url().match(/\/lessons\/(\d+)$/)![1]);
-}
-
 test('after a scripted lesson session the teacher sees its errors, tasks and summary', async ({ page, browser }) => {
   const noErrors = failOnConsoleErrors(page);
-  const key = await adminKey(browser, 'Tutor backend');
+  const key = await keyIn(browser, 'Tutor backend');
   await signIn(page, TEACHER);
   await expect(page.getByTestId('welcome')).toBeVisible();
   const lessonId = await newLesson(page, `Past tense review ${Date.now()}`);

@@ -1,35 +1,11 @@
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { TEACHER, failOnConsoleErrors, hydrated, signIn } from './helpers';
+import { TEACHER, failOnConsoleErrors, hydrated, keyIn, newLesson, signIn } from './helpers';
 
 // A teacher and one student's record (issue #38): a tutor backend opens a
 // lesson for the student by name and logs an error; the teacher finds the
 // student on the students page, sees the error queued for review, downloads
 // everything kept about them, and deletes the student with all their data.
-
-/** An API key the demo teacher makes in a browser of their own. */
-async function teacherKey(browser: Browser, name: string) {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await signIn(page, TEACHER);
-  await expect(page.getByTestId('welcome')).toBeVisible();
-  await hydrated(page);
-  const panel = page.getByTestId('api-keys');
-  await panel.getByLabel('Key name').fill(name);
-  await panel.getByRole('button', { name: 'Create key' }).click();
-  const key = (await page.getByTestId('new-api-key').innerText()).trim();
-  await context.close();
-  return key;
-}
-
-async function newLesson(page: Page, title: string) {
-  await page.goto('/lessons');
-  await hydrated(page);
-  await page.getByLabel('New lesson title').fill(title);
-  await page.getByRole('button', { name: 'New lesson' }).click();
-  await expect(page).toHaveURL(/\/lessons\/\d+$/);
-  return Number(page.url().match(/\/lessons\/(\d+)$/)![1]);
-}
 
 test('a logged error reaches the student page, whose data the teacher downloads and deletes', async ({
   page,
@@ -38,7 +14,7 @@ test('a logged error reaches the student page, whose data the teacher downloads 
   const noErrors = failOnConsoleErrors(page);
   const stamp = Date.now();
   const name = `Lena ${stamp}`;
-  const key = await teacherKey(browser, `Tutor backend ${stamp}`);
+  const key = await keyIn(browser, `Tutor backend ${stamp}`, TEACHER);
   await signIn(page, TEACHER);
   await expect(page.getByTestId('welcome')).toBeVisible();
   const lessonId = await newLesson(page, `Weather talk ${stamp}`);

@@ -1,5 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
-import { TEACHER, failOnConsoleErrors, hydrated, signIn } from './helpers';
+import { expect, test } from '@playwright/test';
+import { TEACHER, failOnConsoleErrors, hydrated, newLesson, signIn } from './helpers';
 
 // "Try this lesson": the teacher goes from the lesson editor to the lesson's
 // trial page (/lessons/{id}/try), opens a trial, types
@@ -9,16 +9,6 @@ import { TEACHER, failOnConsoleErrors, hydrated, signIn } from './helpers';
 // apart from real runs on the lesson's sessions page.
 
 const SAY = 'Try: please review fractions — I ate two quarter of the pizza';
-
-async function newLesson(page: Page, title: string) {
-  await page.goto('/lessons');
-  await hydrated(page);
-  await page.getByLabel('New lesson title').fill(title);
-  await page.getByRole('button', { name: 'New lesson' }).click();
-  await expect(page).toHaveURL(/\/lessons\/\d+$/);
-  await hydrated(page);
-  return Number(page.url().match(/\/lessons\/(\d+)$/)![1]);
-}
 
 test('a teacher tries a lesson beside the live visualiser, and the trial is listed apart', async ({ page }) => {
   const noErrors = failOnConsoleErrors(page);
