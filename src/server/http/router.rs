@@ -207,13 +207,20 @@ async fn download_bindings(
 
 /// Liveness: answers 200 when the server can reach its database, 503 if not.
 async fn healthz(State(state): State<AppState>) -> (StatusCode, Json<serde_json::Value>) {
+    let database = match crate::server::platform::db::backend(&state.db) {
+        crate::server::platform::db::Backend::Sqlite => "sqlite",
+        crate::server::platform::db::Backend::Postgres => "postgres",
+    };
     match crate::server::store::ping(&state.db).await {
-        Ok(_) => (StatusCode::OK, Json(serde_json::json!({ "status": "ok" }))),
+        Ok(_) => (
+            StatusCode::OK,
+            Json(serde_json::json!({ "status": "ok", "database": database })),
+        ),
         Err(e) => {
             tracing::error!(error = %e, "health check: database unreachable");
             (
                 StatusCode::SERVICE_UNAVAILABLE,
-                Json(serde_json::json!({ "status": "database unavailable" })),
+                Json(serde_json::json!({ "status": "database unavailable", "database": database })),
             )
         }
     }
