@@ -15,6 +15,7 @@ pub mod catalogue;
 pub mod join_codes;
 pub mod lesson_outcomes;
 pub mod lessons;
+pub mod locks;
 pub mod mcp_servers;
 pub mod plugins;
 pub mod retention;
@@ -24,6 +25,7 @@ pub mod todos;
 pub mod tool_calls;
 pub mod users;
 pub mod vibes;
+pub mod windows;
 pub mod workflow_defs;
 pub mod workflow_triggers;
 
