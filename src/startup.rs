@@ -14,7 +14,7 @@ use crate::domain::assets::Bundle;
 use crate::server::platform::config::Config;
 use crate::server::seed::SeededAccounts;
 use crate::server::{
-    agent, catalogue::bindings, http::router, platform::db, platform::tokens, seed, store,
+    agent, catalogue::bindings, cluster, http::router, platform::db, platform::tokens, seed, store,
     AppState, ServerError,
 };
 use axum::http::request::Parts;
@@ -46,7 +46,9 @@ impl Application {
     /// force and binds `config.addr` (port 0 picks a free port).
     pub async fn build(config: Config) -> Result<Self, ServerError> {
         let pool = db::connect(&config.database_url).await?;
-        let state = AppState::new(pool, config);
+        let mut state = AppState::new(pool, config);
+        // On PostgreSQL, the instances share events, rules and jobs.
+        state.cluster = cluster::connect(&state.config.database_url, &state.hub).await?;
         let seeded = seed_new_database(&state).await?;
         state.reload_rules().await?;
         crate::server::mcp_servers::load(&state).await?;
@@ -94,6 +96,8 @@ impl Application {
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
+        // Other instances' events, list and rules changes (PostgreSQL).
+        let listening = cluster::start(&self.state);
         let sweeper = tokio::spawn(sweep(self.state.clone()));
         // Workflows whose start trigger is a schedule open their sessions
         // from here (`triggers::schedule`: at most once per due time).
@@ -148,6 +152,7 @@ impl Application {
         upstreams.abort();
         health.abort();
         retention.abort();
+        listening.iter().for_each(|task| task.abort());
         result
     }
 }
@@ -245,21 +250,31 @@ pub fn app(state: AppState) -> Router {
 
 /// Every period (`build` did the first sweep): ends sessions idle past
 /// their limit, deletes expired sign-ins and join codes and forgets old
-/// failed sign-ins. A failed sweep is logged and
-/// retried next period.
+/// failed sign-ins (on one instance at a time, in a cluster). A failed
+/// sweep is logged and retried next period.
 async fn sweep(state: AppState) {
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + SWEEP_EVERY, SWEEP_EVERY);
     loop {
         tick.tick().await;
-        if let Err(e) = agent::sessions::expire_idle(&state).await {
-            tracing::error!(error = %e, "expiring idle sessions failed");
-        }
-        if let Err(e) = store::auth_sessions::purge_expired(&state.db).await {
-            tracing::error!(error = %e, "purging expired sign-ins failed");
-        }
-        if let Err(e) = agent::sessions::purge_expired_join_codes(&state).await {
-            tracing::error!(error = %e, "purging expired join codes failed");
+        if let Err(e) = cluster::once(&state, cluster::Job::IdleSweep, sweep_once(&state)).await {
+            tracing::error!(error = %e, "the idle sweep could not start");
         }
         state.login_throttle.prune(state.clock.now());
+    }
+}
+
+/// One idle sweep; each part's failure is logged, the others still run.
+async fn sweep_once(state: &AppState) {
+    if let Err(e) = agent::sessions::expire_idle(state).await {
+        tracing::error!(error = %e, "expiring idle sessions failed");
+    }
+    if let Err(e) = store::auth_sessions::purge_expired(&state.db).await {
+        tracing::error!(error = %e, "purging expired sign-ins failed");
+    }
+    if let Err(e) = agent::sessions::purge_expired_join_codes(state).await {
+        tracing::error!(error = %e, "purging expired join codes failed");
+    }
+    if let Err(e) = cluster::prune(state).await {
+        tracing::error!(error = %e, "pruning relayed events failed");
     }
 }

@@ -206,9 +206,23 @@ async fn download_bindings(
 }
 
 /// Liveness: answers 200 when the server can reach its database, 503 if not.
+/// In a cluster it also reports the event channel (`events`), and answers
+/// 503 while its listener is not connected: this instance's watchers would
+/// miss other instances' events.
 async fn healthz(State(state): State<AppState>) -> (StatusCode, Json<serde_json::Value>) {
     match crate::server::store::ping(&state.db).await {
-        Ok(_) => (StatusCode::OK, Json(serde_json::json!({ "status": "ok" }))),
+        Ok(_) => match &state.cluster {
+            None => (StatusCode::OK, Json(serde_json::json!({ "status": "ok" }))),
+            Some(cluster) => {
+                let (status, word) = if cluster.listening() {
+                    (StatusCode::OK, "ok")
+                } else {
+                    (StatusCode::SERVICE_UNAVAILABLE, "event channel unavailable")
+                };
+                let body = serde_json::json!({ "status": word, "events": cluster.health() });
+                (status, Json(body))
+            }
+        },
         Err(e) => {
             tracing::error!(error = %e, "health check: database unreachable");
             (

@@ -12,6 +12,7 @@ pub mod auth_sessions;
 pub mod bank_accounts;
 pub mod bindings;
 pub mod catalogue;
+pub mod cluster;
 pub mod join_codes;
 pub mod lesson_outcomes;
 pub mod lessons;
