@@ -11,6 +11,7 @@ mod bindings_file;
 mod budgets;
 mod catalogue;
 mod clients;
+mod cluster;
 mod connections;
 mod cors;
 mod end_session;

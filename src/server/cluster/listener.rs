@@ -17,7 +17,8 @@ use crate::server::agent::hub::{Hub, ListChange};
 use crate::server::cluster::order::Admit;
 use crate::server::store::cluster as store;
 use crate::server::AppState;
-use sqlx::postgres::PgListener;
+use sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
+use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -35,7 +36,9 @@ pub(super) async fn run(state: AppState, cluster: Arc<Cluster>) {
     loop {
         let connected = match first.take() {
             Some(listener) => Ok(listener),
-            None => connect(&cluster.url).await.inspect(|_| cluster.health.up()),
+            None => connect(&cluster.url, &cluster.instance)
+                .await
+                .inspect(|_| cluster.health.up()),
         };
         match connected {
             Ok(mut listener) => {
@@ -51,9 +54,20 @@ pub(super) async fn run(state: AppState, cluster: Arc<Cluster>) {
     }
 }
 
-/// A listener on both channels.
-pub(super) async fn connect(url: &str) -> Result<PgListener, sqlx::Error> {
-    let mut listener = PgListener::connect(url).await?;
+/// A listener on both channels, on a connection of its own named
+/// `switchboard-listener-<instance>` (`pg_stat_activity` shows whose it is).
+pub(super) async fn connect(url: &str, instance: &str) -> Result<PgListener, sqlx::Error> {
+    let options = PgConnectOptions::from_str(url)?
+        .application_name(&format!("switchboard-listener-{instance}"));
+    // One connection, kept for as long as it lives (what
+    // `PgListener::connect` does with a URL).
+    let pool = PgPoolOptions::new()
+        .max_connections(1)
+        .max_lifetime(None)
+        .idle_timeout(None)
+        .connect_with(options)
+        .await?;
+    let mut listener = PgListener::connect_with(&pool).await?;
     listener.listen_all([EVENTS_CHANNEL, RULES_CHANNEL]).await?;
     Ok(listener)
 }

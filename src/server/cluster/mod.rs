@@ -81,12 +81,13 @@ pub async fn connect(url: &str, hub: &Hub) -> Result<Option<Arc<Cluster>>, Serve
         .max_connections(POOL_CONNECTIONS)
         .connect(url)
         .await?;
-    let listener = listener::connect(url).await?;
+    let instance = format!("{:016x}", rand::random::<u64>());
+    let listener = listener::connect(url, &instance).await?;
     hub.relay_through(Arc::new(outbox::Outbox::start(&db, hub.base())));
     let cluster = Cluster {
         db,
         url: url.to_owned(),
-        instance: format!("{:016x}", rand::random::<u64>()),
+        instance,
         health: Health::default(),
         rules_wanted: Notify::new(),
         first_listener: std::sync::Mutex::new(Some(listener)),
@@ -130,6 +131,12 @@ impl Cluster {
     /// The event channel's state, for the health check.
     pub fn health(&self) -> serde_json::Value {
         self.health.report()
+    }
+
+    /// This instance's id among the cluster's (random per process; its
+    /// listener's connection is `switchboard-listener-<id>`).
+    pub fn instance(&self) -> &str {
+        &self.instance
     }
 
     /// Whether the listener is connected.
