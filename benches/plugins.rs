@@ -211,7 +211,7 @@ async fn phases() {
             ..PluginSet::described_by(&registration)
         };
         let session = format!("bench-{round}");
-        sqlx::query("INSERT INTO agent_sessions (id, token_hash, state, last_activity, created_at) VALUES (?, ?, '{}', 0, 0)")
+        sqlx::query("INSERT INTO agent_sessions (id, token_hash, state, last_activity, created_at) VALUES ($1, $2, '{}', 0, 0)")
             .bind(&session)
             .bind(&session)
             .execute(&pool)

@@ -45,8 +45,9 @@ impl Application {
     /// Opens (and migrates) the database, seeds a new one, loads the rules in
     /// force and binds `config.addr` (port 0 picks a free port).
     pub async fn build(config: Config) -> Result<Self, ServerError> {
-        let pool = db::connect(&config.database_url).await?;
-        let mut state = AppState::new(pool, config);
+        let opened = db::open(&config.database_url, &config.database_pool).await?;
+        let mut state = AppState::new(opened.pool, config);
+        state.instance_lock = opened.instance_lock;
         // On PostgreSQL, the instances share events, rules and jobs.
         state.cluster = cluster::connect(&state.config.database_url, &state.hub).await?;
         let seeded = seed_new_database(&state).await?;

@@ -55,7 +55,7 @@ async fn make(app: &TestApp, key: &str, email: &str, role: &str, password: &str)
 
 /// The id of the account with `email`.
 async fn id_of(app: &TestApp, email: &str) -> i64 {
-    sqlx::query_scalar("SELECT id FROM users WHERE email = ?")
+    sqlx::query_scalar("SELECT id FROM users WHERE email = $1")
         .bind(email)
         .fetch_one(&app.state.db)
         .await
@@ -375,7 +375,7 @@ async fn disabling_stops_sign_ins_cookies_keys_and_open_streams_at_once() {
         .unwrap();
     assert_eq!(res.status(), 401);
     assert_eq!(servers(&their_key).await.unwrap().status(), 401);
-    let rows: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM auth_sessions WHERE user_id = ?")
+    let rows: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM auth_sessions WHERE user_id = $1")
         .bind(id)
         .fetch_one(&app.state.db)
         .await

@@ -256,7 +256,7 @@ async fn only_the_sessions_own_token_reports_results_or_sets_state() {
     assert_eq!(status, 404, "b's call is not one of a's");
     let (status, _) = patch_state(&app, &b, &a.token, json!({"activeStep": "hijacked"})).await;
     assert_eq!(status, 403);
-    let row: String = sqlx::query_scalar("SELECT state FROM agent_sessions WHERE id = ?")
+    let row: String = sqlx::query_scalar("SELECT state FROM agent_sessions WHERE id = $1")
         .bind(&b.id)
         .fetch_one(&app.state.db)
         .await

@@ -30,7 +30,7 @@ fn checks(from: usize) -> Value {
 }
 
 async fn stored_state(app: &TestApp, s: &Session) -> Value {
-    let raw: String = sqlx::query_scalar("SELECT state FROM agent_sessions WHERE id = ?")
+    let raw: String = sqlx::query_scalar("SELECT state FROM agent_sessions WHERE id = $1")
         .bind(&s.id)
         .fetch_one(&app.state.db)
         .await
@@ -39,7 +39,7 @@ async fn stored_state(app: &TestApp, s: &Session) -> Value {
 }
 
 async fn recorded_calls(app: &TestApp, s: &Session) -> i64 {
-    sqlx::query_scalar("SELECT COUNT(*) FROM tool_calls WHERE session_id = ?")
+    sqlx::query_scalar("SELECT COUNT(*) FROM tool_calls WHERE session_id = $1")
         .bind(&s.id)
         .fetch_one(&app.state.db)
         .await

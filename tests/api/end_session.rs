@@ -32,7 +32,7 @@ async fn an_admin_ends_a_session_for_its_agent_and_every_watcher() {
         .rpc_with(&admin, "admin_end_session", &[("id", &s.id)])
         .await;
     assert_eq!(res.status(), 200);
-    let reason: String = sqlx::query_scalar("SELECT end_reason FROM agent_sessions WHERE id = ?")
+    let reason: String = sqlx::query_scalar("SELECT end_reason FROM agent_sessions WHERE id = $1")
         .bind(&s.id)
         .fetch_one(&app.state.db)
         .await

@@ -97,7 +97,7 @@ async fn fill_calls(app: &TestApp, s: &Session, count: usize, arg_bytes: usize) 
     for n in 0..count {
         sqlx::query(
             "INSERT INTO tool_calls (session_id, at_ms, workflow, tool, arguments, outcome, result, reason, duration_us)
-             VALUES (?, ?, 'idv', 'manage_recent_interactions', ?, 'allowed', '{\"ok\":true}', NULL, 5)",
+             VALUES ($1, $2, 'idv', 'manage_recent_interactions', $3, 'allowed', '{\"ok\":true}', NULL, 5)",
         )
         .bind(&s.id)
         .bind(n as i64)

@@ -1,4 +1,4 @@
-use crate::helpers::spawn_app;
+use crate::helpers::{on_postgres, spawn_app};
 
 #[tokio::test]
 async fn healthz_answers_ok_when_the_database_is_reachable() {
@@ -7,6 +7,12 @@ async fn healthz_answers_ok_when_the_database_is_reachable() {
     assert_eq!(res.status(), 200);
     let body: serde_json::Value = res.json().await.unwrap();
     assert_eq!(body["status"], "ok");
+    let kind = if on_postgres().is_some() {
+        "postgres"
+    } else {
+        "sqlite"
+    };
+    assert_eq!(body["database"], kind);
 }
 
 #[tokio::test]

@@ -17,6 +17,9 @@ pub struct TestApp {
     /// Keeps cookies, does not follow redirects (tests look at them).
     pub client: Client,
     db_dir: std::sync::Arc<TempDir>,
+    /// The database it serves (SQLite in `db_dir`, or its own PostgreSQL
+    /// database when `TEST_POSTGRES_URL` is set).
+    database_url: std::sync::Arc<String>,
     settings: std::sync::Arc<Vec<(String, String)>>,
     stop: std::sync::Arc<tokio::sync::Notify>,
     server: tokio::task::JoinHandle<std::io::Result<()>>,
@@ -31,18 +34,55 @@ pub async fn spawn_app() -> TestApp {
 /// `spawn_app` with extra environment settings (`("HEADER_READ_TIMEOUT_SECONDS", "1")`).
 pub async fn spawn_app_with(settings: &[(&str, &str)]) -> TestApp {
     let dir = std::sync::Arc::new(tempfile::tempdir().expect("temp dir"));
+    let url = std::sync::Arc::new(fresh_database(&dir).await);
     let settings = settings
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-    serve(dir, std::sync::Arc::new(settings)).await
+    serve(dir, url, std::sync::Arc::new(settings)).await
+}
+
+/// Whether the suite runs on PostgreSQL (`TEST_POSTGRES_URL`, an admin URL
+/// of a throwaway server: `make test` starts one).
+pub fn on_postgres() -> Option<String> {
+    std::env::var("TEST_POSTGRES_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+}
+
+/// A new empty database: a SQLite file in `dir`, or with
+/// `TEST_POSTGRES_URL` a new PostgreSQL database on that server.
+async fn fresh_database(dir: &TempDir) -> String {
+    let Some(admin) = on_postgres() else {
+        return format!("sqlite://{}/switchboard.db", dir.path().display());
+    };
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let name = format!(
+        "sbt_{}_{}_{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_micros(),
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
+    use sqlx::Connection;
+    let mut conn = sqlx::PgConnection::connect(&admin)
+        .await
+        .expect("TEST_POSTGRES_URL reachable");
+    sqlx::Executor::execute(&mut conn, format!("CREATE DATABASE {name}").as_str())
+        .await
+        .expect("create a test database");
+    let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
+    format!("{base}/{name}")
 }
 
 async fn serve(
     dir: std::sync::Arc<TempDir>,
+    database_url: std::sync::Arc<String>,
     settings: std::sync::Arc<Vec<(String, String)>>,
 ) -> TestApp {
-    let url = format!("sqlite://{}/switchboard.db", dir.path().display());
+    let url = database_url.as_str().to_owned();
     let config = Config::from_lookup(|key| {
         if let Some((_, value)) = settings.iter().find(|(k, _)| k == key) {
             return Some(value.clone());
@@ -68,6 +108,7 @@ async fn serve(
         state,
         client: new_client(),
         db_dir: dir,
+        database_url,
         settings,
         stop,
         server,
@@ -85,7 +126,23 @@ pub fn new_client() -> Client {
 impl TestApp {
     /// A second server over the same database file, as after a restart.
     pub async fn restart(&self) -> TestApp {
-        serve(self.db_dir.clone(), self.settings.clone()).await
+        self.peer().await
+    }
+
+    /// Another instance over the same database, running beside this one
+    /// (on PostgreSQL: a second instance of a cluster).
+    pub async fn peer(&self) -> TestApp {
+        serve(
+            self.db_dir.clone(),
+            self.database_url.clone(),
+            self.settings.clone(),
+        )
+        .await
+    }
+
+    /// The database it serves.
+    pub fn database_url(&self) -> &str {
+        &self.database_url
     }
 
     /// Asks the server to shut down as on SIGTERM; resolves when it has
@@ -212,7 +269,7 @@ impl TestApp {
 
     /// The id of the account signed in as `email`.
     pub async fn user_id(&self, email: &str) -> i64 {
-        sqlx::query_scalar("SELECT id FROM users WHERE email = ?")
+        sqlx::query_scalar("SELECT id FROM users WHERE email = $1")
             .bind(email)
             .fetch_one(&self.state.db)
             .await

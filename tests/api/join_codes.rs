@@ -264,7 +264,7 @@ async fn wrong_codes_count_against_the_caller_until_429_even_for_a_right_code() 
     // The refused attempt did not spend the right code; once the window
     // frees (a code made afresh: the old one expired meanwhile) one works.
     let used: Option<i64> =
-        sqlx::query_scalar("SELECT used_at FROM join_codes WHERE code_hash = ?")
+        sqlx::query_scalar("SELECT used_at FROM join_codes WHERE code_hash = $1")
             .bind(switchboard::server::auth::token_hash(&right))
             .fetch_one(&app.state.db)
             .await

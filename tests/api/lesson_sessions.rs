@@ -285,7 +285,7 @@ async fn a_tutor_session_stores_what_its_tools_record_and_refuses_unknown_ids() 
     assert_eq!(summary["allowed"], true, "{summary}");
 
     let kinds: Vec<String> =
-        sqlx::query_scalar("SELECT kind FROM lesson_outcomes WHERE session_id = ? ORDER BY id")
+        sqlx::query_scalar("SELECT kind FROM lesson_outcomes WHERE session_id = $1 ORDER BY id")
             .bind(&s.id)
             .fetch_all(&app.state.db)
             .await
@@ -455,11 +455,12 @@ async fn turn_reports_are_checked_and_scoped_to_the_session() {
         .await
         .unwrap();
     assert_eq!(res.status(), 403);
-    let turns: Option<String> = sqlx::query_scalar("SELECT turns FROM agent_sessions WHERE id = ?")
-        .bind(&s.id)
-        .fetch_one(&app.state.db)
-        .await
-        .unwrap();
+    let turns: Option<String> =
+        sqlx::query_scalar("SELECT turns FROM agent_sessions WHERE id = $1")
+            .bind(&s.id)
+            .fetch_one(&app.state.db)
+            .await
+            .unwrap();
     assert_eq!(turns, None, "nothing counted");
     // A workflow session counts turns too, with no triggers to fire.
     let w = crate::sessions::open(&app, &key, "idv").await;

@@ -1,5 +1,6 @@
 //! Black-box HTTP tests: each test serves the real application on a random
-//! port with its own throwaway SQLite database and talks to it over HTTP.
+//! port with its own throwaway database (SQLite; PostgreSQL when
+//! `TEST_POSTGRES_URL` names a server) and talks to it over HTTP.
 
 mod accounts;
 mod agents_ui;
@@ -14,6 +15,7 @@ mod clients;
 mod cluster;
 mod connections;
 mod cors;
+mod database;
 mod end_session;
 mod event_streams;
 mod freed;

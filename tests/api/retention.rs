@@ -17,7 +17,7 @@ const DAY: i64 = 86_400;
 
 /// The id of the account with this e-mail.
 pub async fn user_id(app: &TestApp, email: &str) -> i64 {
-    sqlx::query_scalar("SELECT id FROM users WHERE email = ?")
+    sqlx::query_scalar("SELECT id FROM users WHERE email = $1")
         .bind(email)
         .fetch_one(&app.state.db)
         .await
@@ -27,14 +27,15 @@ pub async fn user_id(app: &TestApp, email: &str) -> i64 {
 /// A student record of teacher `teacher` (as opening a session for them
 /// would make it).
 pub async fn student(app: &TestApp, teacher: i64, name: &str) -> i64 {
-    sqlx::query("INSERT INTO students (teacher_id, name, created_at) VALUES (?, ?, ?)")
-        .bind(teacher)
-        .bind(name)
-        .bind(app.state.clock.now())
-        .execute(&app.state.db)
-        .await
-        .unwrap()
-        .last_insert_rowid()
+    sqlx::query_scalar::<_, i64>(
+        "INSERT INTO students (teacher_id, name, created_at) VALUES ($1, $2, $3) RETURNING id",
+    )
+    .bind(teacher)
+    .bind(name)
+    .bind(app.state.clock.now())
+    .fetch_one(&app.state.db)
+    .await
+    .unwrap()
 }
 
 /// A tutor session of `lesson` for student record `student` (named
@@ -50,7 +51,7 @@ pub async fn session_for(
 ) -> Session {
     let s = open_with(app, key, json!({"lessonId": lesson, "student": name})).await;
     let record: Option<i64> =
-        sqlx::query_scalar("SELECT student_id FROM agent_sessions WHERE id = ?")
+        sqlx::query_scalar("SELECT student_id FROM agent_sessions WHERE id = $1")
             .bind(&s.id)
             .fetch_one(&app.state.db)
             .await
@@ -108,17 +109,16 @@ pub async fn fill_every_table(app: &TestApp, s: &Session) {
         .unwrap();
     assert!(res.status().is_success(), "{}", res.status());
     let db = &app.state.db;
-    let list = sqlx::query("INSERT INTO todo_lists (session_id, name, name_key, created_at) VALUES (?, 'Inbox', 'inbox', 0)")
+    let list = sqlx::query_scalar::<_, i64>("INSERT INTO todo_lists (session_id, name, name_key, created_at) VALUES ($1, 'Inbox', 'inbox', 0) RETURNING id")
         .bind(&s.id)
-        .execute(db)
+        .fetch_one(db)
         .await
-        .unwrap()
-        .last_insert_rowid();
+        .unwrap();
     for sql in [
-        "INSERT INTO todo_sessions (session_id, active_list, last_number) VALUES (?1, ?2, 1)",
-        "INSERT INTO todos (session_id, number, list_id, text, created_at, updated_at) VALUES (?1, 1, ?2, 'Revise', 0, 0)",
-        "INSERT INTO session_plugin_tool_uses (session_id, name, count) VALUES (?1, 'addRow', ?2)",
-        "INSERT INTO dispute_cases (session_id, account_number, transaction_id, reason, created_at) VALUES (?1, '12345678', 'tx-1001', 'fraud', ?2)",
+        "INSERT INTO todo_sessions (session_id, active_list, last_number) VALUES ($1, $2, 1)",
+        "INSERT INTO todos (session_id, number, list_id, text, created_at, updated_at) VALUES ($1, 1, $2, 'Revise', 0, 0)",
+        "INSERT INTO session_plugin_tool_uses (session_id, name, count) VALUES ($1, 'addRow', $2)",
+        "INSERT INTO dispute_cases (session_id, account_number, transaction_id, reason, created_at) VALUES ($1, '12345678', 'tx-1001', 'fraud', $2)",
     ] {
         sqlx::query(sql).bind(&s.id).bind(list).execute(db).await.unwrap();
     }
@@ -131,7 +131,7 @@ pub async fn rows_of(app: &TestApp, table: &str, id: &str) -> i64 {
     } else {
         "session_id"
     };
-    sqlx::query_scalar(&format!("SELECT COUNT(*) FROM {table} WHERE {column} = ?"))
+    sqlx::query_scalar(&format!("SELECT COUNT(*) FROM {table} WHERE {column} = $1"))
         .bind(id)
         .fetch_one(&app.state.db)
         .await
@@ -231,7 +231,7 @@ async fn the_sweep_purges_sessions_past_the_cutoff_with_every_row_and_keeps_the_
     assert_eq!(rows_of(&app, "agent_sessions", &newer.id).await, 1);
     assert_eq!(rows_of(&app, "tool_calls", &newer.id).await, newer_calls);
     let items: Vec<(String, Option<String>)> = sqlx::query_as(
-        "SELECT student_said, session_id FROM review_queue WHERE student_id = ? ORDER BY id",
+        "SELECT student_said, session_id FROM review_queue WHERE student_id = $1 ORDER BY id",
     )
     .bind(ana)
     .fetch_all(&app.state.db)
@@ -305,7 +305,7 @@ async fn the_sweep_goes_through_every_batch_and_runs_once_a_day() {
     for i in 0..many {
         sqlx::query(
             "INSERT INTO agent_sessions (id, token_hash, state, created_at, last_activity, ended_at)
-             VALUES (?1, ?1, '{}', ?2, ?2, ?2)",
+             VALUES ($1, $1, '{}', $2, $2, $2)",
         )
         .bind(format!("old{i}"))
         .bind(t)

@@ -600,7 +600,7 @@ async fn a_users_open_trials_are_bounded_the_oldest_ending_first() {
         let db = app.state.db.clone();
         async move {
             sqlx::query_scalar::<_, Option<String>>(
-                "SELECT end_reason FROM agent_sessions WHERE id = ?",
+                "SELECT end_reason FROM agent_sessions WHERE id = $1",
             )
             .bind(id)
             .fetch_one(&db)

@@ -184,14 +184,14 @@ async fn revoking_a_key_ends_the_sessions_it_opened() {
     assert_eq!(res.status(), 200);
     assert!(ends(watcher).await);
     let ended: Option<String> =
-        sqlx::query_scalar("SELECT end_reason FROM agent_sessions WHERE id = ?")
+        sqlx::query_scalar("SELECT end_reason FROM agent_sessions WHERE id = $1")
             .bind(&doomed.id)
             .fetch_one(&app.state.db)
             .await
             .unwrap();
     assert_eq!(ended.as_deref(), Some("API key revoked"));
     let still_open: Option<i64> =
-        sqlx::query_scalar("SELECT ended_at FROM agent_sessions WHERE id = ?")
+        sqlx::query_scalar("SELECT ended_at FROM agent_sessions WHERE id = $1")
             .bind(&other.id)
             .fetch_one(&app.state.db)
             .await

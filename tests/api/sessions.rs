@@ -150,7 +150,7 @@ async fn calls_are_allowed_or_refused_by_the_rules_in_force() {
         "tutor tools are not bound in banking workflows"
     );
 
-    let recorded: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM tool_calls WHERE session_id = ?")
+    let recorded: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM tool_calls WHERE session_id = $1")
         .bind(&s.id)
         .fetch_one(&app.state.db)
         .await
@@ -217,7 +217,7 @@ async fn a_session_token_cannot_touch_another_session() {
         .await
         .unwrap();
     assert_eq!(calls, 0);
-    let state: String = sqlx::query_scalar("SELECT state FROM agent_sessions WHERE id = ?")
+    let state: String = sqlx::query_scalar("SELECT state FROM agent_sessions WHERE id = $1")
         .bind(&b.id)
         .fetch_one(&app.state.db)
         .await
@@ -437,7 +437,7 @@ async fn idle_sessions_expire_and_watchers_are_told() {
     let key = app.api_key().await;
     let idle = open(&app, &key, "idv").await;
     let active = open(&app, &key, "idv").await;
-    sqlx::query("UPDATE agent_sessions SET last_activity = last_activity - 3600 WHERE id = ?")
+    sqlx::query("UPDATE agent_sessions SET last_activity = last_activity - 3600 WHERE id = $1")
         .bind(&idle.id)
         .execute(&app.state.db)
         .await

@@ -99,10 +99,10 @@ async fn deleting_a_student_removes_all_their_data_and_nothing_of_another_studen
         assert_eq!(rows_of_session(&app, s).await, 0, "{}", s.id);
     }
     assert_eq!(
-        count(&app, "SELECT COUNT(*) FROM students WHERE id = ?", c.ana).await,
+        count(&app, "SELECT COUNT(*) FROM students WHERE id = $1", c.ana).await,
         0
     );
-    let ana_items = "SELECT COUNT(*) FROM review_queue WHERE student_id = ?";
+    let ana_items = "SELECT COUNT(*) FROM review_queue WHERE student_id = $1";
     assert_eq!(count(&app, ana_items, c.ana).await, 0);
     assert_eq!(orphans(&app).await, vec![]);
     // Ben keeps everything.
@@ -167,7 +167,7 @@ async fn an_export_is_complete_past_a_page_of_rows() {
         let id = format!("s{i:05}");
         sqlx::query(
             "INSERT INTO agent_sessions (id, token_hash, state, created_at, last_activity, student_id)
-             VALUES (?1, ?1, '{}', 1000, 1000, ?2)",
+             VALUES ($1, $1, '{}', 1000, 1000, $2)",
         )
         .bind(&id)
         .bind(ana)
@@ -176,7 +176,7 @@ async fn an_export_is_complete_past_a_page_of_rows() {
         .unwrap();
         sqlx::query(
             "INSERT INTO review_queue (student_id, session_id, error_type, student_said, correct_form, severity, due_at, created_at)
-             VALUES (?, ?, 'grammar', ?, 'x', 1, 0, 0)",
+             VALUES ($1, $2, 'grammar', $3, 'x', 1, 0, 0)",
         )
         .bind(ana)
         .bind(&id)
@@ -188,7 +188,7 @@ async fn an_export_is_complete_past_a_page_of_rows() {
     for i in 0..many {
         sqlx::query(
             "INSERT INTO tool_calls (session_id, at_ms, workflow, tool, arguments, outcome, duration_us)
-             VALUES ('s00000', ?, 'lesson', 'mark_for_review', '{}', 'allowed', 1)",
+             VALUES ('s00000', $1, 'lesson', 'mark_for_review', '{}', 'allowed', 1)",
         )
         .bind(i as i64)
         .execute(&app.state.db)
@@ -262,7 +262,7 @@ async fn only_the_students_teacher_or_an_admin_may_see_or_delete_them() {
         assert_eq!(res.status(), expected);
     }
     assert_eq!(
-        count(&app, "SELECT COUNT(*) FROM students WHERE id = ?", c.ana).await,
+        count(&app, "SELECT COUNT(*) FROM students WHERE id = $1", c.ana).await,
         1
     );
 
@@ -292,7 +292,7 @@ async fn the_apps_pages_delete_a_student_by_the_same_rule() {
     let res = app.rpc("delete_student", &[("id", &ana)]).await;
     assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
     assert_eq!(
-        count(&app, "SELECT COUNT(*) FROM students WHERE id = ?", c.ana).await,
+        count(&app, "SELECT COUNT(*) FROM students WHERE id = $1", c.ana).await,
         0
     );
     assert_eq!(rows_of_session(&app, &c.ana_sessions[0]).await, 0);

@@ -13,7 +13,7 @@ use switchboard::domain::review_queue::DAY_SECS;
 
 /// An API key with every scope, made by the account `email`.
 async fn key_of(app: &TestApp, email: &str) -> String {
-    let id: i64 = sqlx::query_scalar("SELECT id FROM users WHERE email = ?")
+    let id: i64 = sqlx::query_scalar("SELECT id FROM users WHERE email = $1")
         .bind(email)
         .fetch_one(&app.state.db)
         .await

@@ -65,10 +65,10 @@ fn todo(id: i64, text: &str, done: bool) -> (i64, String, bool) {
 /// Everything stored for session `s`, as comparable lines.
 async fn stored(app: &TestApp, s: &Session) -> Vec<String> {
     sqlx::query_scalar(
-        "SELECT 'list ' || id || ' ' || name || ' ' || name_key FROM todo_lists WHERE session_id = ?
-         UNION ALL SELECT 'state ' || active_list || ' ' || last_number FROM todo_sessions WHERE session_id = ?
+        "SELECT 'list ' || id || ' ' || name || ' ' || name_key FROM todo_lists WHERE session_id = $1
+         UNION ALL SELECT 'state ' || active_list || ' ' || last_number FROM todo_sessions WHERE session_id = $2
          UNION ALL SELECT 'todo ' || number || ' ' || list_id || ' ' || text || ' ' || tags || ' ' || done || ' ' || updated_at
-                   FROM todos WHERE session_id = ?
+                   FROM todos WHERE session_id = $3
          ORDER BY 1",
     )
     .bind(&s.id)

@@ -111,7 +111,7 @@ async fn started_by(app: &TestApp, id: &str) -> Value {
 
 async fn count_started_by(app: &TestApp, trigger: &str) -> i64 {
     sqlx::query_scalar(
-        "SELECT COUNT(*) FROM agent_sessions WHERE json_extract(started_by, '$.trigger') = ?",
+        "SELECT COUNT(*) FROM agent_sessions WHERE json_extract(started_by, '$.trigger') = $1",
     )
     .bind(trigger)
     .fetch_one(&app.state.db)
@@ -253,7 +253,7 @@ async fn an_admin_and_a_key_start_a_workflow_by_hand() {
     let by = started_by(&app, id).await;
     assert_eq!(by["trigger"], "manual");
     let opened_by: Option<i64> =
-        sqlx::query_scalar("SELECT opened_by FROM agent_sessions WHERE id = ?")
+        sqlx::query_scalar("SELECT opened_by FROM agent_sessions WHERE id = $1")
             .bind(id)
             .fetch_one(&app.state.db)
             .await
@@ -270,12 +270,12 @@ async fn an_admin_and_a_key_start_a_workflow_by_hand() {
         .unwrap();
     assert_eq!(res.status(), 201);
     let tried: Value = res.json().await.unwrap();
-    let trial: bool = sqlx::query_scalar("SELECT trial FROM agent_sessions WHERE id = ?")
+    let trial: i64 = sqlx::query_scalar("SELECT trial FROM agent_sessions WHERE id = $1")
         .bind(tried["sessionId"].as_str().unwrap())
         .fetch_one(&app.state.db)
         .await
         .unwrap();
-    assert!(trial);
+    assert_eq!(trial, 1);
     let res = admin
         .post(app.url("/api/workflows/idv/start"))
         .header("Origin", &app.address)
@@ -384,7 +384,7 @@ async fn a_chat_message_opens_a_session_and_the_agent_answers_it() {
     let by = started_by(&app, id).await;
     assert_eq!(by["trigger"], "chat_message");
     assert_eq!(by["summary"], "sms message “I need a refund”");
-    let calls: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM tool_calls WHERE session_id = ?")
+    let calls: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM tool_calls WHERE session_id = $1")
         .bind(id)
         .fetch_one(&app.state.db)
         .await

@@ -15,12 +15,12 @@ use crate::domain::vibe::template::stage;
 use crate::domain::vibe::{Agent, Vibe};
 use crate::domain::workflow_def::Definition;
 use crate::domain::workflow_state::AgentContext;
+use crate::server::platform::db::Db;
 use crate::server::store::bindings as store;
 use crate::server::store::mcp_servers::{links, LinkRow};
 use crate::server::store::vibes as vibes_store;
 use crate::server::ServerError;
 use serde_json::{json, Value};
-use sqlx::SqlitePool;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -59,7 +59,7 @@ impl Rules {
 
     /// Loads the current bindings, catalogue and workflows, compiling the
     /// schemas on a blocking thread (once per change, off the request path).
-    pub async fn load(db: &SqlitePool) -> Result<Self, ServerError> {
+    pub async fn load(db: &Db) -> Result<Self, ServerError> {
         let bindings = store::current(db)
             .await?
             .map(|v| v.bindings)

@@ -11,15 +11,15 @@ use crate::domain::bindings_file::{BindingsFileStatus, FileComparison};
 use crate::domain::catalogue::known_checks;
 use crate::domain::error::BindingProblem;
 use crate::error::ApiError;
+use crate::server::platform::db::Db;
 use crate::server::store::bindings as store;
 use crate::server::{AppState, ServerError};
-use sqlx::SqlitePool;
 
 /// Validates `document` against the stored catalogue and workflows (its
 /// labels against the checks the catalogue's effects set), normalises it
 /// and stores it as the version after `expected`.
 pub async fn save_document(
-    db: &SqlitePool,
+    db: &Db,
     expected: i64,
     document: &ToolBindings,
     author_id: Option<i64>,
@@ -91,7 +91,7 @@ pub async fn save_in_force(
 
 /// Fills an empty catalogue with the demo tools (its first version) and
 /// workflows; gives a catalogue from before versions its first version.
-pub async fn seed_catalogue(db: &SqlitePool) -> Result<(), ServerError> {
+pub async fn seed_catalogue(db: &Db) -> Result<(), ServerError> {
     let fresh = store::tool_count(db).await? == 0;
     crate::server::catalogue::seed(db).await?;
     if !fresh {
@@ -108,7 +108,7 @@ pub async fn seed_catalogue(db: &SqlitePool) -> Result<(), ServerError> {
 /// error that stops start-up), else the demo default. A database that has
 /// bindings keeps them; if a file is set, the log says so and whether the
 /// file differs (a warning then: an admin decides on `/bindings`).
-pub async fn seed_bindings(db: &SqlitePool, file: Option<&str>) -> Result<(), ServerError> {
+pub async fn seed_bindings(db: &Db, file: Option<&str>) -> Result<(), ServerError> {
     if let Some(in_force) = store::current(db).await? {
         if let Some(path) = file {
             let status = compare_file(path, &in_force).await;
@@ -211,7 +211,7 @@ mod tests {
     /// new database is seeded with.
     #[test]
     fn the_upgrade_migration_gives_the_demo_tools_their_seeded_rules() {
-        let sql = include_str!("../../../migrations/0007_tool_effects.sql");
+        let sql = include_str!("../../../migrations/sqlite/0007_tool_effects.sql");
         let quoted = |line: &str, n: usize| line.split('\'').nth(n).unwrap_or_default().to_owned();
         for tool in demo_catalogue() {
             let id = tool.id.as_str();

@@ -21,10 +21,10 @@ use crate::domain::error::FieldError;
 use crate::domain::limits::{bytes_in_words, TOOL_SCHEMA_MAX_BYTES};
 use crate::error::ApiError;
 use crate::server::agent::rules::compile_schema;
+use crate::server::platform::db::Db;
 use crate::server::store::bindings::{tool_count, tools};
 use crate::server::store::catalogue::{self as store, NewVersion};
 use crate::server::{AppState, ServerError};
-use sqlx::SqlitePool;
 
 /// Names the field of a refused tool for the door's caller: `parameters`
 /// for the editor, `TOOLS/banking/check_balance/config.json: requires` for
@@ -74,7 +74,7 @@ impl Planned {
 /// power, and with 422 naming the tool's field (through `place`) if a
 /// changed tool breaks a rule against the catalogue as it will stand.
 pub async fn plan(
-    db: &SqlitePool,
+    db: &Db,
     actor: &Actor,
     incoming: &[CatalogueTool],
     expected: Option<i64>,
@@ -121,7 +121,7 @@ pub async fn plan(
 /// catalogue changed since it was planned. The version in force after it
 /// (unchanged for an empty plan).
 pub async fn commit(
-    db: &SqlitePool,
+    db: &Db,
     planned: &Planned,
     actor: &Actor,
     prefix: Option<&str>,
@@ -268,7 +268,7 @@ async fn check_tool(tool: &CatalogueTool, after: &[CatalogueTool]) -> Result<(),
 /// Gives the catalogue its first version at start-up: the demo tools on an
 /// empty database, or — on a database from before versions — the tools as
 /// they stand. Runs before the rules load (nothing to announce).
-pub async fn seed(db: &SqlitePool) -> Result<(), ServerError> {
+pub async fn seed(db: &Db) -> Result<(), ServerError> {
     if tool_count(db).await? == 0 {
         let system = Actor::system("Demo catalogue");
         let demo = crate::server::seed::catalogue::demo_catalogue();
@@ -298,7 +298,7 @@ pub async fn seed(db: &SqlitePool) -> Result<(), ServerError> {
 /// tool already there is left as it is), as one version by `system`.
 /// Runs before the rules load.
 pub async fn seed_missing(
-    db: &SqlitePool,
+    db: &Db,
     system: &Actor,
     wanted: Vec<CatalogueTool>,
 ) -> Result<(), ServerError> {

@@ -210,16 +210,25 @@ async fn download_bindings(
 /// 503 while its listener is not connected: this instance's watchers would
 /// miss other instances' events.
 async fn healthz(State(state): State<AppState>) -> (StatusCode, Json<serde_json::Value>) {
+    let database = match crate::server::platform::db::backend(&state.db) {
+        crate::server::platform::db::Backend::Sqlite => "sqlite",
+        crate::server::platform::db::Backend::Postgres => "postgres",
+    };
     match crate::server::store::ping(&state.db).await {
         Ok(_) => match &state.cluster {
-            None => (StatusCode::OK, Json(serde_json::json!({ "status": "ok" }))),
+            None => (
+                StatusCode::OK,
+                Json(serde_json::json!({ "status": "ok", "database": database })),
+            ),
             Some(cluster) => {
                 let (status, word) = if cluster.listening() {
                     (StatusCode::OK, "ok")
                 } else {
                     (StatusCode::SERVICE_UNAVAILABLE, "event channel unavailable")
                 };
-                let body = serde_json::json!({ "status": word, "events": cluster.health() });
+                let body = serde_json::json!({
+                    "status": word, "database": database, "events": cluster.health(),
+                });
                 (status, Json(body))
             }
         },
@@ -227,7 +236,7 @@ async fn healthz(State(state): State<AppState>) -> (StatusCode, Json<serde_json:
             tracing::error!(error = %e, "health check: database unreachable");
             (
                 StatusCode::SERVICE_UNAVAILABLE,
-                Json(serde_json::json!({ "status": "database unavailable" })),
+                Json(serde_json::json!({ "status": "database unavailable", "database": database })),
             )
         }
     }

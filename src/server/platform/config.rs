@@ -13,8 +13,13 @@ use std::time::Duration;
 pub struct Config {
     /// Address to listen on (`HOST`:`PORT`, default `127.0.0.1:3000`).
     pub addr: SocketAddr,
-    /// SQLite URL (`DATABASE_URL`, default `sqlite://data/switchboard.db`).
+    /// The database (`DATABASE_URL`, default `sqlite://data/switchboard.db`;
+    /// `postgres://…` for several instances, TLS through `sslmode=` in the
+    /// URL). Anything else stops start-up naming the setting.
     pub database_url: String,
+    /// Pool settings (`DATABASE_MAX_CONNECTIONS`, default 8 on SQLite and
+    /// 16 on PostgreSQL; `DATABASE_ACQUIRE_TIMEOUT_SECONDS`, default 30).
+    pub database_pool: crate::server::platform::db::PoolSettings,
     /// Where the built browser bundle and public files are (`SITE_ROOT`,
     /// default `target/site`).
     pub site_root: String,
@@ -345,10 +350,24 @@ impl Config {
         let data_retention =
             crate::domain::retention::Retention::parse(get("DATA_RETENTION_DAYS").as_deref())
                 .map_err(ServerError::Config)?;
+        let database_url =
+            get("DATABASE_URL").unwrap_or_else(|| "sqlite://data/switchboard.db".into());
+        crate::server::platform::db::Backend::of_url(&database_url).map_err(ServerError::Config)?;
+        let database_pool = crate::server::platform::db::PoolSettings {
+            max_connections: get("DATABASE_MAX_CONNECTIONS")
+                .map(|_| count("DATABASE_MAX_CONNECTIONS", 8, 10_000))
+                .transpose()?
+                .map(|n| n as u32),
+            acquire_timeout: Duration::from_secs(count(
+                "DATABASE_ACQUIRE_TIMEOUT_SECONDS",
+                30,
+                3_600,
+            )? as u64),
+        };
         Ok(Self {
             addr,
-            database_url: get("DATABASE_URL")
-                .unwrap_or_else(|| "sqlite://data/switchboard.db".into()),
+            database_url,
+            database_pool,
             site_root: get("SITE_ROOT").unwrap_or_else(|| "target/site".into()),
             public_origin,
             session_ttl: Duration::from_secs(ttl_hours * 3600),
@@ -427,6 +446,7 @@ mod tests {
         let c = config(&[]).unwrap();
         assert_eq!(c.addr.to_string(), "127.0.0.1:3000");
         assert_eq!(c.database_url, "sqlite://data/switchboard.db");
+        assert_eq!(c.database_pool, Default::default());
         assert_eq!(c.session_ttl, Duration::from_secs(12 * 3600));
         assert!(!c.secure_cookies());
         assert_eq!(c.bindings_file, None);
@@ -464,6 +484,10 @@ mod tests {
             ("MCP_STDIO_ALLOWED", "sometimes"),
             ("DATA_RETENTION_DAYS", "a year"),
             ("DATA_RETENTION_DAYS", "-5"),
+            ("DATABASE_URL", "mysql://sb@db/sb"),
+            ("DATABASE_URL", "data/switchboard.db"),
+            ("DATABASE_MAX_CONNECTIONS", "0"),
+            ("DATABASE_ACQUIRE_TIMEOUT_SECONDS", "forever"),
         ] {
             let err = config(&[(key, value)]).unwrap_err().to_string();
             assert!(err.contains(key), "{err}");

@@ -5,10 +5,10 @@ use crate::server::agent::rules::Rules;
 use crate::server::auth::throttle::LoginThrottle;
 use crate::server::http::streams::StreamCounter;
 use crate::server::platform::config::Config;
+use crate::server::platform::db::Db;
 use crate::server::ServerError;
 use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
-use sqlx::SqlitePool;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::{Mutex, RwLock};
@@ -16,8 +16,12 @@ use std::sync::{Mutex, RwLock};
 /// Cheap to clone: a pool handle and `Arc`s.
 #[derive(Clone)]
 pub struct AppState {
-    /// The SQLite pool; all persistence goes through it.
-    pub db: SqlitePool,
+    /// The database pool (SQLite or PostgreSQL); all persistence goes
+    /// through it.
+    pub db: Db,
+    /// On SQLite, the lock that keeps a second instance off the file, held
+    /// as long as any clone of the state lives.
+    pub instance_lock: Option<Arc<std::fs::File>>,
     /// Settings read at start-up.
     pub config: Arc<Config>,
     /// What Leptos needs to render pages and serve the site root's files
@@ -76,7 +80,7 @@ pub struct AppState {
 impl AppState {
     /// Wires a state from its parts; the Leptos options are derived from the
     /// configuration so there is a single source for addresses and paths.
-    pub fn new(db: SqlitePool, config: Config) -> Self {
+    pub fn new(db: Db, config: Config) -> Self {
         let leptos_options = LeptosOptions::builder()
             .output_name("switchboard")
             .site_root(config.site_root.clone())
@@ -88,6 +92,7 @@ impl AppState {
             crate::server::http::assets::SiteAssets::read(&leptos_options, &config.site_root);
         Self {
             db,
+            instance_lock: None,
             config: Arc::new(config),
             leptos_options,
             assets: Arc::new(assets),

@@ -12,10 +12,10 @@ use crate::domain::actor::Actor;
 use crate::domain::catalogue::{object, CatalogueTool};
 use crate::domain::todos::todo_tools;
 use crate::server::catalogue::{commit, field_as_is, plan};
+use crate::server::platform::db::Db;
 use crate::server::store::bindings::tools;
 use crate::server::ServerError;
 use serde_json::{json, Value};
-use sqlx::SqlitePool;
 
 /// The parameters the todo tools had before (the catalogue entries
 /// shipped with issue #12), by tool id.
@@ -74,7 +74,7 @@ pub fn upgraded(stored: &[CatalogueTool]) -> Vec<CatalogueTool> {
 
 /// Gives the stored todo tools with the old parameters the new contract
 /// (see the module doc); nothing on a database without them.
-pub async fn upgrade(db: &SqlitePool) -> Result<(), ServerError> {
+pub async fn upgrade(db: &Db) -> Result<(), ServerError> {
     let changed = upgraded(&tools(db).await?);
     if changed.is_empty() {
         return Ok(());

@@ -10,9 +10,9 @@
 use crate::domain::account::{keeps_an_admin, AccountChange, AccountView, NewAccount};
 use crate::domain::user::{Email, Role};
 use crate::error::ApiError;
+use crate::server::platform::db::{Conn, Db};
 use crate::server::store::is_unique_violation;
 use crate::server::ServerError;
-use sqlx::{SqliteConnection, SqlitePool};
 
 /// An account's columns as the list shows them.
 #[derive(sqlx::FromRow)]
@@ -46,7 +46,7 @@ impl AccountRow {
 }
 
 /// Every account, admins first, then by e-mail.
-pub async fn list(db: &SqlitePool) -> Result<Vec<AccountView>, ServerError> {
+pub async fn list(db: &Db) -> Result<Vec<AccountView>, ServerError> {
     sqlx::query_as::<_, AccountRow>(&format!("SELECT {COLUMNS} ORDER BY role, email"))
         .fetch_all(db)
         .await?
@@ -55,8 +55,8 @@ pub async fn list(db: &SqlitePool) -> Result<Vec<AccountView>, ServerError> {
         .collect()
 }
 
-async fn one_in(conn: &mut SqliteConnection, id: i64) -> Result<AccountView, ServerError> {
-    sqlx::query_as::<_, AccountRow>(&format!("SELECT {COLUMNS} WHERE id = ?"))
+async fn one_in(conn: &mut Conn, id: i64) -> Result<AccountView, ServerError> {
+    sqlx::query_as::<_, AccountRow>(&format!("SELECT {COLUMNS} WHERE id = $1"))
         .bind(id)
         .fetch_optional(conn)
         .await?
@@ -65,7 +65,7 @@ async fn one_in(conn: &mut SqliteConnection, id: i64) -> Result<AccountView, Ser
 }
 
 /// One account; 404 if there is none with `id`.
-pub async fn one(db: &SqlitePool, id: i64) -> Result<AccountView, ServerError> {
+pub async fn one(db: &Db, id: i64) -> Result<AccountView, ServerError> {
     one_in(&mut *db.acquire().await?, id).await
 }
 
@@ -85,25 +85,25 @@ pub struct NewReset<'a> {
 /// `reset`, its first link, in one transaction: 409 for an e-mail in use,
 /// and then nothing is written.
 pub async fn create(
-    db: &SqlitePool,
+    db: &Db,
     new: &NewAccount,
     hash: &str,
     reset: Option<NewReset<'_>>,
     now: i64,
 ) -> Result<AccountView, ServerError> {
-    let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
-    let inserted = sqlx::query(
-        "INSERT INTO users (email, display_name, role, password_hash, created_at) VALUES (?, ?, ?, ?, ?)",
+    let mut tx = crate::server::platform::db::begin_write(db).await?;
+    let inserted = sqlx::query_scalar::<_, i64>(
+        "INSERT INTO users (email, display_name, role, password_hash, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
     )
     .bind(new.email.as_str())
     .bind(new.name.as_str())
     .bind(new.role.as_str())
     .bind(hash)
     .bind(now)
-    .execute(&mut *tx)
+    .fetch_one(&mut *tx)
     .await;
     let id = match inserted {
-        Ok(done) => done.last_insert_rowid(),
+        Ok(done) => done,
         Err(e) if is_unique_violation(&e, "users.email") => {
             return Err(ApiError::Conflict(format!(
                 "An account with the e-mail {} already exists.",
@@ -122,17 +122,17 @@ pub async fn create(
 }
 
 async fn insert_reset(
-    conn: &mut SqliteConnection,
+    conn: &mut Conn,
     user_id: i64,
     reset: &NewReset<'_>,
     now: i64,
 ) -> Result<(), ServerError> {
-    sqlx::query("DELETE FROM password_resets WHERE user_id = ?")
+    sqlx::query("DELETE FROM password_resets WHERE user_id = $1")
         .bind(user_id)
         .execute(&mut *conn)
         .await?;
     sqlx::query(
-        "INSERT INTO password_resets (token_hash, user_id, created_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO password_resets (token_hash, user_id, created_by, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)",
     )
     .bind(reset.token_hash)
     .bind(user_id)
@@ -149,12 +149,12 @@ async fn insert_reset(
 /// sign-ins and its unused reset links. Counted and written in one
 /// `BEGIN IMMEDIATE` transaction. Returns the account before and after.
 pub async fn change(
-    db: &SqlitePool,
+    db: &Db,
     id: i64,
     change: AccountChange,
     now: i64,
 ) -> Result<(AccountView, AccountView), ServerError> {
-    let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
+    let mut tx = crate::server::platform::db::begin_write(db).await?;
     let before = one_in(&mut tx, id).await?;
     let active_admins: i64 = sqlx::query_scalar(
         "SELECT COUNT(*) FROM users WHERE role = 'admin' AND disabled_at IS NULL",
@@ -166,9 +166,9 @@ pub async fn change(
     let role = change.role.unwrap_or(before.role);
     let disabled = change.disabled.unwrap_or(before.disabled);
     sqlx::query(
-        "UPDATE users SET role = ?,
-            disabled_at = CASE WHEN ? THEN COALESCE(disabled_at, ?) ELSE NULL END
-         WHERE id = ?",
+        "UPDATE users SET role = $1,
+            disabled_at = CASE WHEN $2 THEN COALESCE(disabled_at, $3) ELSE NULL END
+         WHERE id = $4",
     )
     .bind(role.as_str())
     .bind(disabled)
@@ -178,7 +178,7 @@ pub async fn change(
     .await?;
     if disabled {
         for table in ["auth_sessions", "password_resets"] {
-            sqlx::query(&format!("DELETE FROM {table} WHERE user_id = ?"))
+            sqlx::query(&format!("DELETE FROM {table} WHERE user_id = $1"))
                 .bind(id)
                 .execute(&mut *tx)
                 .await?;
@@ -193,12 +193,12 @@ pub async fn change(
 /// ones; 404 for no such account, 409 for a disabled one (enable it
 /// first: a link would not let it sign in).
 pub async fn new_reset(
-    db: &SqlitePool,
+    db: &Db,
     user_id: i64,
     reset: NewReset<'_>,
     now: i64,
 ) -> Result<AccountView, ServerError> {
-    let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
+    let mut tx = crate::server::platform::db::begin_write(db).await?;
     let account = one_in(&mut tx, user_id).await?;
     if account.disabled {
         return Err(ApiError::Conflict(
@@ -222,14 +222,10 @@ fn link_refused() -> ServerError {
 
 /// The account a live reset link (unused, unexpired, its account enabled)
 /// opens; 404 otherwise. Read-only: for checking a link before hashing.
-pub async fn reset_account(
-    db: &SqlitePool,
-    token_hash: &str,
-    now: i64,
-) -> Result<i64, ServerError> {
+pub async fn reset_account(db: &Db, token_hash: &str, now: i64) -> Result<i64, ServerError> {
     sqlx::query_scalar(
         "SELECT r.user_id FROM password_resets r JOIN users u ON u.id = r.user_id
-         WHERE r.token_hash = ? AND r.used_at IS NULL AND r.expires_at > ? AND u.disabled_at IS NULL",
+         WHERE r.token_hash = $1 AND r.used_at IS NULL AND r.expires_at > $2 AND u.disabled_at IS NULL",
     )
     .bind(token_hash)
     .bind(now)
@@ -242,15 +238,15 @@ pub async fn reset_account(
 /// `hash`, marks the link used and ends the account's sign-ins, in one
 /// transaction (a second use of the same link finds it used: 404).
 pub async fn use_reset(
-    db: &SqlitePool,
+    db: &Db,
     token_hash: &str,
     hash: &str,
     now: i64,
 ) -> Result<i64, ServerError> {
-    let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
+    let mut tx = crate::server::platform::db::begin_write(db).await?;
     let user_id: i64 = sqlx::query_scalar(
-        "UPDATE password_resets SET used_at = ?
-         WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?
+        "UPDATE password_resets SET used_at = $1
+         WHERE token_hash = $2 AND used_at IS NULL AND expires_at > $3
            AND user_id IN (SELECT id FROM users WHERE disabled_at IS NULL)
          RETURNING user_id",
     )
@@ -260,12 +256,12 @@ pub async fn use_reset(
     .fetch_optional(&mut *tx)
     .await?
     .ok_or_else(link_refused)?;
-    sqlx::query("UPDATE users SET password_hash = ? WHERE id = ?")
+    sqlx::query("UPDATE users SET password_hash = $1 WHERE id = $2")
         .bind(hash)
         .bind(user_id)
         .execute(&mut *tx)
         .await?;
-    sqlx::query("DELETE FROM auth_sessions WHERE user_id = ?")
+    sqlx::query("DELETE FROM auth_sessions WHERE user_id = $1")
         .bind(user_id)
         .execute(&mut *tx)
         .await?;
@@ -274,8 +270,8 @@ pub async fn use_reset(
 }
 
 /// Notes a successful sign-in (shown in the accounts list).
-pub async fn signed_in(db: &SqlitePool, id: i64, now: i64) -> Result<(), ServerError> {
-    sqlx::query("UPDATE users SET last_sign_in_at = ? WHERE id = ?")
+pub async fn signed_in(db: &Db, id: i64, now: i64) -> Result<(), ServerError> {
+    sqlx::query("UPDATE users SET last_sign_in_at = $1 WHERE id = $2")
         .bind(now)
         .bind(id)
         .execute(db)

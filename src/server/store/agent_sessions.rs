@@ -12,8 +12,8 @@ use crate::domain::ownership::{SessionOwners, Viewer};
 use crate::domain::session_origin::{Opener, StartedBy};
 use crate::domain::workflow_state::WorkflowState;
 use crate::server::platform::db::now;
+use crate::server::platform::db::Db;
 use crate::server::ServerError;
-use sqlx::SqlitePool;
 
 /// A session row.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -34,6 +34,7 @@ pub struct SessionRow {
     pub created_at: i64,
     /// Whether Switchboard runs the built-in demo tools for this session
     /// (otherwise the backend executes every tool but the session tools).
+    #[sqlx(try_from = "crate::server::platform::db::Flag")]
     pub runs_builtins: bool,
     /// The tools the backend was last told (comma-separated), to tell it
     /// when they change.
@@ -58,6 +59,7 @@ pub struct SessionRow {
     /// The signed-in user who opened it (a trial or a manual start).
     pub opened_by: Option<i64>,
     /// A user trying their configuration, listed apart from real runs.
+    #[sqlx(try_from = "crate::server::platform::db::Flag")]
     pub trial: bool,
     /// JSON `StartedBy`: the start trigger that opened it.
     pub started_by: Option<String>,
@@ -104,9 +106,9 @@ impl SessionRow {
 const SELECT: &str = "SELECT id, token_hash, state, verified_account, ended_at, last_activity, created_at, runs_builtins, tools_seen, lesson_id, lesson_tools, student, planned_minutes, turns, api_key_id, calls_stored, bytes_stored, opened_by, trial, started_by, student_id FROM agent_sessions";
 
 /// The session with this id, if any.
-pub async fn find(db: &SqlitePool, id: &str) -> Result<Option<SessionRow>, ServerError> {
+pub async fn find(db: &Db, id: &str) -> Result<Option<SessionRow>, ServerError> {
     Ok(
-        sqlx::query_as::<_, SessionRow>(&format!("{SELECT} WHERE id = ?"))
+        sqlx::query_as::<_, SessionRow>(&format!("{SELECT} WHERE id = $1"))
             .bind(id)
             .fetch_optional(db)
             .await?,
@@ -115,11 +117,11 @@ pub async fn find(db: &SqlitePool, id: &str) -> Result<Option<SessionRow>, Serve
 
 /// The session whose token hashes to `token_hash`, if any.
 pub async fn find_by_token_hash(
-    db: &SqlitePool,
+    db: &Db,
     token_hash: &str,
 ) -> Result<Option<SessionRow>, ServerError> {
     Ok(
-        sqlx::query_as::<_, SessionRow>(&format!("{SELECT} WHERE token_hash = ?"))
+        sqlx::query_as::<_, SessionRow>(&format!("{SELECT} WHERE token_hash = $1"))
             .bind(token_hash)
             .fetch_optional(db)
             .await?,
@@ -130,13 +132,13 @@ pub async fn find_by_token_hash(
 /// plugin token, or one a plugin got by exchanging a join code
 /// (`store::join_codes`).
 pub async fn find_by_plugin_token_hash(
-    db: &SqlitePool,
+    db: &Db,
     token_hash: &str,
 ) -> Result<Option<SessionRow>, ServerError> {
     Ok(sqlx::query_as::<_, SessionRow>(&format!(
-        "{SELECT} WHERE id IN (SELECT session_id FROM session_plugin_tokens WHERE token_hash = ?
+        "{SELECT} WHERE id IN (SELECT session_id FROM session_plugin_tokens WHERE token_hash = $1
                                UNION ALL
-                               SELECT session_id FROM session_joined_tokens WHERE token_hash = ?)"
+                               SELECT session_id FROM session_joined_tokens WHERE token_hash = $2)"
     ))
     .bind(token_hash)
     .bind(token_hash)
@@ -153,10 +155,10 @@ pub async fn set_plugin_token<'e, E>(
     at: i64,
 ) -> Result<(), ServerError>
 where
-    E: sqlx::SqliteExecutor<'e>,
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
 {
     sqlx::query(
-        "INSERT INTO session_plugin_tokens (session_id, token_hash, created_at) VALUES (?, ?, ?)
+        "INSERT INTO session_plugin_tokens (session_id, token_hash, created_at) VALUES ($1, $2, $3)
          ON CONFLICT (session_id) DO UPDATE SET token_hash = excluded.token_hash, created_at = excluded.created_at",
     )
     .bind(id)
@@ -207,28 +209,28 @@ pub struct LessonFields<'a> {
 
 /// Stores a newly opened session, active as of its opening, with its
 /// plugin token.
-pub async fn insert(db: &SqlitePool, session: &NewSession<'_>) -> Result<(), ServerError> {
+pub async fn insert(db: &Db, session: &NewSession<'_>) -> Result<(), ServerError> {
     let mut tx = db.begin().await?;
     sqlx::query(
         "INSERT INTO agent_sessions (id, token_hash, api_key_id, state, runs_builtins, tools_seen,
                                      lesson_id, lesson_tools, student, planned_minutes, created_at, last_activity,
                                      opened_by, trial, started_by, student_id, student_context)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
     )
     .bind(session.id)
     .bind(session.token_hash)
     .bind(session.opener.api_key)
     .bind(serde_json::to_string(session.state).unwrap_or_default())
-    .bind(session.runs_builtins)
+    .bind(i64::from(session.runs_builtins))
     .bind(session.tools_seen)
     .bind(session.lesson.map(|l| l.lesson_id))
     .bind(session.lesson.map(|l| l.tools))
     .bind(session.lesson.and_then(|l| l.student))
-    .bind(session.lesson.and_then(|l| l.planned_minutes))
+    .bind(session.lesson.and_then(|l| l.planned_minutes).map(i64::from))
     .bind(session.at)
     .bind(session.at)
     .bind(session.opener.user)
-    .bind(session.opener.trial)
+    .bind(i64::from(session.opener.trial))
     .bind(
         session
             .opener
@@ -246,12 +248,8 @@ pub async fn insert(db: &SqlitePool, session: &NewSession<'_>) -> Result<(), Ser
 }
 
 /// Sets a session's state (a backend's `PATCH …/state`) and marks it active.
-pub async fn set_state(
-    db: &SqlitePool,
-    id: &str,
-    state: &WorkflowState,
-) -> Result<(), ServerError> {
-    sqlx::query("UPDATE agent_sessions SET state = ?, last_activity = ? WHERE id = ?")
+pub async fn set_state(db: &Db, id: &str, state: &WorkflowState) -> Result<(), ServerError> {
+    sqlx::query("UPDATE agent_sessions SET state = $1, last_activity = $2 WHERE id = $3")
         .bind(serde_json::to_string(state).unwrap_or_default())
         .bind(now())
         .bind(id)
@@ -261,8 +259,8 @@ pub async fn set_state(
 }
 
 /// Stores a session's turn log (a turn was reported) and marks it active.
-pub async fn set_turns(db: &SqlitePool, id: &str, log: &TurnLog) -> Result<(), ServerError> {
-    sqlx::query("UPDATE agent_sessions SET turns = ?, last_activity = ? WHERE id = ?")
+pub async fn set_turns(db: &Db, id: &str, log: &TurnLog) -> Result<(), ServerError> {
+    sqlx::query("UPDATE agent_sessions SET turns = $1, last_activity = $2 WHERE id = $3")
         .bind(serde_json::to_string(log).unwrap_or_default())
         .bind(now())
         .bind(id)
@@ -272,8 +270,8 @@ pub async fn set_turns(db: &SqlitePool, id: &str, log: &TurnLog) -> Result<(), S
 }
 
 /// Records which tools the session's backend has now been told.
-pub async fn set_tools_seen(db: &SqlitePool, id: &str, tools: &str) -> Result<(), ServerError> {
-    sqlx::query("UPDATE agent_sessions SET tools_seen = ? WHERE id = ?")
+pub async fn set_tools_seen(db: &Db, id: &str, tools: &str) -> Result<(), ServerError> {
+    sqlx::query("UPDATE agent_sessions SET tools_seen = $1 WHERE id = $2")
         .bind(tools)
         .bind(id)
         .execute(db)
@@ -282,29 +280,29 @@ pub async fn set_tools_seen(db: &SqlitePool, id: &str, tools: &str) -> Result<()
 }
 
 /// The sessions `viewer` may see, as SQL: `domain::ownership::may_see`
-/// over the session's columns (`?1` is 1 for an admin, `?2` the teacher,
-/// `?3` an orphan key; a NULL compares false). A test holds the two to
+/// over the session's columns (`$1` is 1 for an admin, `$2` the teacher,
+/// `$3` an orphan key; a NULL compares false). A test holds the two to
 /// the same answer on every combination of ties.
-const VISIBLE_TO: &str = "(?1 = 1
-     OR opened_by = ?2
-     OR lesson_id IN (SELECT id FROM lessons WHERE owner_id = ?2)
-     OR api_key_id IN (SELECT id FROM api_keys WHERE created_by = ?2)
-     OR student_id IN (SELECT id FROM students WHERE teacher_id = ?2)
-     OR api_key_id = ?3)";
+const VISIBLE_TO: &str = "($1 = 1
+     OR opened_by = $2
+     OR lesson_id IN (SELECT id FROM lessons WHERE owner_id = $2)
+     OR api_key_id IN (SELECT id FROM api_keys WHERE created_by = $2)
+     OR student_id IN (SELECT id FROM students WHERE teacher_id = $2)
+     OR api_key_id = $3)";
 
 /// [`VISIBLE_TO`]'s three parameters for `viewer`.
-fn viewer_params(viewer: Viewer) -> (bool, Option<i64>, Option<i64>) {
+fn viewer_params(viewer: Viewer) -> (i64, Option<i64>, Option<i64>) {
     match viewer {
-        Viewer::Admin => (true, None, None),
-        Viewer::User(id) => (false, Some(id), None),
-        Viewer::Key(key) => (false, None, Some(key)),
+        Viewer::Admin => (1, None, None),
+        Viewer::User(id) => (0, Some(id), None),
+        Viewer::Key(key) => (0, None, Some(key)),
     }
 }
 
 /// Open sessions first, then recently ended ones (at most 200), of those
 /// `viewer` may see: filtered before the limit, so another teacher's busy
 /// day cannot push one's own sessions off the list.
-pub async fn recent(db: &SqlitePool, viewer: Viewer) -> Result<Vec<SessionRow>, ServerError> {
+pub async fn recent(db: &Db, viewer: Viewer) -> Result<Vec<SessionRow>, ServerError> {
     let (admin, user, key) = viewer_params(viewer);
     Ok(sqlx::query_as::<_, SessionRow>(&format!(
         "{SELECT} WHERE {VISIBLE_TO} ORDER BY ended_at IS NOT NULL, last_activity DESC LIMIT 200"
@@ -319,7 +317,7 @@ pub async fn recent(db: &SqlitePool, viewer: Viewer) -> Result<Vec<SessionRow>, 
 /// What ties session `id` to people (`domain::ownership`): its lesson's
 /// owner, its opener, its key and the key's maker, its student record's
 /// teacher; `None` for an unknown session.
-pub async fn owners(db: &SqlitePool, id: &str) -> Result<Option<SessionOwners>, ServerError> {
+pub async fn owners(db: &Db, id: &str) -> Result<Option<SessionOwners>, ServerError> {
     type Row = (
         Option<i64>,
         Option<i64>,
@@ -333,7 +331,7 @@ pub async fn owners(db: &SqlitePool, id: &str) -> Result<Option<SessionOwners>, 
          LEFT JOIN lessons l ON l.id = s.lesson_id
          LEFT JOIN api_keys k ON k.id = s.api_key_id
          LEFT JOIN students st ON st.id = s.student_id
-         WHERE s.id = ?",
+         WHERE s.id = $1",
     )
     .bind(id)
     .fetch_optional(db)
@@ -350,7 +348,7 @@ pub async fn owners(db: &SqlitePool, id: &str) -> Result<Option<SessionOwners>, 
 }
 
 /// Every session that has not ended.
-pub async fn open(db: &SqlitePool) -> Result<Vec<SessionRow>, ServerError> {
+pub async fn open(db: &Db) -> Result<Vec<SessionRow>, ServerError> {
     Ok(
         sqlx::query_as::<_, SessionRow>(&format!("{SELECT} WHERE ended_at IS NULL"))
             .fetch_all(db)
@@ -359,9 +357,9 @@ pub async fn open(db: &SqlitePool) -> Result<Vec<SessionRow>, ServerError> {
 }
 
 /// Ids of user `user`'s open trials, newest first.
-pub async fn open_trials_of(db: &SqlitePool, user: i64) -> Result<Vec<String>, ServerError> {
+pub async fn open_trials_of(db: &Db, user: i64) -> Result<Vec<String>, ServerError> {
     Ok(sqlx::query_scalar(
-        "SELECT id FROM agent_sessions WHERE opened_by = ? AND trial = 1 AND ended_at IS NULL
+        "SELECT id FROM agent_sessions WHERE opened_by = $1 AND trial = 1 AND ended_at IS NULL
          ORDER BY created_at DESC, rowid DESC",
     )
     .bind(user)
@@ -370,9 +368,9 @@ pub async fn open_trials_of(db: &SqlitePool, user: i64) -> Result<Vec<String>, S
 }
 
 /// Ids of the open sessions opened with API key `key_id`.
-pub async fn open_for_key(db: &SqlitePool, key_id: i64) -> Result<Vec<String>, ServerError> {
+pub async fn open_for_key(db: &Db, key_id: i64) -> Result<Vec<String>, ServerError> {
     Ok(sqlx::query_scalar(
-        "SELECT id FROM agent_sessions WHERE api_key_id = ? AND ended_at IS NULL",
+        "SELECT id FROM agent_sessions WHERE api_key_id = $1 AND ended_at IS NULL",
     )
     .bind(key_id)
     .fetch_all(db)
@@ -381,9 +379,9 @@ pub async fn open_for_key(db: &SqlitePool, key_id: i64) -> Result<Vec<String>, S
 
 /// Marks the session ended now with `reason`; `false` if it had already
 /// ended (or does not exist), so ending is idempotent.
-pub async fn end(db: &SqlitePool, id: &str, reason: &str) -> Result<bool, ServerError> {
+pub async fn end(db: &Db, id: &str, reason: &str) -> Result<bool, ServerError> {
     let done = sqlx::query(
-        "UPDATE agent_sessions SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL",
+        "UPDATE agent_sessions SET ended_at = $1, end_reason = $2 WHERE id = $3 AND ended_at IS NULL",
     )
     .bind(now())
     .bind(reason)
@@ -394,9 +392,9 @@ pub async fn end(db: &SqlitePool, id: &str, reason: &str) -> Result<bool, Server
 }
 
 /// Ids of open sessions last active before `cutoff` (Unix seconds).
-pub async fn idle_since(db: &SqlitePool, cutoff: i64) -> Result<Vec<String>, ServerError> {
+pub async fn idle_since(db: &Db, cutoff: i64) -> Result<Vec<String>, ServerError> {
     Ok(sqlx::query_scalar(
-        "SELECT id FROM agent_sessions WHERE ended_at IS NULL AND last_activity < ?",
+        "SELECT id FROM agent_sessions WHERE ended_at IS NULL AND last_activity < $1",
     )
     .bind(cutoff)
     .fetch_all(db)
@@ -415,12 +413,11 @@ mod tests {
     /// ties as they were stored.
     #[tokio::test]
     async fn the_list_filter_and_the_ownership_rule_agree_on_every_combination_of_ties() {
-        let db = sqlx::sqlite::SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect("sqlite::memory:")
+        let db = crate::server::platform::db::memory().await;
+        sqlx::migrate!("./migrations/sqlite")
+            .run(&db)
             .await
             .unwrap();
-        sqlx::migrate!("./migrations").run(&db).await.unwrap();
         for sql in [
             "INSERT INTO users (id, email, display_name, role, password_hash, created_at) VALUES
                (1, 'a@x.org', 'A', 'teacher', 'h', 0), (2, 'b@x.org', 'B', 'teacher', 'h', 0),
@@ -446,7 +443,7 @@ mod tests {
                         sqlx::query(
                             "INSERT INTO agent_sessions (id, token_hash, state, created_at, last_activity,
                                                          lesson_id, opened_by, api_key_id, student_id)
-                             VALUES (?, ?, '{}', 0, ?, ?, ?, ?, ?)",
+                             VALUES ($1, $2, '{}', 0, $3, $4, $5, $6, $7)",
                         )
                         .bind(&id)
                         .bind(format!("t{n}"))

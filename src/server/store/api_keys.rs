@@ -7,8 +7,8 @@ use crate::domain::user::Role;
 use crate::error::ApiError;
 use crate::server::auth::{random_token, token_hash};
 use crate::server::platform::db::now;
+use crate::server::platform::db::Db;
 use crate::server::ServerError;
-use sqlx::SqlitePool;
 
 /// How stale `last_used_at` may get before a request writes it again: at
 /// most one write a minute per key, not one per request.
@@ -32,7 +32,7 @@ fn scopes_of(column: &str) -> Vec<Scope> {
 /// Creates a key named `name` with `scopes`; returns the secret (shown
 /// once) and its view.
 pub async fn create(
-    db: &SqlitePool,
+    db: &Db,
     name: &str,
     scopes: &[Scope],
     created_by: Option<i64>,
@@ -47,16 +47,16 @@ pub async fn create(
     let secret = format!("{API_KEY_PREFIX}{}", random_token());
     let prefix = secret[..10].to_owned();
     let t = now();
-    let id = sqlx::query("INSERT INTO api_keys (name, key_hash, prefix, created_by, created_at, scopes) VALUES (?, ?, ?, ?, ?, ?)")
+    let id = sqlx::query_scalar::<_, i64>("INSERT INTO api_keys (name, key_hash, prefix, created_by, created_at, scopes) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id")
         .bind(name)
         .bind(token_hash(&secret))
         .bind(&prefix)
         .bind(created_by)
         .bind(t)
         .bind(scopes_column(scopes))
-        .execute(db)
+        .fetch_one(db)
         .await?
-        .last_insert_rowid();
+        ;
     Ok((
         secret,
         ApiKeyView {
@@ -103,7 +103,7 @@ impl VerifiedKey {
 /// Whether `secret` is a live key: not revoked, and not made by an
 /// account that is disabled now (such a key works again once the account
 /// is enabled). Notes its use (at most once a minute) and returns it.
-pub async fn verify(db: &SqlitePool, secret: &str) -> Result<Option<VerifiedKey>, ServerError> {
+pub async fn verify(db: &Db, secret: &str) -> Result<Option<VerifiedKey>, ServerError> {
     type Row = (
         i64,
         String,
@@ -115,7 +115,7 @@ pub async fn verify(db: &SqlitePool, secret: &str) -> Result<Option<VerifiedKey>
     let row: Option<Row> = sqlx::query_as(
         "SELECT k.id, k.name, k.scopes, k.last_used_at, u.id, u.role
          FROM api_keys k LEFT JOIN users u ON u.id = k.created_by
-         WHERE k.key_hash = ? AND k.revoked_at IS NULL AND u.disabled_at IS NULL",
+         WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND u.disabled_at IS NULL",
     )
     .bind(token_hash(secret))
     .fetch_optional(db)
@@ -127,7 +127,7 @@ pub async fn verify(db: &SqlitePool, secret: &str) -> Result<Option<VerifiedKey>
     let t = now();
     // Only a stale stamp is written: most requests stay read-only.
     if last_used_at.is_none_or(|last| last <= t - LAST_USED_GRANULARITY) {
-        sqlx::query("UPDATE api_keys SET last_used_at = ? WHERE id = ?")
+        sqlx::query("UPDATE api_keys SET last_used_at = $1 WHERE id = $2")
             .bind(t)
             .bind(id)
             .execute(db)
@@ -143,7 +143,7 @@ pub async fn verify(db: &SqlitePool, secret: &str) -> Result<Option<VerifiedKey>
 
 /// The keys `maker` made, or every key for `None` (an admin), newest
 /// first, each with its maker's name.
-pub async fn list(db: &SqlitePool, maker: Option<i64>) -> Result<Vec<ApiKeyView>, ServerError> {
+pub async fn list(db: &Db, maker: Option<i64>) -> Result<Vec<ApiKeyView>, ServerError> {
     #[derive(sqlx::FromRow)]
     struct Row {
         id: i64,
@@ -159,7 +159,7 @@ pub async fn list(db: &SqlitePool, maker: Option<i64>) -> Result<Vec<ApiKeyView>
         "SELECT k.id, k.name, k.prefix, k.created_at, k.revoked_at, k.scopes, k.last_used_at,
                 u.display_name AS owner
          FROM api_keys k LEFT JOIN users u ON u.id = k.created_by
-         WHERE ?1 IS NULL OR k.created_by = ?1
+         WHERE $1 IS NULL OR k.created_by = $1
          ORDER BY k.created_at DESC, k.id DESC",
     )
     .bind(maker)
@@ -182,10 +182,10 @@ pub async fn list(db: &SqlitePool, maker: Option<i64>) -> Result<Vec<ApiKeyView>
 
 /// Revokes key `id` (one `maker` made, or any for `None`: an admin); it
 /// stops working at once. 404 for an unknown, revoked or another's key.
-pub async fn revoke(db: &SqlitePool, id: i64, maker: Option<i64>) -> Result<(), ServerError> {
+pub async fn revoke(db: &Db, id: i64, maker: Option<i64>) -> Result<(), ServerError> {
     let done = sqlx::query(
-        "UPDATE api_keys SET revoked_at = ?1
-         WHERE id = ?2 AND revoked_at IS NULL AND (?3 IS NULL OR created_by = ?3)",
+        "UPDATE api_keys SET revoked_at = $1
+         WHERE id = $2 AND revoked_at IS NULL AND ($3 IS NULL OR created_by = $3)",
     )
     .bind(now())
     .bind(id)

@@ -2,16 +2,16 @@
 //! recent-interaction notes, which the built-in banking tools act on.
 
 use crate::server::platform::db::now;
+use crate::server::platform::db::Db;
 use crate::server::ServerError;
-use sqlx::SqlitePool;
 
 /// What an identity check compares: `(sort_code, date_of_birth)`.
 pub async fn identity_details(
-    db: &SqlitePool,
+    db: &Db,
     account: &str,
 ) -> Result<Option<(String, String)>, ServerError> {
     Ok(sqlx::query_as(
-        "SELECT sort_code, date_of_birth FROM bank_accounts WHERE account_number = ?",
+        "SELECT sort_code, date_of_birth FROM bank_accounts WHERE account_number = $1",
     )
     .bind(account)
     .fetch_optional(db)
@@ -19,9 +19,9 @@ pub async fn identity_details(
 }
 
 /// The account holder's name, if the account exists.
-pub async fn holder(db: &SqlitePool, account: &str) -> Result<Option<String>, ServerError> {
+pub async fn holder(db: &Db, account: &str) -> Result<Option<String>, ServerError> {
     Ok(
-        sqlx::query_scalar("SELECT holder FROM bank_accounts WHERE account_number = ?")
+        sqlx::query_scalar("SELECT holder FROM bank_accounts WHERE account_number = $1")
             .bind(account)
             .fetch_optional(db)
             .await?,
@@ -29,9 +29,9 @@ pub async fn holder(db: &SqlitePool, account: &str) -> Result<Option<String>, Se
 }
 
 /// The balance in pence of an existing account.
-pub async fn balance_pence(db: &SqlitePool, account: &str) -> Result<i64, ServerError> {
+pub async fn balance_pence(db: &Db, account: &str) -> Result<i64, ServerError> {
     Ok(
-        sqlx::query_scalar("SELECT balance_pence FROM bank_accounts WHERE account_number = ?")
+        sqlx::query_scalar("SELECT balance_pence FROM bank_accounts WHERE account_number = $1")
             .bind(account)
             .fetch_one(db)
             .await?,
@@ -52,9 +52,9 @@ pub struct Transaction {
 }
 
 /// The transaction with this id, if any.
-pub async fn transaction(db: &SqlitePool, id: &str) -> Result<Option<Transaction>, ServerError> {
+pub async fn transaction(db: &Db, id: &str) -> Result<Option<Transaction>, ServerError> {
     Ok(sqlx::query_as::<_, Transaction>(
-        "SELECT account_number, booked_on, description, amount_pence FROM bank_transactions WHERE id = ?",
+        "SELECT account_number, booked_on, description, amount_pence FROM bank_transactions WHERE id = $1",
     )
     .bind(id)
     .fetch_optional(db)
@@ -63,15 +63,15 @@ pub async fn transaction(db: &SqlitePool, id: &str) -> Result<Option<Transaction
 
 /// Opens a dispute case; returns its number.
 pub async fn open_dispute(
-    db: &SqlitePool,
+    db: &Db,
     session: &str,
     account: &str,
     transaction_id: &str,
     reason: &str,
     details: Option<&str>,
 ) -> Result<i64, ServerError> {
-    Ok(sqlx::query(
-        "INSERT INTO dispute_cases (session_id, account_number, transaction_id, reason, details, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    Ok(sqlx::query_scalar::<_, i64>(
+        "INSERT INTO dispute_cases (session_id, account_number, transaction_id, reason, details, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
     )
     .bind(session)
     .bind(account)
@@ -79,18 +79,14 @@ pub async fn open_dispute(
     .bind(reason)
     .bind(details)
     .bind(now())
-    .execute(db)
+    .fetch_one(db)
     .await?
-    .last_insert_rowid())
+    )
 }
 
 /// Adds a note to an account's recent interactions, dated now.
-pub async fn add_interaction(
-    db: &SqlitePool,
-    account: &str,
-    note: &str,
-) -> Result<(), ServerError> {
-    sqlx::query("INSERT INTO interactions (account_number, at, note) VALUES (?, ?, ?)")
+pub async fn add_interaction(db: &Db, account: &str, note: &str) -> Result<(), ServerError> {
+    sqlx::query("INSERT INTO interactions (account_number, at, note) VALUES ($1, $2, $3)")
         .bind(account)
         .bind(now())
         .bind(note)
@@ -101,11 +97,11 @@ pub async fn add_interaction(
 
 /// The ten newest interaction notes of an account: `(unix seconds, note)`.
 pub async fn recent_interactions(
-    db: &SqlitePool,
+    db: &Db,
     account: &str,
 ) -> Result<Vec<(i64, String)>, ServerError> {
     Ok(sqlx::query_as(
-        "SELECT at, note FROM interactions WHERE account_number = ? ORDER BY at DESC LIMIT 10",
+        "SELECT at, note FROM interactions WHERE account_number = $1 ORDER BY at DESC LIMIT 10",
     )
     .bind(account)
     .fetch_all(db)

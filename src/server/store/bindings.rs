@@ -8,9 +8,9 @@ use crate::domain::ids::{ToolId, WorkflowId};
 use crate::domain::time::format_utc;
 use crate::error::ApiError;
 use crate::server::platform::db::now;
+use crate::server::platform::db::Db;
 use crate::server::store::is_unique_violation;
 use crate::server::ServerError;
-use sqlx::SqlitePool;
 use std::collections::HashSet;
 
 fn corrupt(what: &str, e: impl std::fmt::Display) -> ServerError {
@@ -18,7 +18,7 @@ fn corrupt(what: &str, e: impl std::fmt::Display) -> ServerError {
 }
 
 /// How many tools the catalogue holds (zero on a new database).
-pub async fn tool_count(db: &SqlitePool) -> Result<i64, ServerError> {
+pub async fn tool_count(db: &Db) -> Result<i64, ServerError> {
     Ok(sqlx::query_scalar("SELECT COUNT(*) FROM catalogue_tools")
         .fetch_one(db)
         .await?)
@@ -27,7 +27,7 @@ pub async fn tool_count(db: &SqlitePool) -> Result<i64, ServerError> {
 /// Every catalogue tool, in catalogue order (from the pool, or inside a
 /// transaction).
 pub async fn tools<'e>(
-    db: impl sqlx::SqliteExecutor<'e>,
+    db: impl sqlx::Executor<'e, Database = sqlx::Any>,
 ) -> Result<Vec<CatalogueTool>, ServerError> {
     #[derive(sqlx::FromRow)]
     struct Row {
@@ -38,6 +38,7 @@ pub async fn tools<'e>(
         parameters: String,
         requires: String,
         effects: String,
+        #[sqlx(try_from = "crate::server::platform::db::Flag")]
         ultravox_builtin: bool,
     }
     let rows: Vec<Row> = sqlx::query_as(
@@ -66,7 +67,7 @@ pub async fn tools<'e>(
 }
 
 /// Every workflow, in order.
-pub async fn workflows(db: &SqlitePool) -> Result<Vec<Workflow>, ServerError> {
+pub async fn workflows(db: &Db) -> Result<Vec<Workflow>, ServerError> {
     let rows: Vec<(String, String, String)> =
         sqlx::query_as("SELECT id, name, description FROM workflows ORDER BY position, id")
             .fetch_all(db)
@@ -83,7 +84,7 @@ pub async fn workflows(db: &SqlitePool) -> Result<Vec<Workflow>, ServerError> {
 }
 
 /// The ids bindings may name.
-pub async fn known_ids(db: &SqlitePool) -> Result<(HashSet<String>, HashSet<String>), ServerError> {
+pub async fn known_ids(db: &Db) -> Result<(HashSet<String>, HashSet<String>), ServerError> {
     let tools: Vec<String> = sqlx::query_scalar("SELECT id FROM catalogue_tools")
         .fetch_all(db)
         .await?;
@@ -94,15 +95,11 @@ pub async fn known_ids(db: &SqlitePool) -> Result<(HashSet<String>, HashSet<Stri
 }
 
 /// Adds a workflow (`create`) or replaces an existing one's details.
-pub async fn put_workflow(
-    db: &SqlitePool,
-    workflow: &Workflow,
-    create: bool,
-) -> Result<(), ServerError> {
+pub async fn put_workflow(db: &Db, workflow: &Workflow, create: bool) -> Result<(), ServerError> {
     let result = if create {
         sqlx::query(
             "INSERT INTO workflows (id, name, description, position)
-             VALUES (?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM workflows))",
+             VALUES ($1, $2, $3, (SELECT COALESCE(MAX(position), 0) + 1 FROM workflows))",
         )
         .bind(workflow.id.as_str())
         .bind(workflow.name.trim())
@@ -110,7 +107,7 @@ pub async fn put_workflow(
         .execute(db)
         .await
     } else {
-        sqlx::query("UPDATE workflows SET name = ?, description = ? WHERE id = ?")
+        sqlx::query("UPDATE workflows SET name = $1, description = $2 WHERE id = $3")
             .bind(workflow.name.trim())
             .bind(workflow.description.trim())
             .bind(workflow.id.as_str())
@@ -153,7 +150,7 @@ impl VersionRow {
 }
 
 /// The newest version, if any was ever saved.
-pub async fn current(db: &SqlitePool) -> Result<Option<BindingsVersion>, ServerError> {
+pub async fn current(db: &Db) -> Result<Option<BindingsVersion>, ServerError> {
     sqlx::query_as::<_, VersionRow>(
         "SELECT version, document, summary, author_name, created_at FROM bindings_versions ORDER BY version DESC LIMIT 1",
     )
@@ -164,9 +161,9 @@ pub async fn current(db: &SqlitePool) -> Result<Option<BindingsVersion>, ServerE
 }
 
 /// One version.
-pub async fn version(db: &SqlitePool, version: i64) -> Result<BindingsVersion, ServerError> {
+pub async fn version(db: &Db, version: i64) -> Result<BindingsVersion, ServerError> {
     sqlx::query_as::<_, VersionRow>(
-        "SELECT version, document, summary, author_name, created_at FROM bindings_versions WHERE version = ?",
+        "SELECT version, document, summary, author_name, created_at FROM bindings_versions WHERE version = $1",
     )
     .bind(version)
     .fetch_optional(db)
@@ -176,7 +173,7 @@ pub async fn version(db: &SqlitePool, version: i64) -> Result<BindingsVersion, S
 }
 
 /// Every version's metadata, newest first.
-pub async fn history(db: &SqlitePool) -> Result<Vec<VersionMeta>, ServerError> {
+pub async fn history(db: &Db) -> Result<Vec<VersionMeta>, ServerError> {
     let rows: Vec<(i64, String, String, i64)> = sqlx::query_as(
         "SELECT version, summary, author_name, created_at FROM bindings_versions ORDER BY version DESC",
     )
@@ -197,7 +194,7 @@ pub async fn history(db: &SqlitePool) -> Result<Vec<VersionMeta>, ServerError> {
 /// `expected + 1`. If that version exists — someone saved first — nothing
 /// is written and the conflict names who and when.
 pub async fn save(
-    db: &SqlitePool,
+    db: &Db,
     expected: i64,
     bindings: &ToolBindings,
     summary: &str,
@@ -213,7 +210,7 @@ pub async fn save(
     }
     let result = sqlx::query(
         "INSERT INTO bindings_versions (version, document, summary, author_id, author_name, created_at)
-         VALUES (?, ?, ?, ?, ?, ?)",
+         VALUES ($1, $2, $3, $4, $5, $6)",
     )
     .bind(expected + 1)
     .bind(document)
@@ -235,7 +232,7 @@ pub async fn save(
     }
 }
 
-async fn stale(db: &SqlitePool) -> ServerError {
+async fn stale(db: &Db) -> ServerError {
     match current(db).await {
         Ok(Some(now)) => ApiError::Conflict(format!(
             "The bindings were changed by {} at {} (version {}) — reload.",

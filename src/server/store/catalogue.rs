@@ -10,9 +10,9 @@ use crate::domain::catalogue_history::CatalogueVersion;
 use crate::domain::time::format_utc;
 use crate::error::ApiError;
 use crate::server::platform::db::now;
+use crate::server::platform::db::{Conn, Db};
 use crate::server::store::is_unique_violation;
 use crate::server::ServerError;
-use sqlx::{SqliteConnection, SqliteExecutor, SqlitePool};
 
 fn corrupt(e: impl std::fmt::Display) -> ServerError {
     ServerError::Config(format!("stored catalogue version is unreadable: {e}"))
@@ -38,7 +38,9 @@ impl From<MetaRow> for VersionMeta {
 }
 
 /// The newest version's metadata; `None` before the first change.
-pub async fn latest<'e>(db: impl SqliteExecutor<'e>) -> Result<Option<VersionMeta>, ServerError> {
+pub async fn latest<'e>(
+    db: impl sqlx::Executor<'e, Database = sqlx::Any>,
+) -> Result<Option<VersionMeta>, ServerError> {
     Ok(sqlx::query_as::<_, MetaRow>(
         "SELECT version, summary, author_name, created_at FROM catalogue_versions
          ORDER BY version DESC LIMIT 1",
@@ -49,9 +51,9 @@ pub async fn latest<'e>(db: impl SqliteExecutor<'e>) -> Result<Option<VersionMet
 }
 
 /// One version with its tools; 404 naming it when there is none.
-pub async fn version(db: &SqlitePool, version: i64) -> Result<CatalogueVersion, ServerError> {
+pub async fn version(db: &Db, version: i64) -> Result<CatalogueVersion, ServerError> {
     let row: Option<(String, String, String, i64)> = sqlx::query_as(
-        "SELECT document, summary, author_name, created_at FROM catalogue_versions WHERE version = ?",
+        "SELECT document, summary, author_name, created_at FROM catalogue_versions WHERE version = $1",
     )
     .bind(version)
     .fetch_optional(db)
@@ -72,13 +74,13 @@ pub async fn version(db: &SqlitePool, version: i64) -> Result<CatalogueVersion, 
 /// Up to `limit` versions' metadata older than `before` (all when `None`),
 /// newest first.
 pub async fn history(
-    db: &SqlitePool,
+    db: &Db,
     before: Option<i64>,
     limit: i64,
 ) -> Result<Vec<VersionMeta>, ServerError> {
     let rows: Vec<MetaRow> = sqlx::query_as(
         "SELECT version, summary, author_name, created_at FROM catalogue_versions
-         WHERE version < ? ORDER BY version DESC LIMIT ?",
+         WHERE version < $1 ORDER BY version DESC LIMIT $2",
     )
     .bind(before.unwrap_or(i64::MAX))
     .bind(limit)
@@ -109,9 +111,9 @@ pub struct NewVersion<'a> {
 /// Writes `change`'s tools and appends it as version `base + 1`, in one
 /// transaction. If the catalogue is no longer at `base` — someone changed
 /// it since — nothing is written: 412 naming who changed it and when.
-pub async fn append(db: &SqlitePool, change: NewVersion<'_>) -> Result<i64, ServerError> {
+pub async fn append(db: &Db, change: NewVersion<'_>) -> Result<i64, ServerError> {
     let document = serde_json::to_string(change.tools).map_err(corrupt)?;
-    let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
+    let mut tx = crate::server::platform::db::begin_write(db).await?;
     let newest = latest(&mut *tx).await?;
     if newest.as_ref().map_or(0, |m| m.version) != change.base {
         return Err(stale(newest).into());
@@ -122,7 +124,7 @@ pub async fn append(db: &SqlitePool, change: NewVersion<'_>) -> Result<i64, Serv
     let next = change.base + 1;
     let inserted = sqlx::query(
         "INSERT INTO catalogue_versions (version, document, summary, author_id, author_name, created_at)
-         VALUES (?, ?, ?, ?, ?, ?)",
+         VALUES ($1, $2, $3, $4, $5, $6)",
     )
     .bind(next)
     .bind(document)
@@ -158,18 +160,14 @@ pub fn stale(newest: Option<VersionMeta>) -> ApiError {
 
 /// Adds a tool (`create`) or replaces an existing one's details, inside the
 /// change's transaction.
-async fn put_tool(
-    tx: &mut SqliteConnection,
-    tool: &CatalogueTool,
-    create: bool,
-) -> Result<(), ServerError> {
+async fn put_tool(tx: &mut Conn, tool: &CatalogueTool, create: bool) -> Result<(), ServerError> {
     let parameters = tool.parameters.to_string();
     let requires = serde_json::to_string(&tool.requires).unwrap_or_else(|_| "[]".into());
     let effects = serde_json::to_string(&tool.effects).unwrap_or_else(|_| "[]".into());
     let result = if create {
         sqlx::query(
             "INSERT INTO catalogue_tools (id, name, description, category, parameters, requires, effects, ultravox_builtin, position, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM catalogue_tools), ?)",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, (SELECT COALESCE(MAX(position), 0) + 1 FROM catalogue_tools), $9)",
         )
         .bind(tool.id.as_str())
         .bind(tool.name.trim())
@@ -178,14 +176,14 @@ async fn put_tool(
         .bind(&parameters)
         .bind(&requires)
         .bind(&effects)
-        .bind(tool.ultravox_builtin)
+        .bind(i64::from(tool.ultravox_builtin))
         .bind(now())
         .execute(&mut *tx)
         .await
     } else {
         sqlx::query(
-            "UPDATE catalogue_tools SET name = ?, description = ?, category = ?, parameters = ?,
-             requires = ?, effects = ?, ultravox_builtin = ?, updated_at = ? WHERE id = ?",
+            "UPDATE catalogue_tools SET name = $1, description = $2, category = $3, parameters = $4,
+             requires = $5, effects = $6, ultravox_builtin = $7, updated_at = $8 WHERE id = $9",
         )
         .bind(tool.name.trim())
         .bind(tool.description.trim())
@@ -193,7 +191,7 @@ async fn put_tool(
         .bind(&parameters)
         .bind(&requires)
         .bind(&effects)
-        .bind(tool.ultravox_builtin)
+        .bind(i64::from(tool.ultravox_builtin))
         .bind(now())
         .bind(tool.id.as_str())
         .execute(&mut *tx)

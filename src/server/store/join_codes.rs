@@ -5,8 +5,8 @@
 //! code cannot both win. The rule of a live code is
 //! `domain::join_code::is_live`, written here as SQL.
 
+use crate::server::platform::db::Db;
 use crate::server::ServerError;
-use sqlx::SqlitePool;
 
 /// Who made a code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,15 +49,11 @@ pub enum Inserted {
 }
 
 /// Stores a code unless its session already holds `live_max` live ones.
-pub async fn insert(
-    db: &SqlitePool,
-    code: &NewCode<'_>,
-    live_max: usize,
-) -> Result<Inserted, ServerError> {
-    let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
+pub async fn insert(db: &Db, code: &NewCode<'_>, live_max: usize) -> Result<Inserted, ServerError> {
+    let mut tx = crate::server::platform::db::begin_write(db).await?;
     let (live, frees_at): (i64, Option<i64>) = sqlx::query_as(
         "SELECT COUNT(*), MIN(expires_at) FROM join_codes
-         WHERE session_id = ? AND used_at IS NULL AND expires_at > ?",
+         WHERE session_id = $1 AND used_at IS NULL AND expires_at > $2",
     )
     .bind(code.session_id)
     .bind(code.now)
@@ -74,7 +70,7 @@ pub async fn insert(
     };
     let done = sqlx::query(
         "INSERT INTO join_codes (code_hash, session_id, created_by, created_by_user, created_at, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (code_hash) DO NOTHING",
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (code_hash) DO NOTHING",
     )
     .bind(code.code_hash)
     .bind(code.session_id)
@@ -96,15 +92,15 @@ pub async fn insert(
 /// transaction; the session's id, or `None` when no live code of an open
 /// session has that hash (unknown, used, expired, or its session ended).
 pub async fn redeem(
-    db: &SqlitePool,
+    db: &Db,
     code_hash: &str,
     token_hash: &str,
     now: i64,
 ) -> Result<Option<String>, ServerError> {
-    let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
+    let mut tx = crate::server::platform::db::begin_write(db).await?;
     let used: Option<(i64, String)> = sqlx::query_as(
-        "UPDATE join_codes SET used_at = ?
-         WHERE code_hash = ? AND used_at IS NULL AND expires_at > ?
+        "UPDATE join_codes SET used_at = $1
+         WHERE code_hash = $2 AND used_at IS NULL AND expires_at > $3
            AND session_id IN (SELECT id FROM agent_sessions WHERE ended_at IS NULL)
          RETURNING id, session_id",
     )
@@ -118,7 +114,7 @@ pub async fn redeem(
     };
     sqlx::query(
         "INSERT INTO session_joined_tokens (token_hash, session_id, join_code_id, created_at)
-         VALUES (?, ?, ?, ?)",
+         VALUES ($1, $2, $3, $4)",
     )
     .bind(token_hash)
     .bind(&session_id)
@@ -133,8 +129,8 @@ pub async fn redeem(
 /// Deletes codes that expired before `cutoff` (used or not): an expired
 /// code can never be exchanged, so its row only grows the table. The
 /// tokens exchanged for them stay.
-pub async fn purge_expired(db: &SqlitePool, cutoff: i64) -> Result<u64, ServerError> {
-    let done = sqlx::query("DELETE FROM join_codes WHERE expires_at <= ?")
+pub async fn purge_expired(db: &Db, cutoff: i64) -> Result<u64, ServerError> {
+    let done = sqlx::query("DELETE FROM join_codes WHERE expires_at <= $1")
         .bind(cutoff)
         .execute(db)
         .await?;

@@ -5,13 +5,13 @@
 use crate::domain::lesson::outcome::TutorOutcome;
 use crate::domain::lesson::run_report::RunFacts;
 use crate::server::platform::db::now;
+use crate::server::platform::db::{Conn, Db};
 use crate::server::ServerError;
-use sqlx::{SqliteConnection, SqlitePool};
 use std::collections::HashMap;
 
 /// Stores `outcome` of call `call_id` of `session`.
 pub async fn insert(
-    tx: &mut SqliteConnection,
+    tx: &mut Conn,
     session: &str,
     call_id: i64,
     outcome: &TutorOutcome,
@@ -19,7 +19,7 @@ pub async fn insert(
     let data = serde_json::to_string(outcome)
         .map_err(|e| ServerError::Config(format!("an outcome did not serialise: {e}")))?;
     sqlx::query(
-        "INSERT INTO lesson_outcomes (session_id, call_id, kind, data, at) VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO lesson_outcomes (session_id, call_id, kind, data, at) VALUES ($1, $2, $3, $4, $5)",
     )
     .bind(session)
     .bind(call_id)
@@ -38,9 +38,9 @@ fn parse(session: &str, data: &str) -> Result<TutorOutcome, ServerError> {
 }
 
 /// Everything `session` recorded, oldest first.
-pub async fn for_session(db: &SqlitePool, session: &str) -> Result<Vec<TutorOutcome>, ServerError> {
+pub async fn for_session(db: &Db, session: &str) -> Result<Vec<TutorOutcome>, ServerError> {
     let rows: Vec<(String,)> =
-        sqlx::query_as("SELECT data FROM lesson_outcomes WHERE session_id = ? ORDER BY id")
+        sqlx::query_as("SELECT data FROM lesson_outcomes WHERE session_id = $1 ORDER BY id")
             .bind(session)
             .fetch_all(db)
             .await?;
@@ -50,13 +50,13 @@ pub async fn for_session(db: &SqlitePool, session: &str) -> Result<Vec<TutorOutc
 /// What student `student`'s runs opened at or after `since` recorded:
 /// session, time and outcome, oldest first.
 pub async fn of_student(
-    db: &SqlitePool,
+    db: &Db,
     student: i64,
     since: i64,
 ) -> Result<Vec<(String, i64, TutorOutcome)>, ServerError> {
     let rows: Vec<(String, i64, String)> = sqlx::query_as(
         "SELECT o.session_id, o.at, o.data FROM lesson_outcomes o JOIN agent_sessions s ON s.id = o.session_id
-         WHERE s.student_id = ? AND s.created_at >= ? ORDER BY o.id",
+         WHERE s.student_id = $1 AND s.created_at >= $2 ORDER BY o.id",
     )
     .bind(student)
     .bind(since)
@@ -74,19 +74,20 @@ struct RunRow {
     created_at: i64,
     ended_at: Option<i64>,
     last_activity: i64,
+    #[sqlx(try_from = "crate::server::platform::db::Flag")]
     trial: bool,
 }
 
 /// The newest `limit` runs of lesson `lesson_id`, newest first, each with
 /// what it recorded (oldest first).
 pub async fn runs_of_lesson(
-    db: &SqlitePool,
+    db: &Db,
     lesson_id: i64,
     limit: usize,
 ) -> Result<Vec<(RunFacts, Vec<TutorOutcome>)>, ServerError> {
     let runs: Vec<RunRow> = sqlx::query_as(
         "SELECT id, student, created_at, ended_at, last_activity, trial FROM agent_sessions
-         WHERE lesson_id = ? ORDER BY created_at DESC, id DESC LIMIT ?",
+         WHERE lesson_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2",
     )
     .bind(lesson_id)
     .bind(limit as i64)
@@ -97,7 +98,7 @@ pub async fn runs_of_lesson(
     };
     let rows: Vec<(String, String)> = sqlx::query_as(
         "SELECT o.session_id, o.data FROM lesson_outcomes o JOIN agent_sessions s ON s.id = o.session_id
-         WHERE s.lesson_id = ? AND s.created_at >= ? ORDER BY o.id",
+         WHERE s.lesson_id = $1 AND s.created_at >= $2 ORDER BY o.id",
     )
     .bind(lesson_id)
     .bind(oldest)

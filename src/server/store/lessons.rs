@@ -12,8 +12,8 @@ use crate::domain::ownership::Viewer;
 use crate::domain::user::{Role, UserView};
 use crate::error::ApiError;
 use crate::server::platform::db::now;
+use crate::server::platform::db::{Conn, Db};
 use crate::server::ServerError;
-use sqlx::{SqliteConnection, SqlitePool};
 
 /// A lesson row as stored.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -37,6 +37,7 @@ pub struct LessonRow {
     /// CEFR level.
     pub level: Option<String>,
     /// Review lesson flag.
+    #[sqlx(try_from = "crate::server::platform::db::Flag")]
     pub review: bool,
     /// JSON configuration, NULL for legacy lessons.
     pub tool_configuration: Option<String>,
@@ -108,16 +109,18 @@ impl LessonRow {
 
 /// The SQL condition restricting rows to what `user` may see: their own
 /// lessons, or all for admins.
-fn visible_to(user: &UserView) -> (&'static str, i64) {
+/// `n` is the placeholder number the condition's one parameter takes in
+/// the whole statement.
+fn visible_to(user: &UserView, n: usize) -> (String, i64) {
     match user.role {
-        Role::Admin => ("(1 = 1 OR l.owner_id = ?)", user.id),
-        Role::Teacher => ("l.owner_id = ?", user.id),
+        Role::Admin => (format!("(1 = 1 OR l.owner_id = ${n})"), user.id),
+        Role::Teacher => (format!("l.owner_id = ${n}"), user.id),
     }
 }
 
 /// The lessons `user` may see, most recently changed first.
-pub async fn list(db: &SqlitePool, user: &UserView) -> Result<Vec<LessonSummary>, ServerError> {
-    let (filter, bind) = visible_to(user);
+pub async fn list(db: &Db, user: &UserView) -> Result<Vec<LessonSummary>, ServerError> {
+    let (filter, bind) = visible_to(user, 1);
     let rows = sqlx::query_as::<_, LessonRow>(&format!(
         "{SELECT} WHERE {filter} ORDER BY l.updated_at DESC, l.id DESC"
     ))
@@ -148,9 +151,9 @@ pub async fn list(db: &SqlitePool, user: &UserView) -> Result<Vec<LessonSummary>
 
 /// One lesson, if it exists and `user` may see it. Another teacher's lesson
 /// is reported as not found, so ids cannot be probed.
-pub async fn get(db: &SqlitePool, user: &UserView, id: i64) -> Result<LessonView, ServerError> {
-    let (filter, bind) = visible_to(user);
-    sqlx::query_as::<_, LessonRow>(&format!("{SELECT} WHERE l.id = ? AND {filter}"))
+pub async fn get(db: &Db, user: &UserView, id: i64) -> Result<LessonView, ServerError> {
+    let (filter, bind) = visible_to(user, 2);
+    sqlx::query_as::<_, LessonRow>(&format!("{SELECT} WHERE l.id = $1 AND {filter}"))
         .bind(id)
         .bind(bind)
         .fetch_optional(db)
@@ -161,7 +164,7 @@ pub async fn get(db: &SqlitePool, user: &UserView, id: i64) -> Result<LessonView
 
 /// Stores a new lesson owned by `owner` as version 1; the draft must
 /// already be valid.
-pub async fn create(db: &SqlitePool, owner: i64, draft: &LessonDraft) -> Result<i64, ServerError> {
+pub async fn create(db: &Db, owner: i64, draft: &LessonDraft) -> Result<i64, ServerError> {
     create_with(db, owner, draft, Some(&draft.tool_configuration)).await
 }
 
@@ -169,7 +172,7 @@ pub async fn create(db: &SqlitePool, owner: i64, draft: &LessonDraft) -> Result<
 /// makes a legacy lesson, as the demo data needs; it gets no version row
 /// until its first save, the history shows its current content instead).
 pub async fn create_with(
-    db: &SqlitePool,
+    db: &Db,
     owner: i64,
     draft: &LessonDraft,
     configuration: Option<&LessonToolConfiguration>,
@@ -179,7 +182,7 @@ pub async fn create_with(
 
 /// Stores a copy of lesson `id` (as `user` may see it) owned by `user`,
 /// titled "Copy of …"; returns the new lesson's id.
-pub async fn duplicate(db: &SqlitePool, user: &UserView, id: i64) -> Result<i64, ServerError> {
+pub async fn duplicate(db: &Db, user: &UserView, id: i64) -> Result<i64, ServerError> {
     let original = get(db, user, id).await?;
     let copy = original.draft.duplicate();
     let summary = format!(
@@ -190,7 +193,7 @@ pub async fn duplicate(db: &SqlitePool, user: &UserView, id: i64) -> Result<i64,
 }
 
 async fn insert(
-    db: &SqlitePool,
+    db: &Db,
     owner: i64,
     draft: &LessonDraft,
     configuration: Option<&LessonToolConfiguration>,
@@ -202,10 +205,10 @@ async fn insert(
         .transpose()
         .map_err(json_err)?;
     let mut tx = db.begin().await?;
-    let id = sqlx::query(
+    let id = sqlx::query_scalar::<_, i64>(
         "INSERT INTO lessons (owner_id, title, conversation_prompt, tasks, review_items, duration_minutes, level,
                               review, tool_configuration, version, created_at, updated_at, updated_by)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10, $11, $12) RETURNING id",
     )
     .bind(owner)
     .bind(draft.title.trim())
@@ -214,14 +217,14 @@ async fn insert(
     .bind(serde_json::to_string(&draft.review_items).map_err(json_err)?)
     .bind(draft.duration_minutes.map(i64::from))
     .bind(draft.level.map(|l| l.as_str()))
-    .bind(draft.review)
+    .bind(i64::from(draft.review))
     .bind(config_json)
     .bind(t)
     .bind(t)
     .bind(owner)
-    .execute(&mut *tx)
+    .fetch_one(&mut *tx)
     .await?
-    .last_insert_rowid();
+    ;
     if configuration.is_some() {
         record_version(&mut tx, id, 1, draft, summary, owner, t).await?;
     }
@@ -232,7 +235,7 @@ async fn insert(
 /// Adds version `version` of lesson `id` to its history, with the author's
 /// current display name.
 async fn record_version(
-    conn: &mut SqliteConnection,
+    conn: &mut Conn,
     id: i64,
     version: i64,
     draft: &LessonDraft,
@@ -242,7 +245,7 @@ async fn record_version(
 ) -> Result<(), ServerError> {
     sqlx::query(
         "INSERT INTO lesson_versions (lesson_id, version, content, summary, author_id, author_name, created_at)
-         VALUES (?, ?, ?, ?, ?, COALESCE((SELECT display_name FROM users WHERE id = ?), 'someone'), ?)",
+         VALUES ($1, $2, $3, $4, $5, COALESCE((SELECT display_name FROM users WHERE id = $6), 'someone'), $7)",
     )
     .bind(id)
     .bind(version)
@@ -264,7 +267,7 @@ fn json_err(e: serde_json::Error) -> ServerError {
 /// records it as the next version; returns the new version. A lesson
 /// changed in between is a conflict and nothing is written.
 pub async fn update(
-    db: &SqlitePool,
+    db: &Db,
     user: &UserView,
     id: i64,
     expected_version: i64,
@@ -277,7 +280,7 @@ pub async fn update(
 /// N"), if the lesson is still at `expected_version`; returns the new
 /// version. The content must already have been checked.
 pub async fn restore(
-    db: &SqlitePool,
+    db: &Db,
     user: &UserView,
     id: i64,
     expected_version: i64,
@@ -292,7 +295,7 @@ pub async fn restore(
 /// lock first) and the history row, in one transaction. `summary` defaults
 /// to what changed since the current version.
 async fn save_version(
-    db: &SqlitePool,
+    db: &Db,
     user: &UserView,
     id: i64,
     expected_version: i64,
@@ -309,12 +312,12 @@ async fn save_version(
         .map(str::to_owned)
         .unwrap_or_else(|| describe_changes(&current.draft, draft));
     let t = now();
-    let (filter, bind) = visible_to(user);
+    let (filter, bind) = visible_to(user, 13);
     let mut tx = db.begin().await?;
     let done = sqlx::query(&format!(
-        "UPDATE lessons AS l SET title = ?, conversation_prompt = ?, tasks = ?, review_items = ?, duration_minutes = ?, level = ?,
-                review = ?, tool_configuration = ?, version = version + 1, updated_at = ?, updated_by = ?
-         WHERE l.id = ? AND l.version = ? AND {filter}"
+        "UPDATE lessons AS l SET title = $1, conversation_prompt = $2, tasks = $3, review_items = $4, duration_minutes = $5, level = $6,
+                review = $7, tool_configuration = $8, version = version + 1, updated_at = $9, updated_by = $10
+         WHERE l.id = $11 AND l.version = $12 AND {filter}"
     ))
     .bind(draft.title.trim())
     .bind(&draft.conversation_prompt)
@@ -322,7 +325,7 @@ async fn save_version(
     .bind(serde_json::to_string(&draft.review_items).map_err(json_err)?)
     .bind(draft.duration_minutes.map(i64::from))
     .bind(draft.level.map(|l| l.as_str()))
-    .bind(draft.review)
+    .bind(i64::from(draft.review))
     .bind(serde_json::to_string(&draft.tool_configuration).map_err(json_err)?)
     .bind(t)
     .bind(user.id)
@@ -340,9 +343,9 @@ async fn save_version(
     // A lesson saved before history was kept gets its old content recorded
     // first, so the version it leaves stays restorable.
     sqlx::query(
-        "INSERT OR IGNORE INTO lesson_versions
+        "INSERT INTO lesson_versions
              (lesson_id, version, content, summary, author_id, author_name, created_at)
-         VALUES (?, ?, ?, ?, NULL, ?, ?)",
+         VALUES ($1, $2, $3, $4, NULL, $5, $6) ON CONFLICT DO NOTHING",
     )
     .bind(id)
     .bind(current.version)
@@ -364,14 +367,14 @@ const LEGACY_SUMMARY: &str = "Saved before history was kept";
 /// Lesson `id`'s saved versions, newest first. A lesson saved before
 /// history existed lists its current version from the lesson itself.
 pub async fn history(
-    db: &SqlitePool,
+    db: &Db,
     user: &UserView,
     id: i64,
 ) -> Result<Vec<LessonVersionMeta>, ServerError> {
     let current = get(db, user, id).await?;
     let rows: Vec<(i64, String, String, i64)> = sqlx::query_as(
         "SELECT version, author_name, summary, created_at FROM lesson_versions
-         WHERE lesson_id = ? ORDER BY version DESC",
+         WHERE lesson_id = $1 ORDER BY version DESC",
     )
     .bind(id)
     .fetch_all(db)
@@ -402,7 +405,7 @@ pub async fn history(
 /// The content of version `version` of lesson `id` (the current one comes
 /// from the lesson itself).
 pub async fn version_content(
-    db: &SqlitePool,
+    db: &Db,
     user: &UserView,
     id: i64,
     version: i64,
@@ -412,7 +415,7 @@ pub async fn version_content(
         return Ok(current.draft);
     }
     let content: String = sqlx::query_scalar(
-        "SELECT content FROM lesson_versions WHERE lesson_id = ? AND version = ?",
+        "SELECT content FROM lesson_versions WHERE lesson_id = $1 AND version = $2",
     )
     .bind(id)
     .bind(version)
@@ -435,14 +438,14 @@ pub fn stale_message(current: &LessonView) -> String {
 
 /// Deletes the lesson if it is still at `expected_version`.
 pub async fn delete(
-    db: &SqlitePool,
+    db: &Db,
     user: &UserView,
     id: i64,
     expected_version: i64,
 ) -> Result<(), ServerError> {
-    let (filter, bind) = visible_to(user);
+    let (filter, bind) = visible_to(user, 3);
     let done = sqlx::query(&format!(
-        "DELETE FROM lessons AS l WHERE l.id = ? AND l.version = ? AND {filter}"
+        "DELETE FROM lessons AS l WHERE l.id = $1 AND l.version = $2 AND {filter}"
     ))
     .bind(id)
     .bind(expected_version)
@@ -460,11 +463,7 @@ pub async fn delete(
 /// open a session of it): a teacher's key only that teacher's lessons
 /// (another's is 404, as on the pages); an admin's key, or a key whose
 /// maker is gone (admins made keys before teachers could), any lesson.
-pub async fn get_for_key(
-    db: &SqlitePool,
-    viewer: Viewer,
-    id: i64,
-) -> Result<LessonView, ServerError> {
+pub async fn get_for_key(db: &Db, viewer: Viewer, id: i64) -> Result<LessonView, ServerError> {
     let lesson = get_any(db, id).await?;
     match viewer {
         Viewer::User(maker) if lesson.owner_id != maker => {
@@ -475,8 +474,8 @@ pub async fn get_for_key(
 }
 
 /// A lesson by id regardless of owner, for API-key holders (backends).
-pub async fn get_any(db: &SqlitePool, id: i64) -> Result<LessonView, ServerError> {
-    sqlx::query_as::<_, LessonRow>(&format!("{SELECT} WHERE l.id = ?"))
+pub async fn get_any(db: &Db, id: i64) -> Result<LessonView, ServerError> {
+    sqlx::query_as::<_, LessonRow>(&format!("{SELECT} WHERE l.id = $1"))
         .bind(id)
         .fetch_optional(db)
         .await?

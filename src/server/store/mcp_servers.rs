@@ -9,9 +9,9 @@
 use crate::domain::mcp_server::{McpServerName, McpServerStatus, UpstreamHeaders, UpstreamUrl};
 use crate::domain::mcp_stdio::{Endpoint, Reach, StdioCommand, StdioEnv};
 use crate::error::ApiError;
+use crate::server::platform::db::{Db, Flag};
 use crate::server::store::is_unique_violation;
 use crate::server::ServerError;
-use sqlx::SqlitePool;
 
 /// A connected server as admins see it: never its headers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,13 +86,13 @@ impl Raw {
 /// Stores a new server (status `connecting`); its id. 409 if the name is
 /// taken, 422 naming `name` past `max` servers; nothing stored then.
 pub async fn insert(
-    db: &SqlitePool,
+    db: &Db,
     name: &McpServerName,
     reach: &Reach,
     now: i64,
     max: usize,
 ) -> Result<i64, ServerError> {
-    let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
+    let mut tx = crate::server::platform::db::begin_write(db).await?;
     let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM mcp_servers")
         .fetch_one(&mut *tx)
         .await?;
@@ -112,9 +112,9 @@ pub async fn insert(
         Endpoint::Url(url) => (Some(url.as_str().to_owned()), None),
         Endpoint::Command(command) => (None, Some(json(serde_json::to_string(command))?)),
     };
-    let inserted = sqlx::query(
+    let inserted = sqlx::query_scalar::<_, i64>(
         "INSERT INTO mcp_servers (name, url, headers, command, env, status, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, 'connecting', ?, ?)",
+         VALUES ($1, $2, $3, $4, $5, 'connecting', $6, $7) RETURNING id",
     )
     .bind(name.as_str())
     .bind(url)
@@ -123,10 +123,10 @@ pub async fn insert(
     .bind(env)
     .bind(now)
     .bind(now)
-    .execute(&mut *tx)
+    .fetch_one(&mut *tx)
     .await;
     let id = match inserted {
-        Ok(done) => done.last_insert_rowid(),
+        Ok(done) => done,
         Err(e) if is_unique_violation(&e, "mcp_servers.name") => {
             return Err(ApiError::Conflict(format!(
                 "An MCP server named \"{name}\" already exists."
@@ -140,7 +140,7 @@ pub async fn insert(
 }
 
 /// Every server, by name.
-pub async fn all(db: &SqlitePool) -> Result<Vec<McpServerRow>, ServerError> {
+pub async fn all(db: &Db) -> Result<Vec<McpServerRow>, ServerError> {
     let rows: Vec<Raw> = sqlx::query_as(
         "SELECT id, name, url, command, status, last_error FROM mcp_servers ORDER BY name",
     )
@@ -150,9 +150,9 @@ pub async fn all(db: &SqlitePool) -> Result<Vec<McpServerRow>, ServerError> {
 }
 
 /// Server `id`, if it exists.
-pub async fn get(db: &SqlitePool, id: i64) -> Result<Option<McpServerRow>, ServerError> {
+pub async fn get(db: &Db, id: i64) -> Result<Option<McpServerRow>, ServerError> {
     let row: Option<Raw> = sqlx::query_as(
-        "SELECT id, name, url, command, status, last_error FROM mcp_servers WHERE id = ?",
+        "SELECT id, name, url, command, status, last_error FROM mcp_servers WHERE id = $1",
     )
     .bind(id)
     .fetch_optional(db)
@@ -161,8 +161,8 @@ pub async fn get(db: &SqlitePool, id: i64) -> Result<Option<McpServerRow>, Serve
 }
 
 /// Server `id`'s headers, for the client that sends them upstream only.
-pub async fn headers_of(db: &SqlitePool, id: i64) -> Result<UpstreamHeaders, ServerError> {
-    let raw: Option<String> = sqlx::query_scalar("SELECT headers FROM mcp_servers WHERE id = ?")
+pub async fn headers_of(db: &Db, id: i64) -> Result<UpstreamHeaders, ServerError> {
+    let raw: Option<String> = sqlx::query_scalar("SELECT headers FROM mcp_servers WHERE id = $1")
         .bind(id)
         .fetch_optional(db)
         .await?;
@@ -177,8 +177,8 @@ pub async fn headers_of(db: &SqlitePool, id: i64) -> Result<UpstreamHeaders, Ser
 
 /// Stdio server `id`'s variables, for the client that starts its process
 /// only.
-pub async fn env_of(db: &SqlitePool, id: i64) -> Result<StdioEnv, ServerError> {
-    let raw: Option<String> = sqlx::query_scalar("SELECT env FROM mcp_servers WHERE id = ?")
+pub async fn env_of(db: &Db, id: i64) -> Result<StdioEnv, ServerError> {
+    let raw: Option<String> = sqlx::query_scalar("SELECT env FROM mcp_servers WHERE id = $1")
         .bind(id)
         .fetch_optional(db)
         .await?;
@@ -193,31 +193,33 @@ pub async fn env_of(db: &SqlitePool, id: i64) -> Result<StdioEnv, ServerError> {
 
 /// Sets server `id`'s status and last error.
 pub async fn set_status(
-    db: &SqlitePool,
+    db: &Db,
     id: i64,
     status: McpServerStatus,
     last_error: Option<&str>,
     now: i64,
 ) -> Result<(), ServerError> {
-    sqlx::query("UPDATE mcp_servers SET status = ?, last_error = ?, updated_at = ? WHERE id = ?")
-        .bind(status.as_str())
-        .bind(last_error)
-        .bind(now)
-        .bind(id)
-        .execute(db)
-        .await?;
+    sqlx::query(
+        "UPDATE mcp_servers SET status = $1, last_error = $2, updated_at = $3 WHERE id = $4",
+    )
+    .bind(status.as_str())
+    .bind(last_error)
+    .bind(now)
+    .bind(id)
+    .execute(db)
+    .await?;
     Ok(())
 }
 
 /// Removes server `id` (its tools stay linked to no server, unavailable);
 /// whether it existed.
-pub async fn delete(db: &SqlitePool, id: i64) -> Result<bool, ServerError> {
-    let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
-    sqlx::query("UPDATE mcp_server_tools SET available = 0 WHERE server_id = ?")
+pub async fn delete(db: &Db, id: i64) -> Result<bool, ServerError> {
+    let mut tx = crate::server::platform::db::begin_write(db).await?;
+    sqlx::query("UPDATE mcp_server_tools SET available = 0 WHERE server_id = $1")
         .bind(id)
         .execute(&mut *tx)
         .await?;
-    let done = sqlx::query("DELETE FROM mcp_servers WHERE id = ?")
+    let done = sqlx::query("DELETE FROM mcp_servers WHERE id = $1")
         .bind(id)
         .execute(&mut *tx)
         .await?;
@@ -226,8 +228,8 @@ pub async fn delete(db: &SqlitePool, id: i64) -> Result<bool, ServerError> {
 }
 
 /// Every imported tool's link.
-pub async fn links(db: &SqlitePool) -> Result<Vec<LinkRow>, ServerError> {
-    let rows: Vec<(String, Option<i64>, String, String, bool)> = sqlx::query_as(
+pub async fn links(db: &Db) -> Result<Vec<LinkRow>, ServerError> {
+    let rows: Vec<(String, Option<i64>, String, String, Flag)> = sqlx::query_as(
         "SELECT tool_id, server_id, upstream_name, upstream_description, available
          FROM mcp_server_tools ORDER BY tool_id",
     )
@@ -241,7 +243,7 @@ pub async fn links(db: &SqlitePool) -> Result<Vec<LinkRow>, ServerError> {
                 server_id,
                 upstream_name,
                 upstream_description,
-                available,
+                available: available.0,
             },
         )
         .collect())
@@ -249,20 +251,16 @@ pub async fn links(db: &SqlitePool) -> Result<Vec<LinkRow>, ServerError> {
 
 /// Makes `listed` server `server_id`'s tools, available, and every other
 /// tool linked to it unavailable, in one transaction.
-pub async fn set_links(
-    db: &SqlitePool,
-    server_id: i64,
-    listed: &[LinkRow],
-) -> Result<(), ServerError> {
-    let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
-    sqlx::query("UPDATE mcp_server_tools SET available = 0 WHERE server_id = ?")
+pub async fn set_links(db: &Db, server_id: i64, listed: &[LinkRow]) -> Result<(), ServerError> {
+    let mut tx = crate::server::platform::db::begin_write(db).await?;
+    sqlx::query("UPDATE mcp_server_tools SET available = 0 WHERE server_id = $1")
         .bind(server_id)
         .execute(&mut *tx)
         .await?;
     for link in listed {
         sqlx::query(
             "INSERT INTO mcp_server_tools (tool_id, server_id, upstream_name, upstream_description, available)
-             VALUES (?, ?, ?, ?, 1)
+             VALUES ($1, $2, $3, $4, 1)
              ON CONFLICT (tool_id) DO UPDATE SET server_id = excluded.server_id,
                upstream_name = excluded.upstream_name,
                upstream_description = excluded.upstream_description, available = 1",
@@ -281,23 +279,14 @@ pub async fn set_links(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
     use std::borrow::Cow;
-    use std::str::FromStr;
 
     #[tokio::test]
     async fn the_stdio_migration_keeps_servers_their_ids_and_their_tools_links() {
         // Foreign keys on, as `platform::db` opens the database.
-        let options = SqliteConnectOptions::from_str("sqlite::memory:")
-            .unwrap()
-            .foreign_keys(true);
-        let pool = SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect_with(options)
-            .await
-            .unwrap();
-        let all = sqlx::migrate!("./migrations");
-        let mut before = sqlx::migrate!("./migrations");
+        let pool = crate::server::platform::db::memory().await;
+        let all = sqlx::migrate!("./migrations/sqlite");
+        let mut before = sqlx::migrate!("./migrations/sqlite");
         before.migrations = Cow::Owned(all.iter().filter(|m| m.version < 26).cloned().collect());
         before.run(&pool).await.unwrap();
         for sql in [

@@ -28,21 +28,38 @@ pub mod vibes;
 pub mod workflow_defs;
 pub mod workflow_triggers;
 
+use crate::server::platform::db::Db;
 use crate::server::ServerError;
-use sqlx::SqlitePool;
 
 /// Answers when the database can be reached (the health check).
-pub async fn ping(db: &SqlitePool) -> Result<(), ServerError> {
+pub async fn ping(db: &Db) -> Result<(), ServerError> {
     sqlx::query_scalar::<_, i64>("SELECT 1")
         .fetch_one(db)
         .await?;
     Ok(())
 }
 
-/// Whether `err` is a UNIQUE violation on `columns` (SQLite names the columns,
-/// e.g. `users.email`, not the constraint), so callers can map it to a clear
-/// message instead of a 500.
+/// Whether `err` is a UNIQUE violation on `columns` (`table.column`, or
+/// `table.` for any of its keys), so callers can map it to a clear message
+/// instead of a 500. SQLite names the columns in its message (`users.email`);
+/// PostgreSQL names the table and, in the detail, the key (`Key (email)=…`).
 pub fn is_unique_violation(err: &sqlx::Error, columns: &str) -> bool {
-    err.as_database_error()
-        .is_some_and(|db| db.is_unique_violation() && db.message().contains(columns))
+    let Some(db) = err.as_database_error() else {
+        return false;
+    };
+    if !db.is_unique_violation() {
+        return false;
+    }
+    if db.message().contains(columns) {
+        return true;
+    }
+    let (table, column) = columns.split_once('.').unwrap_or((columns, ""));
+    let Some(pg) = db.try_downcast_ref::<sqlx::postgres::PgDatabaseError>() else {
+        return false;
+    };
+    pg.table() == Some(table)
+        && (column.is_empty()
+            || pg.detail().is_some_and(|d| {
+                d.contains(&format!("({column})")) || d.contains(&format!(", {column})"))
+            }))
 }

@@ -9,9 +9,9 @@
 use crate::domain::plugin::{
     PluginSet, PluginTool, PluginType, Schema, ToolDefinition, ToolStatus,
 };
+use crate::server::platform::db::{backend_of, json_ids, Db};
 use crate::server::ServerError;
 use serde::{Deserialize, Serialize};
-use sqlx::SqlitePool;
 use std::collections::HashMap;
 
 #[derive(sqlx::FromRow)]
@@ -40,7 +40,7 @@ struct StoredTool<S, P> {
 
 /// Writes `set` as `session`'s plugin, replacing what it had; the use
 /// counts of tools no longer in it go with them.
-pub async fn put(db: &SqlitePool, session: &str, set: &PluginSet) -> Result<(), ServerError> {
+pub async fn put(db: &Db, session: &str, set: &PluginSet) -> Result<(), ServerError> {
     let tools: Vec<StoredTool<&str, &Schema>> = set
         .tools
         .iter()
@@ -60,7 +60,7 @@ pub async fn put(db: &SqlitePool, session: &str, set: &PluginSet) -> Result<(), 
     let mut tx = db.begin().await?;
     sqlx::query(
         "INSERT INTO session_plugins (session_id, plugin_type, plugin_version, capabilities, environment, constraints, tools, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
          ON CONFLICT (session_id) DO UPDATE SET plugin_type = excluded.plugin_type,
            plugin_version = excluded.plugin_version, capabilities = excluded.capabilities,
            environment = excluded.environment, constraints = excluded.constraints,
@@ -76,10 +76,10 @@ pub async fn put(db: &SqlitePool, session: &str, set: &PluginSet) -> Result<(), 
     .bind(set.updated_at)
     .execute(&mut *tx)
     .await?;
-    sqlx::query(
-        "DELETE FROM session_plugin_tool_uses
-         WHERE session_id = ? AND name NOT IN (SELECT value FROM json_each(?))",
-    )
+    let listed = json_ids(backend_of(&tx), 2);
+    sqlx::query(&format!(
+        "DELETE FROM session_plugin_tool_uses WHERE session_id = $1 AND name NOT IN ({listed})"
+    ))
     .bind(session)
     .bind(serde_json::to_string(&names).unwrap_or_default())
     .execute(&mut *tx)
@@ -89,9 +89,9 @@ pub async fn put(db: &SqlitePool, session: &str, set: &PluginSet) -> Result<(), 
 }
 
 /// Counts one relayed call of `tool` in `session`.
-pub async fn count_use(db: &SqlitePool, session: &str, tool: &str) -> Result<(), ServerError> {
+pub async fn count_use(db: &Db, session: &str, tool: &str) -> Result<(), ServerError> {
     sqlx::query(
-        "INSERT INTO session_plugin_tool_uses (session_id, name, count) VALUES (?, ?, 1)
+        "INSERT INTO session_plugin_tool_uses (session_id, name, count) VALUES ($1, $2, 1)
          ON CONFLICT (session_id, name) DO UPDATE SET count = count + 1",
     )
     .bind(session)
@@ -102,7 +102,7 @@ pub async fn count_use(db: &SqlitePool, session: &str, tool: &str) -> Result<(),
 }
 
 /// Every open session's plugin, for start-up.
-pub async fn open_sessions(db: &SqlitePool) -> Result<Vec<(String, PluginSet)>, ServerError> {
+pub async fn open_sessions(db: &Db) -> Result<Vec<(String, PluginSet)>, ServerError> {
     let plugins: Vec<PluginRow> = sqlx::query_as(
         "SELECT p.session_id, p.plugin_type, p.plugin_version, p.capabilities, p.environment, p.constraints, p.tools, p.updated_at
          FROM session_plugins p JOIN agent_sessions s ON s.id = p.session_id
@@ -172,13 +172,9 @@ mod tests {
 
     #[tokio::test]
     async fn tools_stored_as_rows_move_into_the_document_in_order_with_their_counts() {
-        let pool = sqlx::sqlite::SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect("sqlite::memory:")
-            .await
-            .unwrap();
-        let all = sqlx::migrate!("./migrations");
-        let mut before = sqlx::migrate!("./migrations");
+        let pool = crate::server::platform::db::memory().await;
+        let all = sqlx::migrate!("./migrations/sqlite");
+        let mut before = sqlx::migrate!("./migrations/sqlite");
         before.migrations = Cow::Owned(all.iter().filter(|m| m.version < 16).cloned().collect());
         before.run(&pool).await.unwrap();
         for sql in [

@@ -4,8 +4,8 @@
 //! `0031_retention.sql`).
 
 use crate::domain::retention::{SweepReport, SweepStarter};
+use crate::server::platform::db::{backend_of, json_ids, Conn, Db, Flag};
 use crate::server::ServerError;
-use sqlx::{SqliteConnection, SqlitePool};
 use std::collections::BTreeMap;
 
 /// Every table holding rows of one session (each by its `session_id`).
@@ -36,19 +36,20 @@ pub const SESSIONS_TABLE: &str = "agent_sessions";
 /// activity, end — was before `cutoff`, oldest first, each with whether
 /// it is still open (the sweep ends those first).
 pub async fn expired(
-    db: &SqlitePool,
+    db: &Db,
     cutoff: i64,
     limit: usize,
 ) -> Result<Vec<(String, bool)>, ServerError> {
-    Ok(sqlx::query_as(
+    let rows: Vec<(String, Flag)> = sqlx::query_as(
         "SELECT id, ended_at IS NULL FROM agent_sessions
-         WHERE last_activity < ?1 AND created_at < ?1 AND COALESCE(ended_at, 0) < ?1
-         ORDER BY last_activity LIMIT ?2",
+         WHERE last_activity < $1 AND created_at < $1 AND COALESCE(ended_at, 0) < $1
+         ORDER BY last_activity LIMIT $2",
     )
     .bind(cutoff)
     .bind(i64::try_from(limit).unwrap_or(i64::MAX))
     .fetch_all(db)
-    .await?)
+    .await?;
+    Ok(rows.into_iter().map(|(id, open)| (id, open.0)).collect())
 }
 
 /// What a purge removed: rows per table, and the review items it kept.
@@ -63,10 +64,11 @@ pub struct Purged {
 
 /// Deletes sessions `ids` and every row of theirs, inside the caller's
 /// transaction, counting what goes table by table first.
-pub async fn purge(conn: &mut SqliteConnection, ids: &[String]) -> Result<Purged, ServerError> {
+pub async fn purge(conn: &mut Conn, ids: &[String]) -> Result<Purged, ServerError> {
     let ids = serde_json::to_string(ids)
         .map_err(|e| ServerError::Config(format!("session ids did not serialise: {e}")))?;
-    let of_ids = "session_id IN (SELECT value FROM json_each(?))";
+    let listed = json_ids(backend_of(conn), 1);
+    let of_ids = format!("session_id IN ({listed})");
     let mut purged = Purged::default();
     for table in PER_SESSION_TABLES {
         let rows: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) FROM {table} WHERE {of_ids}"))
@@ -85,26 +87,27 @@ pub async fn purge(conn: &mut SqliteConnection, ids: &[String]) -> Result<Purged
         .bind(&ids)
         .execute(&mut *conn)
         .await?;
-    let sessions =
-        sqlx::query("DELETE FROM agent_sessions WHERE id IN (SELECT value FROM json_each(?))")
-            .bind(&ids)
-            .execute(&mut *conn)
-            .await?
-            .rows_affected();
+    let sessions = sqlx::query(&format!(
+        "DELETE FROM agent_sessions WHERE id IN ({listed})"
+    ))
+    .bind(&ids)
+    .execute(&mut *conn)
+    .await?
+    .rows_affected();
     purged.removed.insert(SESSIONS_TABLE.to_owned(), sessions);
     Ok(purged)
 }
 
 /// [`purge`] as one write transaction of its own (`BEGIN IMMEDIATE`).
-pub async fn purge_batch(db: &SqlitePool, ids: &[String]) -> Result<Purged, ServerError> {
-    let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
+pub async fn purge_batch(db: &Db, ids: &[String]) -> Result<Purged, ServerError> {
+    let mut tx = crate::server::platform::db::begin_write(db).await?;
     let purged = purge(&mut tx, ids).await?;
     tx.commit().await?;
     Ok(purged)
 }
 
 /// The last sweep, if one ran.
-pub async fn last_sweep(db: &SqlitePool) -> Result<Option<SweepReport>, ServerError> {
+pub async fn last_sweep(db: &Db) -> Result<Option<SweepReport>, ServerError> {
     let row: Option<(i64, i64, i64, String, i64, String)> = sqlx::query_as(
         "SELECT ran_at, cutoff, days, removed, review_items_kept, started_by
          FROM retention_sweeps WHERE id = 1",
@@ -124,13 +127,16 @@ pub async fn last_sweep(db: &SqlitePool) -> Result<Option<SweepReport>, ServerEr
 }
 
 /// Records `report` as the last sweep (replacing the one before).
-pub async fn record_sweep(db: &SqlitePool, report: &SweepReport) -> Result<(), ServerError> {
+pub async fn record_sweep(db: &Db, report: &SweepReport) -> Result<(), ServerError> {
     let removed = serde_json::to_string(&report.removed)
         .map_err(|e| ServerError::Config(format!("a sweep report did not serialise: {e}")))?;
     sqlx::query(
-        "INSERT OR REPLACE INTO retention_sweeps
+        "INSERT INTO retention_sweeps
              (id, ran_at, cutoff, days, removed, review_items_kept, started_by)
-         VALUES (1, ?, ?, ?, ?, ?, ?)",
+         VALUES (1, $1, $2, $3, $4, $5, $6)
+         ON CONFLICT (id) DO UPDATE SET ran_at = excluded.ran_at, cutoff = excluded.cutoff,
+             days = excluded.days, removed = excluded.removed,
+             review_items_kept = excluded.review_items_kept, started_by = excluded.started_by",
     )
     .bind(report.ran_at)
     .bind(report.cutoff)

@@ -3,11 +3,11 @@
 //! page for an export (tables of migration `0027_students.sql`; the
 //! student records themselves are made where sessions open for them).
 
+use crate::server::platform::db::{Db, Flag};
 use crate::server::store::retention::{purge, Purged};
 use crate::server::ServerError;
 use serde::Serialize;
 use serde_json::value::RawValue;
-use sqlx::SqlitePool;
 
 /// A student record.
 #[derive(Debug, Clone, sqlx::FromRow, Serialize)]
@@ -20,15 +20,16 @@ pub struct StudentRow {
     /// A name, or a pseudonymous code.
     pub name: String,
     /// Whether `name` is a code rather than a name.
+    #[sqlx(try_from = "crate::server::platform::db::Flag")]
     pub pseudonymous: bool,
     /// Unix seconds.
     pub created_at: i64,
 }
 
 /// Student `id`, if there is one.
-pub async fn find(db: &SqlitePool, id: i64) -> Result<Option<StudentRow>, ServerError> {
+pub async fn find(db: &Db, id: i64) -> Result<Option<StudentRow>, ServerError> {
     Ok(sqlx::query_as(
-        "SELECT id, teacher_id, name, pseudonymous, created_at FROM students WHERE id = ?",
+        "SELECT id, teacher_id, name, pseudonymous, created_at FROM students WHERE id = $1",
     )
     .bind(id)
     .fetch_optional(db)
@@ -36,9 +37,9 @@ pub async fn find(db: &SqlitePool, id: i64) -> Result<Option<StudentRow>, Server
 }
 
 /// Ids of student `id`'s sessions that have not ended.
-pub async fn open_sessions(db: &SqlitePool, id: i64) -> Result<Vec<String>, ServerError> {
+pub async fn open_sessions(db: &Db, id: i64) -> Result<Vec<String>, ServerError> {
     Ok(sqlx::query_scalar(
-        "SELECT id FROM agent_sessions WHERE student_id = ? AND ended_at IS NULL",
+        "SELECT id FROM agent_sessions WHERE student_id = $1 AND ended_at IS NULL",
     )
     .bind(id)
     .fetch_all(db)
@@ -63,25 +64,25 @@ pub struct Deleted {
 /// Deletes student `id` with their review items and their sessions (and
 /// so the sessions' calls, outcomes, todos and plugin rows) in one write
 /// transaction; `None` if there was no such student.
-pub async fn delete(db: &SqlitePool, id: i64) -> Result<Option<Deleted>, ServerError> {
-    let mut tx = db.begin_with("BEGIN IMMEDIATE").await?;
-    let rows: Vec<(String, bool)> =
-        sqlx::query_as("SELECT id, ended_at IS NULL FROM agent_sessions WHERE student_id = ?")
+pub async fn delete(db: &Db, id: i64) -> Result<Option<Deleted>, ServerError> {
+    let mut tx = crate::server::platform::db::begin_write(db).await?;
+    let rows: Vec<(String, Flag)> =
+        sqlx::query_as("SELECT id, ended_at IS NULL FROM agent_sessions WHERE student_id = $1")
             .bind(id)
             .fetch_all(&mut *tx)
             .await?;
     let sessions: Vec<String> = rows.iter().map(|(sid, _)| sid.clone()).collect();
     let still_open = rows
         .into_iter()
-        .filter_map(|(sid, open)| open.then_some(sid))
+        .filter_map(|(sid, open)| open.0.then_some(sid))
         .collect();
-    let review_items = sqlx::query("DELETE FROM review_queue WHERE student_id = ?")
+    let review_items = sqlx::query("DELETE FROM review_queue WHERE student_id = $1")
         .bind(id)
         .execute(&mut *tx)
         .await?
         .rows_affected();
     let purged = purge(&mut tx, &sessions).await?;
-    let gone = sqlx::query("DELETE FROM students WHERE id = ?")
+    let gone = sqlx::query("DELETE FROM students WHERE id = $1")
         .bind(id)
         .execute(&mut *tx)
         .await?
@@ -105,7 +106,7 @@ pub type SessionCursor = (i64, i64);
 /// Up to `limit` of student `id`'s sessions after `after`, oldest first:
 /// each one's cursor and id.
 pub async fn session_ids(
-    db: &SqlitePool,
+    db: &Db,
     id: i64,
     after: Option<SessionCursor>,
     limit: usize,
@@ -113,8 +114,8 @@ pub async fn session_ids(
     let (at, row) = after.unwrap_or((i64::MIN, i64::MIN));
     let rows: Vec<(i64, i64, String)> = sqlx::query_as(
         "SELECT created_at, rowid, id FROM agent_sessions
-         WHERE student_id = ? AND (created_at, rowid) > (?, ?)
-         ORDER BY created_at, rowid LIMIT ?",
+         WHERE student_id = $1 AND (created_at, rowid) > ($2, $3)
+         ORDER BY created_at, rowid LIMIT $4",
     )
     .bind(id)
     .bind(at)
@@ -150,6 +151,7 @@ pub struct ExportSession {
     /// Why it ended.
     pub end_reason: Option<String>,
     /// A teacher trying the lesson.
+    #[sqlx(try_from = "crate::server::platform::db::Flag")]
     pub trial: bool,
     /// Its planned length.
     pub planned_minutes: Option<i64>,
@@ -159,14 +161,11 @@ pub struct ExportSession {
 }
 
 /// Session `sid`, for the export.
-pub async fn export_session(
-    db: &SqlitePool,
-    sid: &str,
-) -> Result<Option<ExportSession>, ServerError> {
+pub async fn export_session(db: &Db, sid: &str) -> Result<Option<ExportSession>, ServerError> {
     Ok(sqlx::query_as(
         "SELECT s.id, s.lesson_id, l.title AS lesson_title, s.student, s.created_at,
                 s.last_activity, s.ended_at, s.end_reason, s.trial, s.planned_minutes, s.turns
-         FROM agent_sessions s LEFT JOIN lessons l ON l.id = s.lesson_id WHERE s.id = ?",
+         FROM agent_sessions s LEFT JOIN lessons l ON l.id = s.lesson_id WHERE s.id = $1",
     )
     .bind(sid)
     .fetch_optional(db)
@@ -226,14 +225,14 @@ pub struct ExportCall {
 
 /// Up to `limit` calls of session `sid` after call `after`, oldest first.
 pub async fn calls_page(
-    db: &SqlitePool,
+    db: &Db,
     sid: &str,
     after: i64,
     limit: usize,
 ) -> Result<Vec<ExportCall>, ServerError> {
     Ok(sqlx::query_as(
         "SELECT id, at_ms, tool, arguments, outcome, reason, result, status FROM tool_calls
-         WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?",
+         WHERE session_id = $1 AND id > $2 ORDER BY id LIMIT $3",
     )
     .bind(sid)
     .bind(after)
@@ -261,14 +260,14 @@ pub struct ExportOutcome {
 
 /// Up to `limit` outcomes of session `sid` after outcome `after`.
 pub async fn outcomes_page(
-    db: &SqlitePool,
+    db: &Db,
     sid: &str,
     after: i64,
     limit: usize,
 ) -> Result<Vec<ExportOutcome>, ServerError> {
     Ok(sqlx::query_as(
         "SELECT id, call_id, kind, data, at FROM lesson_outcomes
-         WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?",
+         WHERE session_id = $1 AND id > $2 ORDER BY id LIMIT $3",
     )
     .bind(sid)
     .bind(after)
@@ -311,7 +310,7 @@ pub struct ExportReviewItem {
 
 /// Up to `limit` of student `id`'s review items after item `after`.
 pub async fn review_page(
-    db: &SqlitePool,
+    db: &Db,
     id: i64,
     after: i64,
     limit: usize,
@@ -319,7 +318,7 @@ pub async fn review_page(
     Ok(sqlx::query_as(
         "SELECT id, session_id, error_type, student_said, correct_form, explanation, severity,
                 box, due_at, last_reviewed_at, mastered_at, created_at
-         FROM review_queue WHERE student_id = ? AND id > ? ORDER BY id LIMIT ?",
+         FROM review_queue WHERE student_id = $1 AND id > $2 ORDER BY id LIMIT $3",
     )
     .bind(id)
     .bind(after)
@@ -349,14 +348,14 @@ pub struct ExportFact {
 
 /// Up to `limit` of student `id`'s profile facts after fact `after`.
 pub async fn facts_page(
-    db: &SqlitePool,
+    db: &Db,
     id: i64,
     after: i64,
     limit: usize,
 ) -> Result<Vec<ExportFact>, ServerError> {
     Ok(sqlx::query_as(
         "SELECT id, session_id, category, value, confidence, learnt_at
-         FROM student_facts WHERE student_id = ? AND id > ? ORDER BY id LIMIT ?",
+         FROM student_facts WHERE student_id = $1 AND id > $2 ORDER BY id LIMIT $3",
     )
     .bind(id)
     .bind(after)

@@ -9,9 +9,9 @@ use crate::domain::student::{
 };
 use crate::domain::student_view::RunRow;
 use crate::error::ApiError;
+use crate::server::platform::db::{Conn, Db};
 use crate::server::store::is_unique_violation;
 use crate::server::ServerError;
-use sqlx::{SqliteConnection, SqlitePool};
 
 /// Most students one list answers: a school's teacher has a few hundred.
 pub const STUDENTS_LISTED: i64 = 2_000;
@@ -21,6 +21,7 @@ struct StudentRow {
     id: i64,
     teacher_id: i64,
     name: String,
+    #[sqlx(try_from = "crate::server::platform::db::Flag")]
     pseudonymous: bool,
     created_at: i64,
 }
@@ -42,22 +43,22 @@ const STUDENT: &str = "SELECT id, teacher_id, name, pseudonymous, created_at FRO
 /// A new record `label` of teacher `teacher`: 409 when they already have
 /// a student of that name or code.
 pub async fn create(
-    db: &SqlitePool,
+    db: &Db,
     teacher: i64,
     label: &StudentLabel,
     at: i64,
 ) -> Result<Student, ServerError> {
-    let done = sqlx::query(
-        "INSERT INTO students (teacher_id, name, pseudonymous, created_at) VALUES (?, ?, ?, ?)",
+    let done = sqlx::query_scalar::<_, i64>(
+        "INSERT INTO students (teacher_id, name, pseudonymous, created_at) VALUES ($1, $2, $3, $4) RETURNING id",
     )
     .bind(teacher)
     .bind(label.text())
-    .bind(label.pseudonymous())
+    .bind(i64::from(label.pseudonymous()))
     .bind(at)
-    .execute(db)
+    .fetch_one(db)
     .await;
     match done {
-        Ok(done) => Ok(get(db, done.last_insert_rowid())
+        Ok(done) => Ok(get(db, done)
             .await?
             .ok_or_else(|| ServerError::Config("a new student vanished".into()))?
             .0),
@@ -72,13 +73,13 @@ pub async fn create(
 
 /// Teacher `teacher`'s record named `name`, made now if they have none.
 pub async fn find_or_create(
-    db: &SqlitePool,
+    db: &Db,
     teacher: i64,
     name: &StudentLabel,
     at: i64,
 ) -> Result<Student, ServerError> {
     sqlx::query(
-        "INSERT INTO students (teacher_id, name, pseudonymous, created_at) VALUES (?, ?, ?, ?)
+        "INSERT INTO students (teacher_id, name, pseudonymous, created_at) VALUES ($1, $2, $3, $4)
          ON CONFLICT (teacher_id, name) DO NOTHING",
     )
     .bind(teacher)
@@ -88,7 +89,7 @@ pub async fn find_or_create(
     .execute(db)
     .await?;
     Ok(
-        sqlx::query_as::<_, StudentRow>(&format!("{STUDENT} WHERE teacher_id = ? AND name = ?"))
+        sqlx::query_as::<_, StudentRow>(&format!("{STUDENT} WHERE teacher_id = $1 AND name = $2"))
             .bind(teacher)
             .bind(name.text())
             .fetch_one(db)
@@ -98,16 +99,17 @@ pub async fn find_or_create(
 }
 
 /// Student `id` and their teacher's name, if it exists.
-pub async fn get(db: &SqlitePool, id: i64) -> Result<Option<(Student, String)>, ServerError> {
-    let row: Option<StudentRow> = sqlx::query_as(&format!("{STUDENT} WHERE id = ?"))
+pub async fn get(db: &Db, id: i64) -> Result<Option<(Student, String)>, ServerError> {
+    let row: Option<StudentRow> = sqlx::query_as(&format!("{STUDENT} WHERE id = $1"))
         .bind(id)
         .fetch_optional(db)
         .await?;
     let Some(row) = row else { return Ok(None) };
-    let teacher: Option<String> = sqlx::query_scalar("SELECT display_name FROM users WHERE id = ?")
-        .bind(row.teacher_id)
-        .fetch_optional(db)
-        .await?;
+    let teacher: Option<String> =
+        sqlx::query_scalar("SELECT display_name FROM users WHERE id = $1")
+            .bind(row.teacher_id)
+            .fetch_optional(db)
+            .await?;
     Ok(Some((row.into(), teacher.unwrap_or_default())))
 }
 
@@ -116,6 +118,7 @@ struct SummaryRow {
     id: i64,
     teacher_id: i64,
     name: String,
+    #[sqlx(try_from = "crate::server::platform::db::Flag")]
     pseudonymous: bool,
     created_at: i64,
     teacher_name: String,
@@ -128,20 +131,16 @@ struct SummaryRow {
 /// The students `viewer` may see (`Viewer::teacher_filter`, the list form
 /// of the one rule: an admin sees all), by teacher and name,
 /// with their runs and what waits in their queues at `now`.
-pub async fn list(
-    db: &SqlitePool,
-    viewer: Viewer,
-    now: i64,
-) -> Result<Vec<StudentSummary>, ServerError> {
+pub async fn list(db: &Db, viewer: Viewer, now: i64) -> Result<Vec<StudentSummary>, ServerError> {
     let rows: Vec<SummaryRow> = sqlx::query_as(
         "SELECT s.id, s.teacher_id, s.name, s.pseudonymous, s.created_at, u.display_name AS teacher_name,
                 (SELECT COUNT(*) FROM agent_sessions a WHERE a.student_id = s.id) AS runs,
                 (SELECT COUNT(*) FROM review_queue q WHERE q.student_id = s.id AND q.mastered_at IS NULL) AS queued,
-                (SELECT COUNT(*) FROM review_queue q WHERE q.student_id = s.id AND q.mastered_at IS NULL AND q.due_at <= ?) AS due,
+                (SELECT COUNT(*) FROM review_queue q WHERE q.student_id = s.id AND q.mastered_at IS NULL AND q.due_at <= $1) AS due,
                 (SELECT MAX(a.created_at) FROM agent_sessions a WHERE a.student_id = s.id) AS last_run_at
          FROM students s JOIN users u ON u.id = s.teacher_id
-         WHERE ? IS NULL OR s.teacher_id = ?
-         ORDER BY u.display_name, s.teacher_id, s.name LIMIT ?",
+         WHERE $2 IS NULL OR s.teacher_id = $3
+         ORDER BY u.display_name, s.teacher_id, s.name LIMIT $4",
     )
     .bind(now)
     .bind(viewer.teacher_filter())
@@ -212,13 +211,9 @@ const ITEM: &str =
 
 /// The items of student `student` due at `now`, most overdue first, at
 /// most [`DUE_ITEMS_PER_LESSON`] (the rule of `review_queue::due_for_lesson`).
-pub async fn due_items(
-    db: &SqlitePool,
-    student: i64,
-    now: i64,
-) -> Result<Vec<QueueItem>, ServerError> {
+pub async fn due_items(db: &Db, student: i64, now: i64) -> Result<Vec<QueueItem>, ServerError> {
     let rows: Vec<ItemRow> = sqlx::query_as(&format!(
-        "{ITEM} WHERE student_id = ? AND mastered_at IS NULL AND due_at <= ? ORDER BY due_at, id LIMIT ?"
+        "{ITEM} WHERE student_id = $1 AND mastered_at IS NULL AND due_at <= $2 ORDER BY due_at, id LIMIT $3"
     ))
     .bind(student)
     .bind(now)
@@ -229,15 +224,11 @@ pub async fn due_items(
 }
 
 /// Student `student`'s items `ids` as they stand now.
-pub async fn items_now(
-    db: &SqlitePool,
-    student: i64,
-    ids: &[i64],
-) -> Result<Vec<QueueItem>, ServerError> {
+pub async fn items_now(db: &Db, student: i64, ids: &[i64]) -> Result<Vec<QueueItem>, ServerError> {
     let mut items = Vec::with_capacity(ids.len());
     for id in ids {
         let row: Option<ItemRow> =
-            sqlx::query_as(&format!("{ITEM} WHERE id = ? AND student_id = ?"))
+            sqlx::query_as(&format!("{ITEM} WHERE id = $1 AND student_id = $2"))
                 .bind(id)
                 .bind(student)
                 .fetch_optional(db)
@@ -248,13 +239,9 @@ pub async fn items_now(
 }
 
 /// Student `student`'s newest `limit` items, in the queue and out of it.
-pub async fn items(
-    db: &SqlitePool,
-    student: i64,
-    limit: usize,
-) -> Result<Vec<QueueItem>, ServerError> {
+pub async fn items(db: &Db, student: i64, limit: usize) -> Result<Vec<QueueItem>, ServerError> {
     let rows: Vec<ItemRow> = sqlx::query_as(&format!(
-        "{ITEM} WHERE student_id = ? ORDER BY mastered_at IS NOT NULL, id DESC LIMIT ?"
+        "{ITEM} WHERE student_id = $1 ORDER BY mastered_at IS NOT NULL, id DESC LIMIT $2"
     ))
     .bind(student)
     .bind(limit as i64)
@@ -264,14 +251,10 @@ pub async fn items(
 }
 
 /// The profile facts student `student`'s record keeps, newest first.
-pub async fn facts(
-    db: &SqlitePool,
-    student: i64,
-    limit: usize,
-) -> Result<Vec<KnownFact>, ServerError> {
+pub async fn facts(db: &Db, student: i64, limit: usize) -> Result<Vec<KnownFact>, ServerError> {
     let rows: Vec<(String, String, Option<f64>, i64)> = sqlx::query_as(
-        "SELECT category, value, confidence, learnt_at FROM student_facts WHERE student_id = ?
-         ORDER BY learnt_at DESC, id DESC LIMIT ?",
+        "SELECT category, value, confidence, learnt_at FROM student_facts WHERE student_id = $1
+         ORDER BY learnt_at DESC, id DESC LIMIT $2",
     )
     .bind(student)
     .bind(limit as i64)
@@ -291,7 +274,7 @@ pub async fn facts(
 /// Writes what a tutor call changed on student `student`'s record, in the
 /// call's transaction: a queued error, a moved item, a saved fact.
 pub async fn apply(
-    tx: &mut SqliteConnection,
+    tx: &mut Conn,
     student: i64,
     session: &str,
     outcome: Option<&TutorOutcome>,
@@ -302,7 +285,7 @@ pub async fn apply(
         (StudentChange::Queue(s), Some(TutorOutcome::Error(e))) => {
             sqlx::query(
                 "INSERT INTO review_queue (student_id, session_id, error_type, student_said, correct_form,
-                     explanation, severity, box, due_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     explanation, severity, box, due_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
             )
             .bind(student)
             .bind(session)
@@ -321,7 +304,7 @@ pub async fn apply(
         (StudentChange::SaveFact, Some(TutorOutcome::Fact(f))) => {
             sqlx::query(
                 "INSERT INTO student_facts (student_id, session_id, category, value, confidence, learnt_at)
-                 VALUES (?, ?, ?, ?, ?, ?)
+                 VALUES ($1, $2, $3, $4, $5, $6)
                  ON CONFLICT (student_id, category, value) DO UPDATE
                  SET session_id = excluded.session_id, confidence = excluded.confidence, learnt_at = excluded.learnt_at",
             )
@@ -345,15 +328,15 @@ pub async fn apply(
 
 /// Puts student `student`'s item `item` at `to`, reviewed at `at`.
 pub async fn move_item(
-    tx: &mut SqliteConnection,
+    tx: &mut Conn,
     student: i64,
     item: i64,
     to: Schedule,
     at: i64,
 ) -> Result<(), ServerError> {
     sqlx::query(
-        "UPDATE review_queue SET box = ?, due_at = ?, mastered_at = ?, last_reviewed_at = ?
-         WHERE id = ? AND student_id = ?",
+        "UPDATE review_queue SET box = $1, due_at = $2, mastered_at = $3, last_reviewed_at = $4
+         WHERE id = $5 AND student_id = $6",
     )
     .bind(i64::from(to.leitner_box))
     .bind(to.due_at)
@@ -367,12 +350,9 @@ pub async fn move_item(
 }
 
 /// What session `session` knows of its student, if it was opened for one.
-pub async fn context_of(
-    db: &SqlitePool,
-    session: &str,
-) -> Result<Option<StudentContext>, ServerError> {
+pub async fn context_of(db: &Db, session: &str) -> Result<Option<StudentContext>, ServerError> {
     let raw: Option<Option<String>> =
-        sqlx::query_scalar("SELECT student_context FROM agent_sessions WHERE id = ?")
+        sqlx::query_scalar("SELECT student_context FROM agent_sessions WHERE id = $1")
             .bind(session)
             .fetch_optional(db)
             .await?;
@@ -389,7 +369,7 @@ pub async fn context_of(
 
 /// Student `student`'s runs, newest first, at most `limit`, with their
 /// lessons' titles.
-pub async fn runs(db: &SqlitePool, student: i64, limit: usize) -> Result<Vec<RunRow>, ServerError> {
+pub async fn runs(db: &Db, student: i64, limit: usize) -> Result<Vec<RunRow>, ServerError> {
     #[derive(sqlx::FromRow)]
     struct Row {
         id: String,
@@ -401,7 +381,7 @@ pub async fn runs(db: &SqlitePool, student: i64, limit: usize) -> Result<Vec<Run
     let rows: Vec<Row> = sqlx::query_as(
         "SELECT a.id, a.lesson_id, l.title, a.created_at, a.ended_at FROM agent_sessions a
          LEFT JOIN lessons l ON l.id = a.lesson_id
-         WHERE a.student_id = ? ORDER BY a.created_at DESC, a.id DESC LIMIT ?",
+         WHERE a.student_id = $1 ORDER BY a.created_at DESC, a.id DESC LIMIT $2",
     )
     .bind(student)
     .bind(limit as i64)

@@ -8,8 +8,9 @@
 
 use crate::domain::todos::{ListName, Tags, Todo, TodoId, TodoText};
 use crate::server::platform::db::now;
+use crate::server::platform::db::{Conn, Db};
 use crate::server::ServerError;
-use sqlx::{Sqlite, SqliteConnection, SqlitePool, Transaction};
+use sqlx::{Any, Transaction};
 
 /// One of a session's lists.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
@@ -27,14 +28,12 @@ pub struct List {
 /// SQLite's write lock is taken at once: the reads that follow see exactly
 /// what the call's writes build on, and a second writer waits (busy
 /// timeout) instead of failing at commit.
-pub async fn begin(
-    db: &SqlitePool,
-    session: &str,
-) -> Result<Transaction<'static, Sqlite>, ServerError> {
+pub async fn begin(db: &Db, session: &str) -> Result<Transaction<'static, Any>, ServerError> {
     let mut tx = db.begin().await?;
     let inbox = ListName::default_list();
     sqlx::query(
-        "INSERT OR IGNORE INTO todo_lists (session_id, name, name_key, created_at) VALUES (?, ?, ?, ?)",
+        "INSERT INTO todo_lists (session_id, name, name_key, created_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT DO NOTHING",
     )
     .bind(session)
     .bind(inbox.as_str())
@@ -43,8 +42,9 @@ pub async fn begin(
     .execute(&mut *tx)
     .await?;
     sqlx::query(
-        "INSERT OR IGNORE INTO todo_sessions (session_id, active_list)
-         SELECT session_id, id FROM todo_lists WHERE session_id = ? AND name_key = ?",
+        "INSERT INTO todo_sessions (session_id, active_list)
+         SELECT session_id, id FROM todo_lists WHERE session_id = $1 AND name_key = $2
+         ON CONFLICT DO NOTHING",
     )
     .bind(session)
     .bind(inbox.key())
@@ -55,9 +55,9 @@ pub async fn begin(
 
 /// The session's lists, oldest
 /// ([`DEFAULT_LIST`](crate::domain::todos::DEFAULT_LIST)) first.
-pub async fn lists(conn: &mut SqliteConnection, session: &str) -> Result<Vec<List>, ServerError> {
+pub async fn lists(conn: &mut Conn, session: &str) -> Result<Vec<List>, ServerError> {
     Ok(
-        sqlx::query_as("SELECT id, name FROM todo_lists WHERE session_id = ? ORDER BY id")
+        sqlx::query_as("SELECT id, name FROM todo_lists WHERE session_id = $1 ORDER BY id")
             .bind(session)
             .fetch_all(conn)
             .await?,
@@ -65,10 +65,10 @@ pub async fn lists(conn: &mut SqliteConnection, session: &str) -> Result<Vec<Lis
 }
 
 /// The session's active list (there is always one after [`begin`]).
-pub async fn active_list(conn: &mut SqliteConnection, session: &str) -> Result<List, ServerError> {
+pub async fn active_list(conn: &mut Conn, session: &str) -> Result<List, ServerError> {
     Ok(sqlx::query_as(
         "SELECT l.id, l.name FROM todo_sessions s JOIN todo_lists l ON l.id = s.active_list
-         WHERE s.session_id = ?",
+         WHERE s.session_id = $1",
     )
     .bind(session)
     .fetch_one(conn)
@@ -77,12 +77,12 @@ pub async fn active_list(conn: &mut SqliteConnection, session: &str) -> Result<L
 
 /// The session's list called `name` (in any case), if it has one.
 pub async fn find_list(
-    conn: &mut SqliteConnection,
+    conn: &mut Conn,
     session: &str,
     name: &ListName,
 ) -> Result<Option<List>, ServerError> {
     Ok(
-        sqlx::query_as("SELECT id, name FROM todo_lists WHERE session_id = ? AND name_key = ?")
+        sqlx::query_as("SELECT id, name FROM todo_lists WHERE session_id = $1 AND name_key = $2")
             .bind(session)
             .bind(name.key())
             .fetch_optional(conn)
@@ -93,20 +93,20 @@ pub async fn find_list(
 /// Adds list `name` to the session (the caller has checked that no list
 /// has its key, and the cap).
 pub async fn create_list(
-    conn: &mut SqliteConnection,
+    conn: &mut Conn,
     session: &str,
     name: &ListName,
 ) -> Result<List, ServerError> {
-    let id = sqlx::query(
-        "INSERT INTO todo_lists (session_id, name, name_key, created_at) VALUES (?, ?, ?, ?)",
+    let id = sqlx::query_scalar::<_, i64>(
+        "INSERT INTO todo_lists (session_id, name, name_key, created_at) VALUES ($1, $2, $3, $4) RETURNING id",
     )
     .bind(session)
     .bind(name.as_str())
     .bind(name.key())
     .bind(now())
-    .execute(conn)
+    .fetch_one(conn)
     .await?
-    .last_insert_rowid();
+    ;
     Ok(List {
         id,
         name: name.as_str().to_owned(),
@@ -115,11 +115,11 @@ pub async fn create_list(
 
 /// Makes `list` (one of the session's) its active list.
 pub async fn set_active_list(
-    conn: &mut SqliteConnection,
+    conn: &mut Conn,
     session: &str,
     list: &List,
 ) -> Result<(), ServerError> {
-    sqlx::query("UPDATE todo_sessions SET active_list = ? WHERE session_id = ?")
+    sqlx::query("UPDATE todo_sessions SET active_list = $1 WHERE session_id = $2")
         .bind(list.id)
         .bind(session)
         .execute(conn)
@@ -131,6 +131,7 @@ pub async fn set_active_list(
 struct TodoRow {
     number: i64,
     text: String,
+    #[sqlx(try_from = "crate::server::platform::db::Flag")]
     done: bool,
     tags: String,
     list: String,
@@ -156,9 +157,9 @@ const TODO_COLUMNS: &str = "SELECT t.number, t.text, t.done, t.tags, l.name AS l
 
 /// All the session's todos, over all its lists, oldest first: what a
 /// text is matched against.
-pub async fn all(conn: &mut SqliteConnection, session: &str) -> Result<Vec<Todo>, ServerError> {
+pub async fn all(conn: &mut Conn, session: &str) -> Result<Vec<Todo>, ServerError> {
     Ok(sqlx::query_as::<_, TodoRow>(&format!(
-        "{TODO_COLUMNS} WHERE t.session_id = ? ORDER BY t.number"
+        "{TODO_COLUMNS} WHERE t.session_id = $1 ORDER BY t.number"
     ))
     .bind(session)
     .fetch_all(conn)
@@ -172,21 +173,21 @@ pub async fn all(conn: &mut SqliteConnection, session: &str) -> Result<Vec<Todo>
 /// session's next number; returns the new todo. The caller has checked
 /// the cap.
 pub async fn add(
-    conn: &mut SqliteConnection,
+    conn: &mut Conn,
     session: &str,
     list: &List,
     text: &TodoText,
     tags: &Tags,
 ) -> Result<Todo, ServerError> {
     let number: i64 = sqlx::query_scalar(
-        "UPDATE todo_sessions SET last_number = last_number + 1 WHERE session_id = ? RETURNING last_number",
+        "UPDATE todo_sessions SET last_number = last_number + 1 WHERE session_id = $1 RETURNING last_number",
     )
     .bind(session)
     .fetch_one(&mut *conn)
     .await?;
     let t = now();
     sqlx::query(
-        "INSERT INTO todos (session_id, number, list_id, text, tags, done, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
+        "INSERT INTO todos (session_id, number, list_id, text, tags, done, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, 0, $6, $7)",
     )
     .bind(session)
     .bind(number)
@@ -207,9 +208,9 @@ pub async fn add(
 }
 
 /// The todos on `list`, oldest first.
-pub async fn in_list(conn: &mut SqliteConnection, list: &List) -> Result<Vec<Todo>, ServerError> {
+pub async fn in_list(conn: &mut Conn, list: &List) -> Result<Vec<Todo>, ServerError> {
     Ok(sqlx::query_as::<_, TodoRow>(&format!(
-        "{TODO_COLUMNS} WHERE t.list_id = ? ORDER BY t.number"
+        "{TODO_COLUMNS} WHERE t.list_id = $1 ORDER BY t.number"
     ))
     .bind(list.id)
     .fetch_all(conn)
@@ -221,45 +222,45 @@ pub async fn in_list(conn: &mut SqliteConnection, list: &List) -> Result<Vec<Tod
 
 /// Sets whether the session's todo `id` is done.
 pub async fn set_done(
-    conn: &mut SqliteConnection,
+    conn: &mut Conn,
     session: &str,
     id: TodoId,
     done: bool,
 ) -> Result<(), ServerError> {
-    sqlx::query("UPDATE todos SET done = ?, updated_at = ? WHERE session_id = ? AND number = ?")
-        .bind(done)
-        .bind(now())
-        .bind(session)
-        .bind(id.get())
-        .execute(conn)
-        .await?;
+    sqlx::query(
+        "UPDATE todos SET done = $1, updated_at = $2 WHERE session_id = $3 AND number = $4",
+    )
+    .bind(i64::from(done))
+    .bind(now())
+    .bind(session)
+    .bind(id.get())
+    .execute(conn)
+    .await?;
     Ok(())
 }
 
 /// Replaces the text of the session's todo `id`.
 pub async fn set_text(
-    conn: &mut SqliteConnection,
+    conn: &mut Conn,
     session: &str,
     id: TodoId,
     text: &TodoText,
 ) -> Result<(), ServerError> {
-    sqlx::query("UPDATE todos SET text = ?, updated_at = ? WHERE session_id = ? AND number = ?")
-        .bind(text.as_str())
-        .bind(now())
-        .bind(session)
-        .bind(id.get())
-        .execute(conn)
-        .await?;
+    sqlx::query(
+        "UPDATE todos SET text = $1, updated_at = $2 WHERE session_id = $3 AND number = $4",
+    )
+    .bind(text.as_str())
+    .bind(now())
+    .bind(session)
+    .bind(id.get())
+    .execute(conn)
+    .await?;
     Ok(())
 }
 
 /// Deletes the session's todo `id` (its number is not handed out again).
-pub async fn remove(
-    conn: &mut SqliteConnection,
-    session: &str,
-    id: TodoId,
-) -> Result<(), ServerError> {
-    sqlx::query("DELETE FROM todos WHERE session_id = ? AND number = ?")
+pub async fn remove(conn: &mut Conn, session: &str, id: TodoId) -> Result<(), ServerError> {
+    sqlx::query("DELETE FROM todos WHERE session_id = $1 AND number = $2")
         .bind(session)
         .bind(id.get())
         .execute(conn)

@@ -8,10 +8,10 @@ use crate::domain::agent_session::{CallOutcome, CallStatus, ToolCallRecord};
 use crate::domain::lesson::outcome::{StudentChange, TutorOutcome};
 use crate::domain::workflow_state::WorkflowState;
 use crate::server::platform::db::now;
+use crate::server::platform::db::Db;
 use crate::server::store::{lesson_outcomes, students};
 use crate::server::ServerError;
 use serde_json::Value;
-use sqlx::SqlitePool;
 
 /// A call to record, and the session state it leaves.
 pub struct NewCall<'a> {
@@ -52,11 +52,11 @@ pub struct NewCall<'a> {
 }
 
 /// Stores `call` and the session's new state together; returns the call's id.
-pub async fn record(db: &SqlitePool, call: &NewCall<'_>) -> Result<i64, ServerError> {
+pub async fn record(db: &Db, call: &NewCall<'_>) -> Result<i64, ServerError> {
     let mut tx = db.begin().await?;
-    let call_id = sqlx::query(
+    let call_id = sqlx::query_scalar::<_, i64>(
         "INSERT INTO tool_calls (session_id, at_ms, workflow, tool, arguments, outcome, result, reason, duration_us, status)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
     )
     .bind(call.session_id)
     .bind(call.at_ms)
@@ -68,9 +68,9 @@ pub async fn record(db: &SqlitePool, call: &NewCall<'_>) -> Result<i64, ServerEr
     .bind(call.reason)
     .bind(call.duration_us)
     .bind(call.status.as_str())
-    .execute(&mut *tx)
+    .fetch_one(&mut *tx)
     .await?
-    .last_insert_rowid();
+    ;
     if let Some(outcome) = call.tutor_outcome {
         lesson_outcomes::insert(&mut tx, call.session_id, call_id, outcome).await?;
     }
@@ -86,8 +86,8 @@ pub async fn record(db: &SqlitePool, call: &NewCall<'_>) -> Result<i64, ServerEr
         .await?;
     }
     sqlx::query(
-        "UPDATE agent_sessions SET state = ?, verified_account = ?, tools_seen = ?, last_activity = ?,
-                calls_stored = calls_stored + 1, bytes_stored = bytes_stored + ? WHERE id = ?",
+        "UPDATE agent_sessions SET state = $1, verified_account = $2, tools_seen = $3, last_activity = $4,
+                calls_stored = calls_stored + 1, bytes_stored = bytes_stored + $5 WHERE id = $6",
     )
     .bind(serde_json::to_string(call.state).unwrap_or_default())
     .bind(call.verified_account)
@@ -110,7 +110,7 @@ pub fn stored_bytes(arguments: &Value, result: Option<&Value>) -> i64 {
 /// The newest `limit` calls of a session made before call `before` (or
 /// the newest overall), oldest first: one page of its timeline.
 pub async fn page(
-    db: &SqlitePool,
+    db: &Db,
     session_id: &str,
     before: Option<i64>,
     limit: usize,
@@ -130,7 +130,7 @@ pub async fn page(
     }
     let rows = sqlx::query_as::<_, Row>(
         "SELECT * FROM (SELECT id, at_ms, workflow, tool, arguments, outcome, result, reason, duration_us, status
-         FROM tool_calls WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?) ORDER BY id",
+         FROM tool_calls WHERE session_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3) ORDER BY id",
     )
     .bind(session_id)
     .bind(before.unwrap_or(i64::MAX))
@@ -171,12 +171,12 @@ pub struct CallToComplete {
 
 /// Call `call_id` of session `session_id`, if it is one of that session's.
 pub async fn find(
-    db: &SqlitePool,
+    db: &Db,
     session_id: &str,
     call_id: i64,
 ) -> Result<Option<CallToComplete>, ServerError> {
     let row: Option<(String, String, String)> = sqlx::query_as(
-        "SELECT tool, outcome, status FROM tool_calls WHERE id = ? AND session_id = ?",
+        "SELECT tool, outcome, status FROM tool_calls WHERE id = $1 AND session_id = $2",
     )
     .bind(call_id)
     .bind(session_id)
@@ -196,12 +196,12 @@ pub async fn find(
 /// Call `call_id` of session `session_id`'s status and result as stored
 /// now (the agent runner waits on it for a backend's report).
 pub async fn reported(
-    db: &SqlitePool,
+    db: &Db,
     session_id: &str,
     call_id: i64,
 ) -> Result<Option<(CallStatus, Option<Value>)>, ServerError> {
     let row: Option<(String, Option<String>)> =
-        sqlx::query_as("SELECT status, result FROM tool_calls WHERE id = ? AND session_id = ?")
+        sqlx::query_as("SELECT status, result FROM tool_calls WHERE id = $1 AND session_id = $2")
             .bind(call_id)
             .bind(session_id)
             .fetch_optional(db)
@@ -219,7 +219,7 @@ pub async fn reported(
 /// returns the whole duration, or `None` (and nothing written) if the call
 /// was no longer awaiting, so a result is taken at most once.
 pub async fn complete(
-    db: &SqlitePool,
+    db: &Db,
     session_id: &str,
     call_id: i64,
     status: CallStatus,
@@ -229,8 +229,8 @@ pub async fn complete(
 ) -> Result<Option<i64>, ServerError> {
     let mut tx = db.begin().await?;
     let done: Option<i64> = sqlx::query_scalar(
-        "UPDATE tool_calls SET status = ?, result = ?, duration_us = duration_us + ?
-         WHERE id = ? AND session_id = ? AND status = 'awaiting'
+        "UPDATE tool_calls SET status = $1, result = $2, duration_us = duration_us + $3
+         WHERE id = $4 AND session_id = $5 AND status = 'awaiting'
          RETURNING duration_us",
     )
     .bind(status.as_str())
@@ -244,7 +244,7 @@ pub async fn complete(
         return Ok(None);
     };
     sqlx::query(
-        "UPDATE agent_sessions SET state = ?, last_activity = ?, bytes_stored = bytes_stored + ? WHERE id = ?",
+        "UPDATE agent_sessions SET state = $1, last_activity = $2, bytes_stored = bytes_stored + $3 WHERE id = $4",
     )
     .bind(serde_json::to_string(state).unwrap_or_default())
     .bind(now())

@@ -4,9 +4,9 @@ use crate::domain::user::AccountSummary;
 use crate::domain::user::{Email, Role, UserView};
 use crate::error::ApiError;
 use crate::server::platform::db::now;
+use crate::server::platform::db::Db;
 use crate::server::store::is_unique_violation;
 use crate::server::ServerError;
-use sqlx::SqlitePool;
 
 /// An account as stored, hash included; never sent to a client.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -43,24 +43,24 @@ impl UserRow {
 
 /// Creates an account; a taken e-mail is a conflict naming the address.
 pub async fn create(
-    db: &SqlitePool,
+    db: &Db,
     email: &Email,
     display_name: &str,
     role: Role,
     password_hash: &str,
 ) -> Result<i64, ServerError> {
-    let result = sqlx::query(
-        "INSERT INTO users (email, display_name, role, password_hash, created_at) VALUES (?, ?, ?, ?, ?)",
+    let result = sqlx::query_scalar::<_, i64>(
+        "INSERT INTO users (email, display_name, role, password_hash, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
     )
     .bind(email.as_str())
     .bind(display_name)
     .bind(role.as_str())
     .bind(password_hash)
     .bind(now())
-    .execute(db)
+    .fetch_one(db)
     .await;
     match result {
-        Ok(done) => Ok(done.last_insert_rowid()),
+        Ok(done) => Ok(done),
         Err(e) if is_unique_violation(&e, "users.email") => Err(ApiError::Conflict(format!(
             "An account with the e-mail {email} already exists."
         ))
@@ -70,9 +70,9 @@ pub async fn create(
 }
 
 /// The account with this login e-mail, if any.
-pub async fn find_by_email(db: &SqlitePool, email: &Email) -> Result<Option<UserRow>, ServerError> {
+pub async fn find_by_email(db: &Db, email: &Email) -> Result<Option<UserRow>, ServerError> {
     Ok(sqlx::query_as::<_, UserRow>(
-        "SELECT id, email, display_name, role, password_hash, disabled_at FROM users WHERE email = ?",
+        "SELECT id, email, display_name, role, password_hash, disabled_at FROM users WHERE email = $1",
     )
     .bind(email.as_str())
     .fetch_optional(db)
@@ -80,9 +80,9 @@ pub async fn find_by_email(db: &SqlitePool, email: &Email) -> Result<Option<User
 }
 
 /// The account with this id, if any.
-pub async fn find_by_id(db: &SqlitePool, id: i64) -> Result<Option<UserRow>, ServerError> {
+pub async fn find_by_id(db: &Db, id: i64) -> Result<Option<UserRow>, ServerError> {
     Ok(sqlx::query_as::<_, UserRow>(
-        "SELECT id, email, display_name, role, password_hash, disabled_at FROM users WHERE id = ?",
+        "SELECT id, email, display_name, role, password_hash, disabled_at FROM users WHERE id = $1",
     )
     .bind(id)
     .fetch_optional(db)
@@ -90,8 +90,8 @@ pub async fn find_by_id(db: &SqlitePool, id: i64) -> Result<Option<UserRow>, Ser
 }
 
 /// Replaces an account's password hash.
-pub async fn set_password_hash(db: &SqlitePool, id: i64, hash: &str) -> Result<(), ServerError> {
-    sqlx::query("UPDATE users SET password_hash = ? WHERE id = ?")
+pub async fn set_password_hash(db: &Db, id: i64, hash: &str) -> Result<(), ServerError> {
+    sqlx::query("UPDATE users SET password_hash = $1 WHERE id = $2")
         .bind(hash)
         .bind(id)
         .execute(db)
@@ -100,14 +100,14 @@ pub async fn set_password_hash(db: &SqlitePool, id: i64, hash: &str) -> Result<(
 }
 
 /// How many accounts exist; zero means a fresh database that needs seeding.
-pub async fn count(db: &SqlitePool) -> Result<i64, ServerError> {
+pub async fn count(db: &Db) -> Result<i64, ServerError> {
     Ok(sqlx::query_scalar("SELECT COUNT(*) FROM users")
         .fetch_one(db)
         .await?)
 }
 
 /// Every account with its number of unexpired sign-in sessions.
-pub async fn list_with_sessions(db: &SqlitePool) -> Result<Vec<AccountSummary>, ServerError> {
+pub async fn list_with_sessions(db: &Db) -> Result<Vec<AccountSummary>, ServerError> {
     #[derive(sqlx::FromRow)]
     struct Row {
         #[sqlx(flatten)]
@@ -116,7 +116,7 @@ pub async fn list_with_sessions(db: &SqlitePool) -> Result<Vec<AccountSummary>, 
     }
     let rows = sqlx::query_as::<_, Row>(
         "SELECT u.id, u.email, u.display_name, u.role, u.password_hash, u.disabled_at,
-                (SELECT COUNT(*) FROM auth_sessions s WHERE s.user_id = u.id AND s.expires_at > ?) AS open_sessions
+                (SELECT COUNT(*) FROM auth_sessions s WHERE s.user_id = u.id AND s.expires_at > $1) AS open_sessions
          FROM users u ORDER BY u.role, u.email",
     )
     .bind(now())

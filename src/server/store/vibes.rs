@@ -6,8 +6,8 @@
 use crate::domain::vibe::{Agent, Vibe};
 use crate::error::ApiError;
 use crate::server::platform::db::now;
+use crate::server::platform::db::{Conn, Db};
 use crate::server::ServerError;
-use sqlx::{SqliteConnection, SqlitePool};
 
 /// An object as stored, with its version.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,7 +23,7 @@ fn corrupt(what: &str, id: &str, e: serde_json::Error) -> ServerError {
 }
 
 /// Every agent, in menu order.
-pub async fn agents(db: &SqlitePool) -> Result<Vec<Versioned<Agent>>, ServerError> {
+pub async fn agents(db: &Db) -> Result<Vec<Versioned<Agent>>, ServerError> {
     let rows: Vec<(String, String, i64)> =
         sqlx::query_as("SELECT id, config, version FROM agents ORDER BY position, id")
             .fetch_all(db)
@@ -39,7 +39,7 @@ pub async fn agents(db: &SqlitePool) -> Result<Vec<Versioned<Agent>>, ServerErro
 }
 
 /// Every vibe, in menu order.
-pub async fn vibes(db: &SqlitePool) -> Result<Vec<Versioned<Vibe>>, ServerError> {
+pub async fn vibes(db: &Db) -> Result<Vec<Versioned<Vibe>>, ServerError> {
     let rows: Vec<(String, String, i64)> =
         sqlx::query_as("SELECT id, manifest, version FROM vibes ORDER BY position, id")
             .fetch_all(db)
@@ -56,7 +56,7 @@ pub async fn vibes(db: &SqlitePool) -> Result<Vec<Versioned<Vibe>>, ServerError>
 
 /// How many vibes there are (none: the demo or the manifests directory
 /// seeds them).
-pub async fn vibe_count(db: &SqlitePool) -> Result<i64, ServerError> {
+pub async fn vibe_count(db: &Db) -> Result<i64, ServerError> {
     Ok(sqlx::query_scalar("SELECT COUNT(*) FROM vibes")
         .fetch_one(db)
         .await?)
@@ -89,7 +89,7 @@ impl Kind {
 /// `expected` (412 naming the current version if it moved on, 404 if it
 /// is gone). Returns the new version.
 pub async fn put(
-    tx: &mut SqliteConnection,
+    tx: &mut Conn,
     kind: Kind,
     id: &str,
     body: &str,
@@ -98,7 +98,7 @@ pub async fn put(
 ) -> Result<i64, ServerError> {
     let (table, column, noun) = kind.table();
     let current: Option<i64> =
-        sqlx::query_scalar(&format!("SELECT version FROM {table} WHERE id = ?"))
+        sqlx::query_scalar(&format!("SELECT version FROM {table} WHERE id = $1"))
             .bind(id)
             .fetch_optional(&mut *tx)
             .await?;
@@ -114,7 +114,7 @@ pub async fn put(
         .into()),
         (Some(current), Some(_)) => {
             sqlx::query(&format!(
-                "UPDATE {table} SET {column} = ?, version = version + 1, updated_at = ?, updated_by = ? WHERE id = ? AND version = ?"
+                "UPDATE {table} SET {column} = $1, version = version + 1, updated_at = $2, updated_by = $3 WHERE id = $4 AND version = $5"
             ))
             .bind(body)
             .bind(now())
@@ -128,7 +128,7 @@ pub async fn put(
         (None, None) => {
             sqlx::query(&format!(
                 "INSERT INTO {table} (id, {column}, version, position, updated_at, updated_by)
-                 VALUES (?, ?, 1, (SELECT COALESCE(MAX(position), 0) + 1 FROM {table}), ?, ?)"
+                 VALUES ($1, $2, 1, (SELECT COALESCE(MAX(position), 0) + 1 FROM {table}), $3, $4)"
             ))
             .bind(id)
             .bind(body)
@@ -143,7 +143,7 @@ pub async fn put(
 
 /// Stores agent `agent` (see [`put`]).
 pub async fn put_agent(
-    tx: &mut SqliteConnection,
+    tx: &mut Conn,
     agent: &Agent,
     expected: Option<i64>,
     by: &str,
@@ -161,7 +161,7 @@ pub async fn put_agent(
 
 /// Stores vibe `vibe` (see [`put`]).
 pub async fn put_vibe(
-    tx: &mut SqliteConnection,
+    tx: &mut Conn,
     vibe: &Vibe,
     expected: Option<i64>,
     by: &str,
@@ -172,7 +172,7 @@ pub async fn put_vibe(
 /// Replaces every agent and vibe with `agents` and `vibes` (an import);
 /// each starts again at version 1 unless it is unchanged.
 pub async fn replace_all(
-    tx: &mut SqliteConnection,
+    tx: &mut Conn,
     agents: &[Agent],
     vibes: &[Vibe],
     by: &str,

@@ -5,8 +5,8 @@
 use crate::domain::workflow_def::{Definition, Edit};
 use crate::error::ApiError;
 use crate::server::platform::db::now;
+use crate::server::platform::db::{Conn, Db};
 use crate::server::ServerError;
-use sqlx::{SqliteConnection, SqlitePool};
 use std::collections::HashMap;
 
 /// A definition as stored, with its version (0: never saved).
@@ -24,9 +24,9 @@ fn parse(raw: &str) -> Definition {
 }
 
 /// Workflow `id`'s definition (empty at version 0 when never saved).
-pub async fn get(db: &SqlitePool, id: &str) -> Result<Versioned, ServerError> {
+pub async fn get(db: &Db, id: &str) -> Result<Versioned, ServerError> {
     let row: Option<(String, i64)> = sqlx::query_as(
-        "SELECT definition, version FROM workflow_definitions WHERE workflow_id = ?",
+        "SELECT definition, version FROM workflow_definitions WHERE workflow_id = $1",
     )
     .bind(id)
     .fetch_optional(db)
@@ -44,7 +44,7 @@ pub async fn get(db: &SqlitePool, id: &str) -> Result<Versioned, ServerError> {
 }
 
 /// Every saved definition, by workflow id (for the rules).
-pub async fn all(db: &SqlitePool) -> Result<HashMap<String, Definition>, ServerError> {
+pub async fn all(db: &Db) -> Result<HashMap<String, Definition>, ServerError> {
     let rows: Vec<(String, String)> =
         sqlx::query_as("SELECT workflow_id, definition FROM workflow_definitions")
             .fetch_all(db)
@@ -58,7 +58,7 @@ pub async fn all(db: &SqlitePool) -> Result<HashMap<String, Definition>, ServerE
 /// Stores `definition` for workflow `id` by `by` after `edit`, if it is
 /// still at `expected`: the new version, or 412 naming the current one.
 pub async fn put(
-    tx: &mut SqliteConnection,
+    tx: &mut Conn,
     id: &str,
     definition: &Definition,
     edit: &Edit,
@@ -66,7 +66,7 @@ pub async fn put(
     by: &str,
 ) -> Result<i64, ServerError> {
     let current: i64 = sqlx::query_scalar(
-        "SELECT COALESCE((SELECT version FROM workflow_definitions WHERE workflow_id = ?), 0)",
+        "SELECT COALESCE((SELECT version FROM workflow_definitions WHERE workflow_id = $1), 0)",
     )
     .bind(id)
     .fetch_one(&mut *tx)
@@ -82,7 +82,7 @@ pub async fn put(
     let at = now();
     sqlx::query(
         "INSERT INTO workflow_definitions (workflow_id, definition, version, updated_at, updated_by)
-         VALUES (?, ?, ?, ?, ?)
+         VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (workflow_id) DO UPDATE SET definition = excluded.definition,
            version = excluded.version, updated_at = excluded.updated_at, updated_by = excluded.updated_by",
     )
@@ -95,7 +95,7 @@ pub async fn put(
     .await?;
     sqlx::query(
         "INSERT INTO workflow_definition_versions (workflow_id, version, definition, edit, saved_at, saved_by)
-         VALUES (?, ?, ?, ?, ?, ?)",
+         VALUES ($1, $2, $3, $4, $5, $6)",
     )
     .bind(id)
     .bind(version)
@@ -123,14 +123,10 @@ pub struct HistoryEntry {
 }
 
 /// Workflow `id`'s saved versions, newest first (at most `limit`).
-pub async fn history(
-    db: &SqlitePool,
-    id: &str,
-    limit: i64,
-) -> Result<Vec<HistoryEntry>, ServerError> {
+pub async fn history(db: &Db, id: &str, limit: i64) -> Result<Vec<HistoryEntry>, ServerError> {
     let rows: Vec<(i64, String, i64, String)> = sqlx::query_as(
         "SELECT version, edit, saved_at, saved_by FROM workflow_definition_versions
-         WHERE workflow_id = ? ORDER BY version DESC LIMIT ?",
+         WHERE workflow_id = $1 ORDER BY version DESC LIMIT $2",
     )
     .bind(id)
     .bind(limit)

@@ -26,11 +26,11 @@ use crate::domain::lesson::outcome::Recorded;
 use crate::domain::todos::{
     self as rules, Failure, ListName, Tags, TodoCommand, TodoId, TodoMatch, TodoText,
 };
+use crate::server::platform::db::Conn;
 use crate::server::store::todos as store;
 use crate::server::{AppState, ServerError};
 use futures_util::future::BoxFuture;
 use serde_json::Value;
-use sqlx::SqliteConnection;
 
 /// The todo tools, run for vibe sessions (the Todo Assistant's).
 pub const FAMILY: Family = Family {
@@ -83,10 +83,7 @@ pub async fn run(state: &AppState, session: &str, tool: &str, arguments: &Value)
 }
 
 /// The names of the session's lists, oldest first, for failures.
-async fn list_names(
-    conn: &mut SqliteConnection,
-    session: &str,
-) -> Result<Vec<String>, ServerError> {
+async fn list_names(conn: &mut Conn, session: &str) -> Result<Vec<String>, ServerError> {
     Ok(store::lists(conn, session)
         .await?
         .into_iter()
@@ -95,11 +92,7 @@ async fn list_names(
 }
 
 /// The session's list `name`, or the failure naming the lists it has.
-async fn existing_list(
-    conn: &mut SqliteConnection,
-    session: &str,
-    name: &ListName,
-) -> Step<store::List> {
+async fn existing_list(conn: &mut Conn, session: &str, name: &ListName) -> Step<store::List> {
     Ok(match store::find_list(conn, session, name).await? {
         Some(list) => Ok(list),
         None => Err(rules::no_such_list(name, &list_names(conn, session).await?)),
@@ -109,7 +102,7 @@ async fn existing_list(
 /// The session's todo that `text` means (see `TodoMatch::pick`), with all
 /// the session's todos, or the failure.
 async fn matched(
-    conn: &mut SqliteConnection,
+    conn: &mut Conn,
     session: &str,
     text: &TodoMatch,
 ) -> Step<(rules::Todo, Vec<rules::Todo>)> {
@@ -138,7 +131,7 @@ macro_rules! check {
     };
 }
 
-async fn execute(conn: &mut SqliteConnection, session: &str, command: TodoCommand) -> Step<Value> {
+async fn execute(conn: &mut Conn, session: &str, command: TodoCommand) -> Step<Value> {
     Ok(Ok(match command {
         TodoCommand::CreateTodo { text, tags, list } => {
             return create_todo(conn, session, &text, &tags, list).await;
@@ -180,7 +173,7 @@ async fn execute(conn: &mut SqliteConnection, session: &str, command: TodoComman
 /// session's cap and not a second todo of that text on the list; an
 /// unknown list fails naming the lists.
 async fn create_todo(
-    conn: &mut SqliteConnection,
+    conn: &mut Conn,
     session: &str,
     text: &TodoText,
     tags: &Tags,
@@ -200,7 +193,7 @@ async fn create_todo(
 
 /// `createList`: a new list, made active, within the session's cap; a
 /// name taken (any case) fails naming the lists.
-async fn create_list(conn: &mut SqliteConnection, session: &str, name: &ListName) -> Step<Value> {
+async fn create_list(conn: &mut Conn, session: &str, name: &ListName) -> Step<Value> {
     let mut lists = list_names(conn, session).await?;
     if store::find_list(conn, session, name).await?.is_some() {
         return Ok(Err(rules::list_exists(name, &lists)));
