@@ -32,13 +32,14 @@ NAME := switchboard
 E2E := end2end
 PORT ?= 3000
 
-.PHONY: help run test host-checks dev toolchain bindgen run-server run-client run-site run-build e2e-deps wasm-opt client-debug client-release server-debug server-release \
+.PHONY: help run run-cluster test test-postgres host-checks dev toolchain bindgen run-server run-client run-site run-build e2e-deps wasm-opt client-debug client-release server-debug server-release \
         site-debug site-release lint unit e2e client-js-test fmt bench bench-sessions bench-matrix bench-first-load bench-visualiser soak demo demo-vibe demo-chat bench-vibes bench-plugins bench-chat bench-runner bench-ultravox bench-mcp-upstream bench-plugin-client clean-data
 
 help:
 	@echo "make run   - build (optimised for a first build) and serve Switchboard at http://127.0.0.1:$(PORT) with demo data"
 	@echo "make test  - fmt, clippy (both feature sets), unit + HTTP tests, Playwright end-to-end"
 	@echo "make dev   - debug build on :$(PORT), rebuilt and restarted on every save"
+	@echo "make run-cluster - make run's build as two instances on a throwaway PostgreSQL behind HAProxy on :$(PORT)"
 
 # ---------------------------------------------------------------- toolchain
 # Debian's compiler with std source, lld for wasm, and brotli.
@@ -133,6 +134,13 @@ run: run-build
 	@mkdir -p data
 	SITE_ROOT=$(TARGET)/site-release PORT=$(PORT) $(TARGET)/$(SERVE_PROFILE)/$(NAME)
 
+# Several instances for a newcomer to try (deploy/README.md): make run's
+# build, twice on a throwaway PostgreSQL, behind HAProxy on :$(PORT);
+# Ctrl-C stops it all and the database goes with it (scripts/run-cluster.sh).
+run-cluster: run-build
+	@SUDO='$(SUDO)' BIN=$(TARGET)/$(SERVE_PROFILE)/$(NAME) SITE_ROOT=$(TARGET)/site-release PORT=$(PORT) \
+		scripts/run-cluster.sh
+
 # The browser bundles build with Debian's cargo in their own target directory,
 # so they compile beside the checks and the server (whose cargo runs take
 # turns on one directory).
@@ -158,6 +166,14 @@ lint:
 
 unit:
 	$(OWN_JOBS) $(CARGO) test --features ssr
+
+# The HTTP suite and the schema parity check on PostgreSQL, against a
+# throwaway server (scripts/pg.sh) in a temporary folder, stopped whatever
+# the outcome. Each spawned app gets a database of its own on it.
+test-postgres:
+	@pg=$$(mktemp -d); trap 'scripts/pg.sh stop "$$pg"' EXIT; trap 'exit 130' INT TERM; \
+	url=$$(SUDO='$(SUDO)' scripts/pg.sh start "$$pg"); echo "PostgreSQL for the tests: $$url"; \
+	TEST_POSTGRES_URL="$$url" $(OWN_JOBS) $(CARGO) test --features ssr --test api --test schema_parity
 
 # The JavaScript plugin client (clients/js): its unit tests on node's own
 # runner, and tsc (end2end's devDependency, installed by e2e-deps) checking
