@@ -289,9 +289,9 @@ async fn every_table_naming_a_session_is_purged_with_it() {
          WHERE m.type = 'table' AND c.name = 'session_id' ORDER BY m.name"
     };
     let tables: Vec<String> = sqlx::query_scalar(sql)
-    .fetch_all(&app.state.db)
-    .await
-    .unwrap();
+        .fetch_all(&app.state.db)
+        .await
+        .unwrap();
     let mut known: Vec<String> = PER_SESSION_TABLES
         .iter()
         .chain(&["review_queue", "student_facts"])
