@@ -149,9 +149,11 @@ test: toolchain e2e-deps
 	+@$(MAKE) --no-print-directory -j$(TEST_JOBS) host-checks client-debug client-js-test
 	@$(MAKE) --no-print-directory e2e
 
-# fmt, clippy, the unit and HTTP tests, then the server the specs run.
+# fmt, clippy, the unit and HTTP tests (on SQLite, then again on a
+# throwaway PostgreSQL), then the server the specs run.
 host-checks:
-	+@$(MAKE) --no-print-directory lint && $(MAKE) --no-print-directory unit && $(MAKE) --no-print-directory server-debug
+	+@$(MAKE) --no-print-directory lint && $(MAKE) --no-print-directory unit \
+		&& $(MAKE) --no-print-directory test-postgres && $(MAKE) --no-print-directory server-debug
 
 # The edit-and-reload loop (debug build on :$(PORT)): on every save, rebuild
 # the server and the bundles whose pages changed, and restart (scripts/dev.sh).

@@ -23,6 +23,7 @@ mod hardening;
 mod health;
 mod helpers;
 mod join_codes;
+mod kill;
 mod labels;
 mod lesson_sessions;
 mod lessons;

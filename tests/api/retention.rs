@@ -281,13 +281,17 @@ async fn an_open_session_past_the_cutoff_is_ended_for_its_watchers_before_it_goe
 #[tokio::test]
 async fn every_table_naming_a_session_is_purged_with_it() {
     let app = spawn_app().await;
-    let tables: Vec<String> = sqlx::query_scalar(
+    let sql = if crate::helpers::on_postgres().is_some() {
+        "SELECT table_name::text FROM information_schema.columns
+         WHERE table_schema = 'public' AND column_name = 'session_id' ORDER BY table_name"
+    } else {
         "SELECT m.name FROM sqlite_master m, pragma_table_info(m.name) c
-         WHERE m.type = 'table' AND c.name = 'session_id' ORDER BY m.name",
-    )
-    .fetch_all(&app.state.db)
-    .await
-    .unwrap();
+         WHERE m.type = 'table' AND c.name = 'session_id' ORDER BY m.name"
+    };
+    let tables: Vec<String> = sqlx::query_scalar(sql)
+        .fetch_all(&app.state.db)
+        .await
+        .unwrap();
     let mut known: Vec<String> = PER_SESSION_TABLES
         .iter()
         .chain(&["review_queue", "student_facts"])

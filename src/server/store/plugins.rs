@@ -92,7 +92,7 @@ pub async fn put(db: &Db, session: &str, set: &PluginSet) -> Result<(), ServerEr
 pub async fn count_use(db: &Db, session: &str, tool: &str) -> Result<(), ServerError> {
     sqlx::query(
         "INSERT INTO session_plugin_tool_uses (session_id, name, count) VALUES ($1, $2, 1)
-         ON CONFLICT (session_id, name) DO UPDATE SET count = count + 1",
+         ON CONFLICT (session_id, name) DO UPDATE SET count = session_plugin_tool_uses.count + 1",
     )
     .bind(session)
     .bind(tool)

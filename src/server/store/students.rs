@@ -84,7 +84,7 @@ pub async fn find_or_create(
     )
     .bind(teacher)
     .bind(name.text())
-    .bind(name.pseudonymous())
+    .bind(i64::from(name.pseudonymous()))
     .bind(at)
     .execute(db)
     .await?;

@@ -130,7 +130,7 @@ pub async fn page(
     }
     let rows = sqlx::query_as::<_, Row>(
         "SELECT * FROM (SELECT id, at_ms, workflow, tool, arguments, outcome, result, reason, duration_us, status
-         FROM tool_calls WHERE session_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3) ORDER BY id",
+         FROM tool_calls WHERE session_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3) AS newest ORDER BY id",
     )
     .bind(session_id)
     .bind(before.unwrap_or(i64::MAX))

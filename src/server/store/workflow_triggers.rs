@@ -49,7 +49,7 @@ pub async fn hook_secret_at(db: &Db, id: &str) -> Result<Option<i64>, ServerErro
 pub async fn schedule_mark(db: &Db, id: &str, now: i64) -> Result<i64, ServerError> {
     sqlx::query(
         "INSERT INTO workflow_triggers (workflow_id, schedule_mark) VALUES ($1, $2)
-         ON CONFLICT (workflow_id) DO UPDATE SET schedule_mark = COALESCE(schedule_mark, excluded.schedule_mark)",
+         ON CONFLICT (workflow_id) DO UPDATE SET schedule_mark = COALESCE(workflow_triggers.schedule_mark, excluded.schedule_mark)",
     )
     .bind(id)
     .bind(now)
