@@ -97,6 +97,9 @@ impl Application {
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
+        // Plugin calls relayed between instances (PostgreSQL), ready
+        // before the listener hears of them.
+        let relaying = agent::plugins::start(&self.state);
         // Other instances' events, list and rules changes (PostgreSQL).
         let listening = cluster::start(&self.state);
         let sweeper = tokio::spawn(sweep(self.state.clone()));
@@ -117,6 +120,7 @@ impl Application {
         // (`retention`: the last sweep is kept, so restarts do not skip it).
         let retention = tokio::spawn(crate::server::retention::run(self.state.clone()));
         let hub = self.state.hub.clone();
+        let state = self.state.clone();
         let grace = self.state.config.shutdown_grace;
         let (stopping, stopped) = tokio::sync::oneshot::channel::<()>();
         let stop_streams = self.state.shutdown.clone();
@@ -154,6 +158,10 @@ impl Application {
         health.abort();
         retention.abort();
         listening.iter().for_each(|task| task.abort());
+        relaying.iter().for_each(|task| task.abort());
+        // Its plugin streams are closed: other instances count the
+        // reconnect grace from now.
+        agent::plugins::stopped(&state).await;
         result
     }
 }

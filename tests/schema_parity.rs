@@ -115,9 +115,15 @@ fn sqlite_migrations() -> PathBuf {
 }
 
 /// Tables only PostgreSQL has, on purpose: what several instances relay
-/// to each other (`migrations/postgres/0002_cluster.sql`, `server::cluster`);
+/// to each other (`migrations/postgres/0002_cluster.sql`, `server::cluster`;
+/// `0004_plugin_relay.sql`, calls relayed to plugins on other instances);
 /// on SQLite one instance serves and relays nothing.
-const POSTGRES_ONLY: &[&str] = &["session_events", "cluster_frames"];
+const POSTGRES_ONLY: &[&str] = &[
+    "session_events",
+    "cluster_frames",
+    "plugin_relay_calls",
+    "plugin_streams",
+];
 
 /// Every difference, one line each, grouped by table; empty when none.
 fn differences(sqlite: &Schema, postgres: &Schema) -> String {

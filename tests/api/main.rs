@@ -41,6 +41,7 @@ mod passwords;
 mod plugin_tokens;
 mod plugins;
 mod relay;
+mod relay_cluster;
 mod retention;
 mod runner;
 mod scopes;

@@ -13,6 +13,7 @@
 use super::payload::{self, ListFrame, Notice};
 use super::{Cluster, EVENTS_CHANNEL, RULES_CHANNEL};
 use crate::server::agent::hub::relay::Delivery;
+use crate::server::agent::plugins;
 use crate::server::agent::hub::{Hub, ListChange};
 use crate::server::cluster::order::Admit;
 use crate::server::store::cluster as store;
@@ -68,7 +69,9 @@ pub(super) async fn connect(url: &str, instance: &str) -> Result<PgListener, sql
         .connect_with(options)
         .await?;
     let mut listener = PgListener::connect_with(&pool).await?;
-    listener.listen_all([EVENTS_CHANNEL, RULES_CHANNEL]).await?;
+    listener
+        .listen_all([EVENTS_CHANNEL, RULES_CHANNEL, plugins::RELAY_CHANNEL])
+        .await?;
     Ok(listener)
 }
 
@@ -84,6 +87,8 @@ async fn listen(state: &AppState, cluster: &Cluster, listener: &mut PgListener) 
                     if notice.payload() != cluster.instance {
                         cluster.rules_wanted.notify_one();
                     }
+                } else if notice.channel() == plugins::RELAY_CHANNEL {
+                    plugins::heard(state, notice.payload());
                 } else {
                     handle(&state.hub, cluster, notice.payload()).await;
                 }
@@ -242,4 +247,5 @@ pub(super) async fn recover(state: &AppState, cluster: &Cluster) {
         Err(e) => tracing::error!(error = %e, "reading which sessions ended failed"),
     }
     cluster.rules_wanted.notify_one();
+    plugins::heard_again(state);
 }

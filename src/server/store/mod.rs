@@ -17,6 +17,7 @@ pub mod join_codes;
 pub mod lesson_outcomes;
 pub mod lessons;
 pub mod mcp_servers;
+pub mod plugin_relay;
 pub mod plugins;
 pub mod retention;
 pub mod student_data;
