@@ -25,6 +25,9 @@ pub mod payload;
 
 use crate::domain::limits::REPLAY_MAX_BYTES;
 use crate::server::agent::hub::{Frame, Hub, Subscription, REPLAY};
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
 use crate::server::store::cluster as store;
 use crate::server::{AppState, ServerError};
 use sqlx::postgres::{PgListener, PgPoolOptions};
@@ -54,6 +57,8 @@ const POOL_CONNECTIONS: u32 = outbox::LANES as u32 + 4;
 /// This instance's part in a cluster.
 pub struct Cluster {
     db: PgPool,
+    /// Where this instance's hub publishes.
+    outbox: Arc<outbox::Outbox>,
     url: String,
     /// Random per process: this instance's rules notifications carry it.
     instance: String,
@@ -83,9 +88,11 @@ pub async fn connect(url: &str, hub: &Hub) -> Result<Option<Arc<Cluster>>, Serve
         .await?;
     let instance = format!("{:016x}", rand::random::<u64>());
     let listener = listener::connect(url, &instance).await?;
-    hub.relay_through(Arc::new(outbox::Outbox::start(&db, hub.base())));
+    let outbox = Arc::new(outbox::Outbox::start(&db, hub.base()));
+    hub.relay_through(outbox.clone());
     let cluster = Cluster {
         db,
+        outbox,
         url: url.to_owned(),
         instance,
         health: Health::default(),
@@ -151,6 +158,27 @@ impl Cluster {
             .unwrap_or_else(|p| p.into_inner())
             .take()
     }
+}
+
+/// Middleware: a request's answer waits until the events it published
+/// are stored and notified (`outbox`), so a client that got its answer
+/// finds them on any instance, and they survive this one dying. Nothing to
+/// wait for on SQLite, or for a request that published nothing.
+pub async fn stored_before_answer(
+    State(state): State<AppState>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let Some(cluster) = state.cluster.clone() else {
+        return next.run(req).await;
+    };
+    let published = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let response = outbox::PUBLISHED
+        .scope(published.clone(), next.run(req))
+        .await;
+    let marks = std::mem::take(&mut *published.lock().unwrap_or_else(|p| p.into_inner()));
+    cluster.outbox.stored(&marks).await;
+    response
 }
 
 /// Subscribes to `session` on this instance: [`Hub::subscribe`], with the
