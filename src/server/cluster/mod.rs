@@ -24,12 +24,13 @@ pub mod outbox;
 pub mod payload;
 
 use crate::domain::limits::REPLAY_MAX_BYTES;
+use crate::domain::plugin::AVAILABILITY_EVENT;
 use crate::server::agent::hub::{Frame, Hub, Subscription, REPLAY};
+use crate::server::store::cluster as store;
+use crate::server::{AppState, ServerError};
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
-use crate::server::store::cluster as store;
-use crate::server::{AppState, ServerError};
 use sqlx::postgres::{PgListener, PgPoolOptions};
 use sqlx::PgPool;
 use std::future::Future;
@@ -216,7 +217,34 @@ pub async fn subscribe(
             sub.needs_snapshot = false;
         }
     }
+    if sub.needs_snapshot && sub.snapshot_id > 0 {
+        sub.history = history(cluster, session, sub.snapshot_id).await?;
+    }
     Ok(sub)
+}
+
+/// The kept events a late listener gets before its snapshot (the plugin's
+/// availability updates, as `Hub::subscribe` keeps them from its ring), up
+/// to `upto`, from the table: this instance's ring may have begun after
+/// them.
+async fn history(
+    cluster: &Cluster,
+    session: &str,
+    upto: u64,
+) -> Result<Vec<Arc<Frame>>, ServerError> {
+    let upto = i64::try_from(upto).unwrap_or(i64::MAX);
+    let rows = store::named_upto(
+        &cluster.db,
+        session,
+        AVAILABILITY_EVENT,
+        upto,
+        REPLAY as i64,
+    )
+    .await?;
+    Ok(rows
+        .iter()
+        .map(|r| Arc::new(Frame::new(r.seq as u64, &r.name, &r.json)))
+        .collect())
 }
 
 /// `session`'s events after `seen` up to `upto` from the table, if they
