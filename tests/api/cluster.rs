@@ -386,3 +386,47 @@ async fn a_listener_whose_connection_was_cut_reads_what_it_missed() {
         "{health}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stored_events_are_pruned_except_an_open_sessions_newest() {
+    let Some((a, _b)) = two_instances().await else {
+        return;
+    };
+    let key = a.api_key().await;
+    let open_one = open(&a, &key, "idv").await;
+    let purged = open(&a, &key, "idv").await;
+    let (status, _) = call(&a, &open_one, "get_server_time", json!({})).await;
+    assert_eq!(status, 200);
+    let pg = sqlx::PgPool::connect(a.database_url()).await.unwrap();
+    // Everything stored so far is two hours old; one session is gone.
+    sqlx::query("UPDATE session_events SET created_at = created_at - 7200")
+        .execute(&pg)
+        .await
+        .unwrap();
+    sqlx::query("DELETE FROM agent_sessions WHERE id = $1")
+        .bind(&purged.id)
+        .execute(&pg)
+        .await
+        .unwrap();
+    let newest: i64 =
+        sqlx::query_scalar("SELECT MAX(seq) FROM session_events WHERE session_id = $1")
+            .bind(&open_one.id)
+            .fetch_one(&pg)
+            .await
+            .unwrap();
+    assert!(cluster::prune(&a.state).await.unwrap() >= 2);
+    let left: Vec<(String, i64)> = sqlx::query_as("SELECT session_id, seq FROM session_events")
+        .fetch_all(&pg)
+        .await
+        .unwrap();
+    assert_eq!(left, [(open_one.id.clone(), newest)]);
+    // Its numbering goes on from there.
+    let (status, _) = call(&a, &open_one, "get_server_time", json!({})).await;
+    assert_eq!(status, 200);
+    let next: i64 = sqlx::query_scalar("SELECT MAX(seq) FROM session_events WHERE session_id = $1")
+        .bind(&open_one.id)
+        .fetch_one(&pg)
+        .await
+        .unwrap();
+    assert_eq!(next, newest + 1);
+}

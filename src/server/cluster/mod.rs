@@ -24,9 +24,13 @@ pub mod outbox;
 pub mod payload;
 
 use crate::domain::limits::REPLAY_MAX_BYTES;
+use crate::domain::plugin::AVAILABILITY_EVENT;
 use crate::server::agent::hub::{Frame, Hub, Subscription, REPLAY};
 use crate::server::store::cluster as store;
 use crate::server::{AppState, ServerError};
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
 use sqlx::postgres::{PgListener, PgPoolOptions};
 use sqlx::PgPool;
 use std::future::Future;
@@ -54,6 +58,8 @@ const POOL_CONNECTIONS: u32 = outbox::LANES as u32 + 4;
 /// This instance's part in a cluster.
 pub struct Cluster {
     db: PgPool,
+    /// Where this instance's hub publishes.
+    outbox: Arc<outbox::Outbox>,
     url: String,
     /// Random per process: this instance's rules notifications carry it.
     instance: String,
@@ -83,9 +89,11 @@ pub async fn connect(url: &str, hub: &Hub) -> Result<Option<Arc<Cluster>>, Serve
         .await?;
     let instance = format!("{:016x}", rand::random::<u64>());
     let listener = listener::connect(url, &instance).await?;
-    hub.relay_through(Arc::new(outbox::Outbox::start(&db, hub.base())));
+    let outbox = Arc::new(outbox::Outbox::start(&db, hub.base()));
+    hub.relay_through(outbox.clone());
     let cluster = Cluster {
         db,
+        outbox,
         url: url.to_owned(),
         instance,
         health: Health::default(),
@@ -153,6 +161,27 @@ impl Cluster {
     }
 }
 
+/// Middleware: a request's answer waits until the events it published
+/// are stored and notified (`outbox`), so a client that got its answer
+/// finds them on any instance, and they survive this one dying. Nothing to
+/// wait for on SQLite, or for a request that published nothing.
+pub async fn stored_before_answer(
+    State(state): State<AppState>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let Some(cluster) = state.cluster.clone() else {
+        return next.run(req).await;
+    };
+    let published = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let response = outbox::PUBLISHED
+        .scope(published.clone(), next.run(req))
+        .await;
+    let marks = std::mem::take(&mut *published.lock().unwrap_or_else(|p| p.into_inner()));
+    cluster.outbox.stored(&marks).await;
+    response
+}
+
 /// Subscribes to `session` on this instance: [`Hub::subscribe`], with the
 /// channel positioned from the database first when it does not know where
 /// the session's numbering stands, and a `Last-Event-ID` older than the
@@ -188,7 +217,34 @@ pub async fn subscribe(
             sub.needs_snapshot = false;
         }
     }
+    if sub.needs_snapshot && sub.snapshot_id > 0 {
+        sub.history = history(cluster, session, sub.snapshot_id).await?;
+    }
     Ok(sub)
+}
+
+/// The kept events a late listener gets before its snapshot (the plugin's
+/// availability updates, as `Hub::subscribe` keeps them from its ring), up
+/// to `upto`, from the table: this instance's ring may have begun after
+/// them.
+async fn history(
+    cluster: &Cluster,
+    session: &str,
+    upto: u64,
+) -> Result<Vec<Arc<Frame>>, ServerError> {
+    let upto = i64::try_from(upto).unwrap_or(i64::MAX);
+    let rows = store::named_upto(
+        &cluster.db,
+        session,
+        AVAILABILITY_EVENT,
+        upto,
+        REPLAY as i64,
+    )
+    .await?;
+    Ok(rows
+        .iter()
+        .map(|r| Arc::new(Frame::new(r.seq as u64, &r.name, &r.json)))
+        .collect())
 }
 
 /// `session`'s events after `seen` up to `upto` from the table, if they

@@ -5,7 +5,11 @@
 //!
 //! `publish` stays callable from sync code (it only queues); the event
 //! reaches watchers, here too, once the database has numbered it and the
-//! notification has come back (`cluster::listener`).
+//! notification has come back (`cluster::listener`). A request's answer
+//! waits until what it published is stored ([`Outbox::stored`], through
+//! `cluster::stored_before_answer`): an acknowledged write's events are in
+//! the database, for a watcher that reconnects anywhere, even if this
+//! instance dies right after.
 
 use super::payload::{self, ListFrame};
 use super::EVENTS_CHANNEL;
@@ -13,8 +17,15 @@ use crate::server::agent::hub::{Outgoing, Relay};
 use crate::server::store::cluster as store;
 use sqlx::PgPool;
 use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
+
+tokio::task_local! {
+    /// What the request being handled queued: (lane, its number there).
+    pub(super) static PUBLISHED: Arc<Mutex<Vec<(usize, u64)>>>;
+}
 
 /// How many queues write at once: a session (and a workflow) always uses
 /// the same one, so its order holds; more queues let more sessions be
@@ -37,7 +48,16 @@ const FIRST_BACKOFF: Duration = Duration::from_millis(50);
 
 /// The queues, each drained by its own task.
 pub struct Outbox {
-    lanes: Vec<mpsc::UnboundedSender<Outgoing>>,
+    lanes: Vec<Lane>,
+}
+
+/// One queue: what goes in, numbered, and how far its writer got.
+struct Lane {
+    tx: mpsc::UnboundedSender<(u64, Outgoing)>,
+    /// How many were queued.
+    queued: AtomicU64,
+    /// How many were written (or given up on).
+    written: watch::Receiver<u64>,
 }
 
 impl Outbox {
@@ -49,11 +69,25 @@ impl Outbox {
         let lanes = (0..LANES)
             .map(|_| {
                 let (tx, rx) = mpsc::unbounded_channel();
-                tokio::spawn(drain(db.clone(), base, rx));
-                tx
+                let (done, written) = watch::channel(0);
+                tokio::spawn(drain(db.clone(), base, rx, done));
+                Lane {
+                    tx,
+                    queued: AtomicU64::new(0),
+                    written,
+                }
             })
             .collect();
         Self { lanes }
+    }
+
+    /// Waits until everything in `marks` (lane, number) is written.
+    pub async fn stored(&self, marks: &[(usize, u64)]) {
+        for (lane, number) in marks {
+            let mut written = self.lanes[*lane].written.clone();
+            // An error means the writer is gone (the runtime is ending).
+            let _ = written.wait_for(|done| done >= number).await;
+        }
     }
 }
 
@@ -66,16 +100,31 @@ impl Relay for Outbox {
         };
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         key.hash(&mut hasher);
-        let lane = (hasher.finish() % self.lanes.len() as u64) as usize;
+        let at = (hasher.finish() % self.lanes.len() as u64) as usize;
+        let lane = &self.lanes[at];
+        let number = lane.queued.fetch_add(1, Ordering::Relaxed) + 1;
         // Closed only when the runtime is going away.
-        let _ = self.lanes[lane].send(out);
+        let _ = lane.tx.send((number, out));
+        let _ = PUBLISHED.try_with(|published| {
+            published
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push((at, number));
+        });
     }
 }
 
-/// Writes what comes on `rx`, in order, until the outbox is dropped.
-async fn drain(db: PgPool, base: i64, mut rx: mpsc::UnboundedReceiver<Outgoing>) {
-    while let Some(out) = rx.recv().await {
+/// Writes what comes on `rx`, in order, until the outbox is dropped,
+/// telling `done` how far it got.
+async fn drain(
+    db: PgPool,
+    base: i64,
+    mut rx: mpsc::UnboundedReceiver<(u64, Outgoing)>,
+    done: watch::Sender<u64>,
+) {
+    while let Some((number, out)) = rx.recv().await {
         write_retrying(&db, base, &out).await;
+        done.send_replace(number);
     }
 }
 

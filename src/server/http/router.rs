@@ -94,6 +94,11 @@ pub fn routes() -> Router<AppState> {
 pub fn with_middleware(router: Router<AppState>, state: AppState) -> Router {
     router
         .layer(from_fn(auth::guard_pages))
+        // In a cluster, an answer waits for its events to be stored.
+        .layer(from_fn_with_state(
+            state.clone(),
+            crate::server::cluster::stored_before_answer,
+        ))
         .layer(from_fn_with_state(state.clone(), security_headers))
         .layer(from_fn(malformed_calls_are_client_errors))
         .layer(from_fn_with_state(state.clone(), auth::check_origin))

@@ -156,6 +156,30 @@ pub async fn events_after(
     .await
 }
 
+/// `session`'s stored events named `name` up to `upto`, oldest first, at
+/// most the newest `limit`.
+pub async fn named_upto(
+    db: &PgPool,
+    session: &str,
+    name: &str,
+    upto: i64,
+    limit: i64,
+) -> Result<Vec<EventRow>, sqlx::Error> {
+    sqlx::query_as(
+        "SELECT seq, name, json FROM (
+             SELECT seq, name, json FROM session_events
+             WHERE session_id = $1 AND name = $2 AND seq <= $3
+             ORDER BY seq DESC LIMIT $4
+         ) AS newest ORDER BY seq",
+    )
+    .bind(session)
+    .bind(name)
+    .bind(upto)
+    .bind(limit)
+    .fetch_all(db)
+    .await
+}
+
 /// The newest number of `session`'s stored events (`None`: none yet).
 pub async fn last_seq(db: &PgPool, session: &str) -> Result<Option<i64>, sqlx::Error> {
     sqlx::query_scalar("SELECT MAX(seq) FROM session_events WHERE session_id = $1")
@@ -179,15 +203,17 @@ pub async fn not_open(db: &PgPool, sessions: &[String]) -> Result<Vec<String>, s
 
 /// Deletes what is older than `keep_secs`: stored frames, and session
 /// events except each open session's newest (which keeps its numbering
-/// going). Returns how many rows went.
+/// going); and, whatever their age, the events of sessions that are gone
+/// (purged by retention). Returns how many rows went.
 pub async fn prune(db: &PgPool, keep_secs: i64) -> Result<u64, sqlx::Error> {
     let events = sqlx::query(
         "DELETE FROM session_events e
-         WHERE e.created_at < EXTRACT(EPOCH FROM now())::BIGINT - $1
-           AND (e.seq < (SELECT MAX(m.seq) FROM session_events m WHERE m.session_id = e.session_id)
-                OR NOT EXISTS (
-                    SELECT 1 FROM agent_sessions s WHERE s.id = e.session_id AND s.ended_at IS NULL
-                ))",
+         WHERE NOT EXISTS (SELECT 1 FROM agent_sessions s WHERE s.id = e.session_id)
+            OR (e.created_at < EXTRACT(EPOCH FROM now())::BIGINT - $1
+                AND (e.seq < (SELECT MAX(m.seq) FROM session_events m
+                              WHERE m.session_id = e.session_id)
+                     OR NOT EXISTS (SELECT 1 FROM agent_sessions s
+                                    WHERE s.id = e.session_id AND s.ended_at IS NULL)))",
     )
     .bind(keep_secs)
     .execute(db)
