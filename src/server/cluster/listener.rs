@@ -13,8 +13,8 @@
 use super::payload::{self, ListFrame, Notice};
 use super::{Cluster, EVENTS_CHANNEL, RULES_CHANNEL};
 use crate::server::agent::hub::relay::Delivery;
-use crate::server::agent::plugins;
 use crate::server::agent::hub::{Hub, ListChange};
+use crate::server::agent::plugins;
 use crate::server::cluster::order::Admit;
 use crate::server::store::cluster as store;
 use crate::server::AppState;

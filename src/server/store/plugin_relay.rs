@@ -243,12 +243,7 @@ pub async fn reachable(
 /// Deletes stream rows that say nothing any more (nothing open or closed
 /// within `grace_ms`, or an instance not heard from for as long) and
 /// calls `keep_ms` past their deadline (their instance died waiting).
-pub async fn prune(
-    db: &Db,
-    now_ms: i64,
-    grace_ms: i64,
-    keep_ms: i64,
-) -> Result<u64, sqlx::Error> {
+pub async fn prune(db: &Db, now_ms: i64, grace_ms: i64, keep_ms: i64) -> Result<u64, sqlx::Error> {
     let streams = sqlx::query(
         "DELETE FROM plugin_streams
          WHERE seen_at_ms < $1 - $2 AND (closed_at_ms IS NULL OR closed_at_ms < $1 - $2)",

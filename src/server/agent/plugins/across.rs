@@ -99,10 +99,9 @@ fn parse(text: &str) -> Option<Notice<'_>> {
 
 /// The cluster `state` is part of (this module runs only in one).
 fn cluster(state: &AppState) -> Result<&Arc<Cluster>, ServerError> {
-    state
-        .cluster
-        .as_ref()
-        .ok_or_else(|| ServerError::Config("the plugin relay across instances needs PostgreSQL".into()))
+    state.cluster.as_ref().ok_or_else(|| {
+        ServerError::Config("the plugin relay across instances needs PostgreSQL".into())
+    })
 }
 
 /// Relays call `offer` of `session`, whose agent waits here, to the
@@ -342,7 +341,9 @@ async fn reload(state: &AppState, session: &str) -> Result<(), ServerError> {
             validators.insert(name, v);
         }
     }
-    state.plugins.put(session, Arc::new(Loaded::new(set, validators)));
+    state
+        .plugins
+        .put(session, Arc::new(Loaded::new(set, validators)));
     Ok(())
 }
 
@@ -411,7 +412,11 @@ mod tests {
 
     #[test]
     fn an_answer_is_stored_and_read_back_whole() {
-        for answer in [Ok(json!({"notes": [1, 2]})), Ok(Value::Null), Err("no table".to_owned())] {
+        for answer in [
+            Ok(json!({"notes": [1, 2]})),
+            Ok(Value::Null),
+            Err("no table".to_owned()),
+        ] {
             assert_eq!(decode(&encode(&answer)), answer);
         }
     }

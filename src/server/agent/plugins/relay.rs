@@ -145,7 +145,11 @@ async fn relayed_answer(
                     None
                 }
             };
-            late.ok_or(waited.is_ok())
+            late.ok_or(if waited.is_ok() {
+                NoAnswer::Gone
+            } else {
+                NoAnswer::Late
+            })
         }
     };
     match answer {
@@ -155,12 +159,20 @@ async fn relayed_answer(
                 excerpt(&e)
             )
         }),
-        Err(true) => Err(format!("plugin `{plugin_type}` went away before answering")),
-        Err(false) => Err(format!(
+        Err(NoAnswer::Gone) => Err(format!("plugin `{plugin_type}` went away before answering")),
+        Err(NoAnswer::Late) => Err(format!(
             "plugin `{plugin_type}` did not answer within {} s",
             timeout.as_secs()
         )),
     }
+}
+
+/// Why a relayed call has no answer.
+enum NoAnswer {
+    /// Its channel closed (its plugin or session went away).
+    Gone,
+    /// Its deadline passed.
+    Late,
 }
 
 /// `POST /api/sessions/{id}/tool-results/{callId}`: the plugin's answer to

@@ -325,12 +325,7 @@ impl Relays {
     /// Registers `offer`, whose agent waits here, whether or not a stream
     /// is reachable here (in a cluster the database said one is, maybe
     /// elsewhere); [`Self::send_call`] sends it.
-    pub fn wait(
-        &self,
-        session: &str,
-        base: u64,
-        offer: &Offer<'_>,
-    ) -> oneshot::Receiver<Answer> {
+    pub fn wait(&self, session: &str, base: u64, offer: &Offer<'_>) -> oneshot::Receiver<Answer> {
         let (tx, rx) = oneshot::channel();
         let mut sessions = self.locked();
         let relay = sessions
