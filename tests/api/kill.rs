@@ -18,7 +18,7 @@ async fn second_process(app: &TestApp) -> (Child, String) {
         .local_addr()
         .unwrap()
         .port();
-    let child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
         .env("DATABASE_URL", app.database_url())
         .env("PORT", port.to_string())
         .env("SWITCHBOARD_DEMO_LESSONS", "0")
@@ -35,6 +35,8 @@ async fn second_process(app: &TestApp) -> (Child, String) {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    let _ = child.kill();
+    let _ = child.wait();
     panic!("the second instance did not become healthy");
 }
 

@@ -18,25 +18,27 @@
 //! On SQLite there is no `Cluster` (`AppState::cluster` is `None`): the
 //! hub delivers itself and [`once`] just runs the job.
 
+mod health;
+mod jobs;
 pub mod listener;
 pub mod order;
 pub mod outbox;
 pub mod payload;
+mod replay;
 
-use crate::domain::limits::REPLAY_MAX_BYTES;
-use crate::domain::plugin::AVAILABILITY_EVENT;
-use crate::server::agent::hub::{Frame, Hub, Subscription, REPLAY};
+pub use jobs::{once, prune, Job};
+pub use replay::subscribe;
+
+use crate::server::agent::hub::Hub;
 use crate::server::store::cluster as store;
 use crate::server::{AppState, ServerError};
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
+use health::Health;
 use sqlx::postgres::{PgListener, PgPoolOptions};
 use sqlx::PgPool;
-use std::future::Future;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
 use tokio::sync::Notify;
 
 /// The `NOTIFY` channel of session events, session-list and workflow
@@ -149,7 +151,7 @@ impl Cluster {
 
     /// Whether the listener is connected.
     pub fn listening(&self) -> bool {
-        self.health.connected.load(Ordering::Relaxed)
+        self.health.connected()
     }
 
     /// The listener [`connect`] made, once.
@@ -180,214 +182,4 @@ pub async fn stored_before_answer(
     let marks = std::mem::take(&mut *published.lock().unwrap_or_else(|p| p.into_inner()));
     cluster.outbox.stored(&marks).await;
     response
-}
-
-/// Subscribes to `session` on this instance: [`Hub::subscribe`], with the
-/// channel positioned from the database first when it does not know where
-/// the session's numbering stands, and a `Last-Event-ID` older than the
-/// local ring (or newer than what reached this instance yet) served from
-/// `session_events`.
-pub async fn subscribe(
-    state: &AppState,
-    session: &str,
-    last_seen: Option<u64>,
-) -> Result<Subscription, ServerError> {
-    let hub = &state.hub;
-    let Some(cluster) = &state.cluster else {
-        return Ok(hub.subscribe(session, last_seen));
-    };
-    let here = hub.last_id(session);
-    if here.is_none() || last_seen > here {
-        hub.open_channel(session);
-        let stored = store::last_seq(&cluster.db, session).await?;
-        if let Some(stored) = stored.and_then(|s| u64::try_from(s).ok()) {
-            hub.position(session, stored);
-            // Events up to it are stored; deliver what has not come yet.
-            let last = hub.last_id(session).unwrap_or(stored);
-            if last < stored {
-                listener::fill(hub, cluster, session, last, Some(stored)).await?;
-            }
-        }
-    }
-    let mut sub = hub.subscribe(session, last_seen);
-    if let Some(seen) = last_seen.filter(|&seen| sub.needs_snapshot && seen < sub.snapshot_id) {
-        if let Some(replay) = replay(cluster, session, seen, sub.snapshot_id).await? {
-            sub.replay = replay;
-            sub.history.clear();
-            sub.needs_snapshot = false;
-        }
-    }
-    if sub.needs_snapshot && sub.snapshot_id > 0 {
-        sub.history = history(cluster, session, sub.snapshot_id).await?;
-    }
-    Ok(sub)
-}
-
-/// The kept events a late listener gets before its snapshot (the plugin's
-/// availability updates, as `Hub::subscribe` keeps them from its ring), up
-/// to `upto`, from the table: this instance's ring may have begun after
-/// them.
-async fn history(
-    cluster: &Cluster,
-    session: &str,
-    upto: u64,
-) -> Result<Vec<Arc<Frame>>, ServerError> {
-    let upto = i64::try_from(upto).unwrap_or(i64::MAX);
-    let rows = store::named_upto(
-        &cluster.db,
-        session,
-        AVAILABILITY_EVENT,
-        upto,
-        REPLAY as i64,
-    )
-    .await?;
-    Ok(rows
-        .iter()
-        .map(|r| Arc::new(Frame::new(r.seq as u64, &r.name, &r.json)))
-        .collect())
-}
-
-/// `session`'s events after `seen` up to `upto` from the table, if they
-/// are all there and within what a ring would hold; `None` means a
-/// snapshot.
-async fn replay(
-    cluster: &Cluster,
-    session: &str,
-    seen: u64,
-    upto: u64,
-) -> Result<Option<Vec<Arc<Frame>>>, ServerError> {
-    let to_i64 = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
-    let limit = REPLAY as i64 + 1;
-    let rows = store::events_after(
-        &cluster.db,
-        session,
-        to_i64(seen),
-        Some(to_i64(upto)),
-        limit,
-    )
-    .await?;
-    let seqs = rows
-        .iter()
-        .map(|r| u64::try_from(r.seq).unwrap_or_default());
-    let bytes: usize = rows.iter().map(|r| r.json.len() + r.name.len()).sum();
-    if rows.len() > REPLAY || bytes > REPLAY_MAX_BYTES || !order::complete(seen, upto, seqs) {
-        return Ok(None);
-    }
-    Ok(Some(
-        rows.iter()
-            .map(|r| Arc::new(Frame::new(r.seq as u64, &r.name, &r.json)))
-            .collect(),
-    ))
-}
-
-/// A periodic job that runs on one instance at a time.
-#[derive(Debug, Clone, Copy)]
-pub enum Job {
-    /// Ending idle sessions, deleting expired sign-ins and join codes
-    /// (`startup::sweep`).
-    IdleSweep,
-    /// Opening sessions for due schedules (`triggers::schedule`).
-    Scheduler,
-    /// The daily retention sweep (`retention`).
-    Retention,
-}
-
-impl Job {
-    /// Its advisory lock key: "SWBD" and the job's number, so it does not
-    /// collide with another application's locks on the same database.
-    fn key(self) -> i64 {
-        const PREFIX: i64 = 0x5357_4244 << 16;
-        PREFIX
-            | match self {
-                Job::IdleSweep => 1,
-                Job::Scheduler => 2,
-                Job::Retention => 3,
-            }
-    }
-}
-
-/// Runs `work` unless another instance is running `job` right now (then
-/// `None`): a transaction-scoped advisory lock, held until `work` is done
-/// and released however it ends. On SQLite, always runs it.
-pub async fn once<T>(
-    state: &AppState,
-    job: Job,
-    work: impl Future<Output = T>,
-) -> Result<Option<T>, ServerError> {
-    let Some(cluster) = &state.cluster else {
-        return Ok(Some(work.await));
-    };
-    let mut tx = cluster.db.begin().await?;
-    if !store::try_lock(&mut tx, job.key()).await? {
-        tracing::debug!(?job, "running on another instance; skipped here");
-        return Ok(None);
-    }
-    let out = work.await;
-    tx.commit().await?;
-    Ok(Some(out))
-}
-
-/// Deletes stored events and frames older than [`KEEP_SECS`] (each open
-/// session's newest event stays); nothing on SQLite.
-pub async fn prune(state: &AppState) -> Result<u64, ServerError> {
-    match &state.cluster {
-        Some(cluster) => Ok(store::prune(&cluster.db, KEEP_SECS).await?),
-        None => Ok(0),
-    }
-}
-
-/// The listener's connection and the last notification it got.
-struct Health {
-    connected: AtomicBool,
-    /// How many times the listener connected.
-    connections: AtomicU64,
-    started: Instant,
-    /// Milliseconds after `started` of the last notification, plus one
-    /// (0: none yet).
-    heard: AtomicU64,
-}
-
-impl Default for Health {
-    fn default() -> Self {
-        Self {
-            connected: AtomicBool::new(false),
-            connections: AtomicU64::new(0),
-            started: Instant::now(),
-            heard: AtomicU64::new(0),
-        }
-    }
-}
-
-impl Health {
-    /// The listener connected.
-    fn up(&self) {
-        self.connected.store(true, Ordering::Relaxed);
-        self.connections.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// Whether the listener connected more than once: what was notified
-    /// in between is to be read from the tables.
-    fn reconnected(&self) -> bool {
-        self.connections.load(Ordering::Relaxed) > 1
-    }
-
-    fn down(&self) {
-        self.connected.store(false, Ordering::Relaxed);
-    }
-
-    fn heard(&self) {
-        let ms = self.started.elapsed().as_millis() as u64;
-        self.heard.store(ms + 1, Ordering::Relaxed);
-    }
-
-    /// `{"listening": …, "lastNotificationAgeMs": … | null}`.
-    fn report(&self) -> serde_json::Value {
-        let heard = self.heard.load(Ordering::Relaxed);
-        let age = (heard > 0)
-            .then(|| (self.started.elapsed().as_millis() as u64).saturating_sub(heard - 1));
-        serde_json::json!({
-            "listening": self.connected.load(Ordering::Relaxed),
-            "lastNotificationAgeMs": age,
-        })
-    }
 }
