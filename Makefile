@@ -32,7 +32,7 @@ NAME := switchboard
 E2E := end2end
 PORT ?= 3000
 
-.PHONY: help run run-cluster test test-postgres host-checks dev toolchain bindgen run-server run-client run-site run-build e2e-deps wasm-opt client-debug client-release server-debug server-release \
+.PHONY: help run run-cluster bench-cluster test test-postgres host-checks dev toolchain bindgen run-server run-client run-site run-build e2e-deps wasm-opt client-debug client-release server-debug server-release \
         site-debug site-release lint unit e2e client-js-test fmt bench bench-sessions bench-matrix bench-first-load bench-visualiser soak demo demo-vibe demo-chat bench-vibes bench-plugins bench-chat bench-runner bench-ultravox bench-mcp-upstream bench-plugin-client clean-data
 
 help:
@@ -217,6 +217,15 @@ bench:
 # fan-out also through the plain Node relay in benches/peers/, side by side.
 bench-sessions:
 	ulimit -n $$(ulimit -Hn) && $(CARGO) bench --features ssr --bench sessions
+
+# Two instances on a throwaway PostgreSQL against one on SQLite, in one run:
+# SSE fan-out with the watchers split over the two (p50, p99, RSS per
+# instance) and tool calls per second through HAProxy (deploy/haproxy.cfg).
+bench-cluster:
+	@command -v haproxy >/dev/null || $(SUDO) apt-get install -y haproxy
+	@pg=$$(mktemp -d); trap 'scripts/pg.sh stop "$$pg"' EXIT; trap 'exit 130' INT TERM; \
+	url=$$(SUDO='$(SUDO)' scripts/pg.sh start "$$pg"); \
+	ulimit -n $$(ulimit -Hn) && BENCH_POSTGRES_URL="$$url" $(CARGO) bench --features ssr --bench cluster
 
 # Agents and vibes: the stage-change payload (Criterion) and the switchAgent
 # HTTP round trip against the release server (median, p99).

@@ -1124,7 +1124,7 @@ async fn soak(settings: Settings) -> bool {
 /// admin would give a narrow backend.
 async fn narrow_key(dir: &tempfile::TempDir, scopes: &[Scope]) -> String {
     let url = format!("sqlite://{}/bench.db", dir.path().display());
-    let pool = switchboard::server::platform::db::connect(&url)
+    let pool = switchboard::server::platform::db::attach(&url)
         .await
         .unwrap();
     switchboard::server::store::api_keys::create(&pool, "hostile", scopes, None)

@@ -14,7 +14,7 @@ use crate::domain::assets::Bundle;
 use crate::server::platform::config::Config;
 use crate::server::seed::SeededAccounts;
 use crate::server::{
-    agent, catalogue::bindings, http::router, platform::db, platform::tokens, seed, store,
+    agent, catalogue::bindings, cluster, http::router, platform::db, platform::tokens, seed, store,
     AppState, ServerError,
 };
 use axum::http::request::Parts;
@@ -48,6 +48,8 @@ impl Application {
         let opened = db::open(&config.database_url, &config.database_pool).await?;
         let mut state = AppState::new(opened.pool, config);
         state.instance_lock = opened.instance_lock;
+        // On PostgreSQL, the instances share events, rules and jobs.
+        state.cluster = cluster::connect(&state.config.database_url, &state.hub).await?;
         let seeded = seed_new_database(&state).await?;
         state.reload_rules().await?;
         crate::server::mcp_servers::load(&state).await?;
@@ -95,6 +97,11 @@ impl Application {
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
+        // Plugin calls relayed between instances (PostgreSQL), ready
+        // before the listener hears of them.
+        let relaying = agent::plugins::start(&self.state);
+        // Other instances' events, list and rules changes (PostgreSQL).
+        let listening = cluster::start(&self.state);
         let sweeper = tokio::spawn(sweep(self.state.clone()));
         // Workflows whose start trigger is a schedule open their sessions
         // from here (`triggers::schedule`: at most once per due time).
@@ -113,6 +120,7 @@ impl Application {
         // (`retention`: the last sweep is kept, so restarts do not skip it).
         let retention = tokio::spawn(crate::server::retention::run(self.state.clone()));
         let hub = self.state.hub.clone();
+        let state = self.state.clone();
         let grace = self.state.config.shutdown_grace;
         let (stopping, stopped) = tokio::sync::oneshot::channel::<()>();
         let stop_streams = self.state.shutdown.clone();
@@ -149,6 +157,11 @@ impl Application {
         upstreams.abort();
         health.abort();
         retention.abort();
+        listening.iter().for_each(|task| task.abort());
+        relaying.iter().for_each(|task| task.abort());
+        // Its plugin streams are closed: other instances count the
+        // reconnect grace from now.
+        agent::plugins::stopped(&state).await;
         result
     }
 }
@@ -246,21 +259,31 @@ pub fn app(state: AppState) -> Router {
 
 /// Every period (`build` did the first sweep): ends sessions idle past
 /// their limit, deletes expired sign-ins and join codes and forgets old
-/// failed sign-ins. A failed sweep is logged and
-/// retried next period.
+/// failed sign-ins (on one instance at a time, in a cluster). A failed
+/// sweep is logged and retried next period.
 async fn sweep(state: AppState) {
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + SWEEP_EVERY, SWEEP_EVERY);
     loop {
         tick.tick().await;
-        if let Err(e) = agent::sessions::expire_idle(&state).await {
-            tracing::error!(error = %e, "expiring idle sessions failed");
-        }
-        if let Err(e) = store::auth_sessions::purge_expired(&state.db).await {
-            tracing::error!(error = %e, "purging expired sign-ins failed");
-        }
-        if let Err(e) = agent::sessions::purge_expired_join_codes(&state).await {
-            tracing::error!(error = %e, "purging expired join codes failed");
+        if let Err(e) = cluster::once(&state, cluster::Job::IdleSweep, sweep_once(&state)).await {
+            tracing::error!(error = %e, "the idle sweep could not start");
         }
         state.login_throttle.prune(state.clock.now());
+    }
+}
+
+/// One idle sweep; each part's failure is logged, the others still run.
+async fn sweep_once(state: &AppState) {
+    if let Err(e) = agent::sessions::expire_idle(state).await {
+        tracing::error!(error = %e, "expiring idle sessions failed");
+    }
+    if let Err(e) = store::auth_sessions::purge_expired(&state.db).await {
+        tracing::error!(error = %e, "purging expired sign-ins failed");
+    }
+    if let Err(e) = agent::sessions::purge_expired_join_codes(state).await {
+        tracing::error!(error = %e, "purging expired join codes failed");
+    }
+    if let Err(e) = cluster::prune(state).await {
+        tracing::error!(error = %e, "pruning relayed events failed");
     }
 }

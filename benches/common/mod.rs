@@ -97,7 +97,8 @@ pub async fn spawn_with(
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let pool = db::connect(&url).await.unwrap();
+    // Beside the running server, which holds the file's instance lock.
+    let pool = db::attach(&url).await.unwrap();
     let key = store::api_keys::create(
         &pool,
         "bench",

@@ -18,6 +18,9 @@
 //! - [`retention`]: the daily sweep purging sessions older than
 //!   `DATA_RETENTION_DAYS`; [`student_data`]: a student's rights — who may
 //!   see a student's data, deleting it all, exporting it as JSON;
+//! - [`cluster`]: several instances on one PostgreSQL database — session
+//!   events, replays, list and rules changes relayed between them, jobs run
+//!   once;
 //! - [`store`]: all SQL; [`seed`]: the demo data;
 //! - [`platform`]: configuration, the database, the shared state, clock,
 //!   allocator, logging and token counts.
@@ -29,6 +32,7 @@ pub mod accounts;
 pub mod agent;
 pub mod auth;
 pub mod catalogue;
+pub mod cluster;
 pub mod error;
 pub mod http;
 pub mod lessons;

@@ -129,7 +129,8 @@ pub async fn status(state: &AppState) -> Result<RetentionStatus, ServerError> {
 }
 
 /// The daily task: [`sweep_if_due`] every [`CHECK_EVERY`], first
-/// [`FIRST_CHECK_AFTER`] start-up, until the task is dropped. A failed
+/// [`FIRST_CHECK_AFTER`] start-up (on one instance at a time, in a
+/// cluster), until the task is dropped. A failed
 /// sweep is logged and tried again at the next check.
 pub async fn run(state: AppState) {
     let first = tokio::time::Instant::now() + FIRST_CHECK_AFTER;
@@ -137,7 +138,14 @@ pub async fn run(state: AppState) {
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        if let Err(e) = sweep_if_due(&state).await {
+        // One instance at a time: the next one then finds it not due.
+        let swept = crate::server::cluster::once(
+            &state,
+            crate::server::cluster::Job::Retention,
+            sweep_if_due(&state),
+        )
+        .await;
+        if let Err(e) = swept.and_then(|done| done.transpose()) {
             tracing::error!(error = %e, "the retention sweep failed");
         }
     }

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 /// A session opened in `idv` with plugin tool `addNote` registered by its
 /// plugin: (the agent, the plugin).
-async fn session_with_tool(app: &TestApp) -> (Session, Session) {
+pub async fn session_with_tool(app: &TestApp) -> (Session, Session) {
     let key = app.api_key().await;
     let (agent, plugin) = open_both(app, &key, json!({"workflowId": "idv"})).await;
     let res = app
@@ -37,21 +37,21 @@ async fn session_with_tool(app: &TestApp) -> (Session, Session) {
 
 /// One SSE frame: its id, event name and JSON data.
 #[derive(Debug)]
-struct Frame {
-    id: u64,
-    event: String,
-    data: Value,
+pub struct Frame {
+    pub id: u64,
+    pub event: String,
+    pub data: Value,
 }
 
 /// A plugin's open `plugin-events` stream.
-struct PluginStream {
+pub struct PluginStream {
     res: reqwest::Response,
     buffer: String,
 }
 
 impl PluginStream {
     /// Opens the stream as `plugin`, sending `Last-Event-ID` when given.
-    async fn open(app: &TestApp, plugin: &Session, last_event_id: Option<u64>) -> Self {
+    pub async fn open(app: &TestApp, plugin: &Session, last_event_id: Option<u64>) -> Self {
         let mut req = app
             .client
             .get(app.url(&format!("/api/sessions/{}/plugin-events", plugin.id)))
@@ -69,7 +69,7 @@ impl PluginStream {
     }
 
     /// The next event within `wait` (keep-alive comments skipped).
-    async fn next(&mut self, wait: Duration) -> Option<Frame> {
+    pub async fn next(&mut self, wait: Duration) -> Option<Frame> {
         let until = tokio::time::Instant::now() + wait;
         loop {
             if let Some(end) = self.buffer.find("\n\n") {
@@ -96,7 +96,7 @@ impl PluginStream {
     }
 
     /// The next `tool-call-request` (within 5 s).
-    async fn request(&mut self) -> Frame {
+    pub async fn request(&mut self) -> Frame {
         let frame = self.next(Duration::from_secs(5)).await.expect("a request");
         assert_eq!(frame.event, "tool-call-request", "{frame:?}");
         frame
@@ -104,7 +104,7 @@ impl PluginStream {
 }
 
 /// The plugin's answer `body` to call `call_id`: its status.
-async fn answer(app: &TestApp, plugin: &Session, call_id: &str, body: Value) -> u16 {
+pub async fn answer(app: &TestApp, plugin: &Session, call_id: &str, body: Value) -> u16 {
     app.client
         .post(app.url(&format!(
             "/api/sessions/{}/tool-results/{call_id}",
@@ -120,7 +120,7 @@ async fn answer(app: &TestApp, plugin: &Session, call_id: &str, body: Value) -> 
 }
 
 /// The agent calls `addNote` in the background; its reply comes later.
-fn agent_calls(app: &TestApp, agent: &Session, text: &str) -> tokio::task::JoinHandle<Value> {
+pub fn agent_calls(app: &TestApp, agent: &Session, text: &str) -> tokio::task::JoinHandle<Value> {
     let request = app
         .client
         .post(app.url(&format!("/api/sessions/{}/tool-calls", agent.id)))
@@ -134,7 +134,7 @@ fn agent_calls(app: &TestApp, agent: &Session, text: &str) -> tokio::task::JoinH
 }
 
 /// The deadline and time left a request carries are the call timeout's.
-fn assert_deadline(request: &Value, timeout_ms: i64) {
+pub fn assert_deadline(request: &Value, timeout_ms: i64) {
     let left = request["timeoutMs"].as_i64().unwrap();
     assert!(left > 0 && left <= timeout_ms, "{request}");
     let deadline: jiff::Timestamp = request["deadline"].as_str().unwrap().parse().unwrap();

@@ -32,8 +32,10 @@ use std::time::Instant;
 
 /// Why `tool` may not run now, if it may not: gathers what
 /// [`decide`] needs (the rules in force, the session's place, the tools
-/// withheld from it, its plugin's tool of that name) and asks it.
-/// `available` is [`tools_now`] for the session before the call.
+/// withheld from it, its plugin's tool of that name and whether the
+/// plugin is `connected`) and asks it. `available` is [`tools_now`] for
+/// the session before the call.
+#[allow(clippy::too_many_arguments)]
 fn refusal(
     state: &AppState,
     row: &SessionRow,
@@ -42,6 +44,7 @@ fn refusal(
     tool: &str,
     arguments: &Value,
     plugin: Option<&(Arc<plugins::Loaded>, bool)>,
+    connected: bool,
 ) -> Option<Refusal> {
     let check_plugin = |arguments: &Value| match plugin {
         Some((loaded, _)) => loaded.check_arguments(tool, arguments),
@@ -51,10 +54,7 @@ fn refusal(
         Some(PluginTool {
             plugin: loaded.set.plugin_type.as_str(),
             status: loaded.set.tool(tool)?.status,
-            connected: state
-                .plugins
-                .relays()
-                .reachable(&row.id, state.clock.now_ms()),
+            connected,
             check_arguments: &check_plugin,
         })
     });
@@ -249,7 +249,22 @@ async fn decide_and_run(
         student_change: None,
     };
     let plugin = plugins::plugin_of(state, &row.id, tool);
-    if let Some(refusal) = refusal(state, row, ws, available, tool, arguments, plugin.as_ref()) {
+    // In a cluster the plugin's stream may be on another instance.
+    let connected = match &plugin {
+        Some(_) => plugins::connected(state, &row.id).await?,
+        None => false,
+    };
+    let refused = refusal(
+        state,
+        row,
+        ws,
+        available,
+        tool,
+        arguments,
+        plugin.as_ref(),
+        connected,
+    );
+    if let Some(refusal) = refused {
         done.outcome = CallOutcome::Refused;
         done.reason = Some(refusal.to_string());
         return Ok(done);

@@ -36,6 +36,7 @@ pub(super) async fn end_locked(
     }
     state.hub.close(id);
     state.plugins.forget(id);
+    crate::server::agent::plugins::session_ended(state, id).await;
     state.budgets.forget_session(id).await?;
     state
         .session_mcp

@@ -94,6 +94,11 @@ pub fn routes() -> Router<AppState> {
 pub fn with_middleware(router: Router<AppState>, state: AppState) -> Router {
     router
         .layer(from_fn(auth::guard_pages))
+        // In a cluster, an answer waits for its events to be stored.
+        .layer(from_fn_with_state(
+            state.clone(),
+            crate::server::cluster::stored_before_answer,
+        ))
         .layer(from_fn_with_state(state.clone(), security_headers))
         .layer(from_fn(malformed_calls_are_client_errors))
         .layer(from_fn_with_state(state.clone(), auth::check_origin))
@@ -206,16 +211,32 @@ async fn download_bindings(
 }
 
 /// Liveness: answers 200 when the server can reach its database, 503 if not.
+/// In a cluster it also reports the event channel (`events`), and answers
+/// 503 while its listener is not connected: this instance's watchers would
+/// miss other instances' events.
 async fn healthz(State(state): State<AppState>) -> (StatusCode, Json<serde_json::Value>) {
     let database = match crate::server::platform::db::backend(&state.db) {
         crate::server::platform::db::Backend::Sqlite => "sqlite",
         crate::server::platform::db::Backend::Postgres => "postgres",
     };
     match crate::server::store::ping(&state.db).await {
-        Ok(_) => (
-            StatusCode::OK,
-            Json(serde_json::json!({ "status": "ok", "database": database })),
-        ),
+        Ok(_) => match &state.cluster {
+            None => (
+                StatusCode::OK,
+                Json(serde_json::json!({ "status": "ok", "database": database })),
+            ),
+            Some(cluster) => {
+                let (status, word) = if cluster.listening() {
+                    (StatusCode::OK, "ok")
+                } else {
+                    (StatusCode::SERVICE_UNAVAILABLE, "event channel unavailable")
+                };
+                let body = serde_json::json!({
+                    "status": word, "database": database, "events": cluster.health(),
+                });
+                (status, Json(body))
+            }
+        },
         Err(e) => {
             tracing::error!(error = %e, "health check: database unreachable");
             (

@@ -93,6 +93,17 @@ pub async fn connect(url: &str) -> Result<Db, ServerError> {
     Ok(open(url, &PoolSettings::default()).await?.pool)
 }
 
+/// The database at `url` as a tool beside a running instance sees it (a
+/// bench creating a key, say): no instance lock, no migrations.
+pub async fn attach(url: &str) -> Result<Db, ServerError> {
+    sqlx::any::install_default_drivers();
+    Backend::of_url(url).map_err(ServerError::Config)?;
+    Ok(AnyPoolOptions::new()
+        .max_connections(2)
+        .connect(url)
+        .await?)
+}
+
 /// [`connect`] with pool settings, keeping SQLite's instance lock.
 pub async fn open(url: &str, settings: &PoolSettings) -> Result<Opened, ServerError> {
     sqlx::any::install_default_drivers();

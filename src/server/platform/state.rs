@@ -33,6 +33,9 @@ pub struct AppState {
     pub assets: Arc<crate::server::http::assets::SiteAssets>,
     /// Server push to session watchers.
     pub hub: Arc<Hub>,
+    /// This instance's part in a cluster of instances on one PostgreSQL
+    /// database (`server::cluster`); `None` on SQLite.
+    pub cluster: Option<Arc<crate::server::cluster::Cluster>>,
     /// Open event streams per session and per user, for the caps.
     pub streams: Arc<StreamCounter>,
     /// Recent sign-in attempts per account and address, per account and
@@ -102,6 +105,7 @@ impl AppState {
             leptos_options,
             assets: Arc::new(assets),
             hub: Arc::new(Hub::starting_at(event_id_base())),
+            cluster: None,
             login_throttle,
             streams: Arc::new(StreamCounter::default()),
             hashing: Arc::new(tokio::sync::Semaphore::new(
@@ -127,8 +131,19 @@ impl AppState {
         self.rules.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    /// Rebuilds the rules from the database and returns the previous ones.
+    /// Rebuilds the rules from the database and returns the previous ones;
+    /// in a cluster, every other instance is told to reload too.
     pub async fn reload_rules(&self) -> Result<Arc<Rules>, ServerError> {
+        let before = self.load_rules().await?;
+        if let Some(cluster) = &self.cluster {
+            cluster.rules_changed().await;
+        }
+        Ok(before)
+    }
+
+    /// [`AppState::reload_rules`] on this instance only (what an instance
+    /// told of another's change does).
+    pub async fn load_rules(&self) -> Result<Arc<Rules>, ServerError> {
         let _one_at_a_time = self.rules_reload.lock().await;
         let fresh = Arc::new(Rules::load(&self.db).await?);
         let mut slot = self.rules.write().unwrap_or_else(|p| p.into_inner());

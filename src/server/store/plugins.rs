@@ -125,44 +125,73 @@ pub async fn open_sessions(db: &Db) -> Result<Vec<(String, PluginSet)>, ServerEr
             .insert(name, count.max(0) as u64);
     }
     let none = HashMap::new();
-    let mut out = Vec::with_capacity(plugins.len());
-    for p in plugins {
-        let stored: Vec<StoredTool<String, Schema>> = serde_json::from_str(&p.tools)
-            .unwrap_or_else(|e| {
-                tracing::error!(session = %p.session_id, error = %e, "stored plugin tools are unreadable");
-                Vec::new()
-            });
-        let mine = counts.get(&p.session_id).unwrap_or(&none);
-        let tools = stored
-            .into_iter()
-            .map(|t| PluginTool {
-                usage_count: mine.get(&t.name).copied().unwrap_or(0),
-                definition: ToolDefinition {
-                    name: t.name,
-                    description: t.description,
-                    parameters: t.parameters,
-                },
-                status: ToolStatus::parse(&t.status),
-                registered_at: t.registered_at,
-            })
-            .collect();
-        let plugin_type: PluginType =
-            serde_json::from_value(serde_json::Value::String(p.plugin_type.clone()))
-                .unwrap_or(PluginType::Custom);
-        out.push((
-            p.session_id,
-            PluginSet {
-                plugin_type,
-                plugin_version: p.plugin_version,
-                capabilities: serde_json::from_str(&p.capabilities).unwrap_or_default(),
-                environment: serde_json::from_str(&p.environment).unwrap_or_default(),
-                constraints: p.constraints.and_then(|c| serde_json::from_str(&c).ok()),
-                tools,
-                updated_at: p.updated_at,
+    Ok(plugins
+        .into_iter()
+        .map(|p| {
+            let mine = counts.get(&p.session_id).unwrap_or(&none);
+            (p.session_id.clone(), into_set(p, mine))
+        })
+        .collect())
+}
+
+/// Open session `session`'s plugin (`None`: none registered, or the
+/// session ended), as stored now: another instance changed it.
+pub async fn get(db: &Db, session: &str) -> Result<Option<PluginSet>, ServerError> {
+    let plugin: Option<PluginRow> = sqlx::query_as(
+        "SELECT p.session_id, p.plugin_type, p.plugin_version, p.capabilities, p.environment, p.constraints, p.tools, p.updated_at
+         FROM session_plugins p JOIN agent_sessions s ON s.id = p.session_id
+         WHERE p.session_id = $1 AND s.ended_at IS NULL",
+    )
+    .bind(session)
+    .fetch_optional(db)
+    .await?;
+    let Some(plugin) = plugin else {
+        return Ok(None);
+    };
+    let uses: Vec<(String, i64)> =
+        sqlx::query_as("SELECT name, count FROM session_plugin_tool_uses WHERE session_id = $1")
+            .bind(session)
+            .fetch_all(db)
+            .await?;
+    let counts = uses
+        .into_iter()
+        .map(|(name, count)| (name, count.max(0) as u64))
+        .collect();
+    Ok(Some(into_set(plugin, &counts)))
+}
+
+/// A stored plugin as the set in force, with its tools' use counts.
+fn into_set(p: PluginRow, counts: &HashMap<String, u64>) -> PluginSet {
+    let stored: Vec<StoredTool<String, Schema>> =
+        serde_json::from_str(&p.tools).unwrap_or_else(|e| {
+            tracing::error!(session = %p.session_id, error = %e, "stored plugin tools are unreadable");
+            Vec::new()
+        });
+    let tools = stored
+        .into_iter()
+        .map(|t| PluginTool {
+            usage_count: counts.get(&t.name).copied().unwrap_or(0),
+            definition: ToolDefinition {
+                name: t.name,
+                description: t.description,
+                parameters: t.parameters,
             },
-        ));
+            status: ToolStatus::parse(&t.status),
+            registered_at: t.registered_at,
+        })
+        .collect();
+    let plugin_type: PluginType =
+        serde_json::from_value(serde_json::Value::String(p.plugin_type.clone()))
+            .unwrap_or(PluginType::Custom);
+    PluginSet {
+        plugin_type,
+        plugin_version: p.plugin_version,
+        capabilities: serde_json::from_str(&p.capabilities).unwrap_or_default(),
+        environment: serde_json::from_str(&p.environment).unwrap_or_default(),
+        constraints: p.constraints.and_then(|c| serde_json::from_str(&c).ok()),
+        tools,
+        updated_at: p.updated_at,
     }
-    Ok(out)
 }
 
 #[cfg(test)]

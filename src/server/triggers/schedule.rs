@@ -119,13 +119,22 @@ pub async fn fire_due(state: &AppState) -> Result<usize, ServerError> {
     Ok(opened)
 }
 
-/// The scheduler: [`fire_due`] every [`TICK`] until the task is dropped.
+/// The scheduler: [`fire_due`] every [`TICK`] (on one instance at a time,
+/// in a cluster) until the task is dropped.
 pub async fn run(state: AppState) {
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        if let Err(e) = fire_due(&state).await {
+        // One instance at a time looks (the marks already keep a due time
+        // from firing twice; the lock saves the others the work).
+        let looked = crate::server::cluster::once(
+            &state,
+            crate::server::cluster::Job::Scheduler,
+            fire_due(&state),
+        )
+        .await;
+        if let Err(e) = looked.and_then(|done| done.transpose()) {
             tracing::error!(error = %e, "the scheduler's look for due schedules failed");
         }
     }

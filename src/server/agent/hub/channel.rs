@@ -32,11 +32,18 @@ pub(super) struct Channel {
     /// Bytes of the frames in `ring` (their chunks), at most
     /// [`REPLAY_MAX_BYTES`].
     pub(super) ring_bytes: usize,
+    /// The id of the last event delivered (0 while not positioned).
     pub(super) last_id: u64,
+    /// Whether `last_id` is where the session's numbering stands. Always,
+    /// when the hub numbers events itself; relayed, from the first event
+    /// delivered or once the cluster read the number from the database.
+    pub(super) positioned: bool,
 }
 
 impl Channel {
-    pub(super) fn new(base: u64) -> Self {
+    /// A channel whose events are numbered after `base`, or, not
+    /// `positioned`, one that takes its numbering from the first event.
+    pub(super) fn new(base: u64, positioned: bool) -> Self {
         Self {
             tx: broadcast::channel(BUFFER).0,
             sinks: Vec::new(),
@@ -44,8 +51,21 @@ impl Channel {
             next_share: 0,
             ring: VecDeque::with_capacity(REPLAY),
             ring_bytes: 0,
-            last_id: base,
+            last_id: if positioned { base } else { 0 },
+            positioned,
         }
+    }
+
+    /// Delivers `frame` (the next event): kept for replay, sent to the
+    /// in-process listeners and queued for the watchers; returns the few
+    /// watchers the caller writes to itself once it let go of the hub.
+    pub(super) fn push(&mut self, frame: &Arc<Frame>) -> Vec<Arc<Sink>> {
+        self.last_id = frame.id;
+        self.positioned = true;
+        self.keep(frame);
+        // No receivers is fine: nobody is listening.
+        let _ = self.tx.send(frame.clone());
+        fan_out(self, frame)
     }
 
     /// The watchers still there, with their shares (the others are

@@ -10,21 +10,27 @@
 //! to thousands of watchers costs one JSON encoding and no per-watcher
 //! allocation. Each watcher of a session is a [`Sink`]; the publisher
 //! writes to the watchers' sockets itself ([`sink`]).
+//!
+//! With several instances (`server::cluster`), the hub hands what is
+//! published to a [`Relay`] instead, and every instance's hub gets it back,
+//! numbered by the database, through [`relay`]'s `deliver…` methods.
 
 mod channel;
 mod frame;
+pub mod relay;
 pub mod sink;
 
 pub use channel::REPLAY;
 pub use frame::Frame;
+pub use relay::{Outgoing, Relay};
 
 use crate::domain::agent_session::SessionEvent;
 use crate::domain::ownership::SessionOwners;
 use crate::domain::plugin::AVAILABILITY_EVENT;
-use channel::{fan_out, locked, Channel, BUFFER};
+use channel::{locked, Channel, BUFFER};
 use sink::Sink;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use tokio::sync::broadcast;
 
 /// What a new subscriber starts from.
@@ -70,6 +76,9 @@ pub struct Hub {
     list_ids: Mutex<u64>,
     workflows: Mutex<HashMap<String, broadcast::Sender<Arc<Frame>>>>,
     base: u64,
+    /// Where publishing goes with several instances; unset, the hub
+    /// delivers itself.
+    relay: OnceLock<Arc<dyn Relay>>,
 }
 
 impl Default for Hub {
@@ -93,6 +102,7 @@ impl Hub {
             list_ids: Mutex::new(base),
             workflows: Mutex::new(HashMap::new()),
             base,
+            relay: OnceLock::new(),
         }
     }
 
@@ -103,32 +113,49 @@ impl Hub {
 }
 
 impl Hub {
-    /// Publishes `event` on `session`'s stream; returns its id.
-    pub fn publish(&self, session: &str, event: &SessionEvent) -> u64 {
+    /// Publishes `event` on `session`'s stream. Alone, the hub numbers and
+    /// delivers it at once; with several instances it is relayed and
+    /// delivered (to this instance's watchers too) once the database has
+    /// numbered it. Nothing waits for that: callers need no id.
+    pub fn publish(&self, session: &str, event: &SessionEvent) {
         let json = serde_json::to_string(event).unwrap_or_default();
-        self.publish_named(session, event.name(), &json)
+        self.publish_named(session, event.name(), &json);
     }
 
     /// Publishes `json` as event `name` on `session`'s stream (an event
     /// whose shape is not a [`SessionEvent`], such as the plugin's
-    /// `tool-availability-update`); returns its id.
-    pub fn publish_named(&self, session: &str, name: &str, json: &str) -> u64 {
+    /// `tool-availability-update`).
+    pub fn publish_named(&self, session: &str, name: &str, json: &str) {
+        if let Some(relay) = self.relay.get() {
+            relay.send(Outgoing::Event {
+                session: session.to_owned(),
+                name: name.to_owned(),
+                json: json.to_owned(),
+            });
+            return;
+        }
         let mut sessions = locked(&self.sessions);
-        let channel = sessions
-            .entry(session.to_owned())
-            .or_insert_with(|| Channel::new(self.base));
-        channel.last_id += 1;
-        let frame = Arc::new(Frame::new(channel.last_id, name, json));
-        channel.keep(&frame);
-        // No receivers is fine: nobody is listening.
-        let _ = channel.tx.send(frame.clone());
-        let id = channel.last_id;
-        let few = fan_out(channel, &frame);
+        let channel = self.channel(&mut sessions, session);
+        let frame = Arc::new(Frame::new(channel.last_id + 1, name, json));
+        let few = channel.push(&frame);
         drop(sessions);
         for sink in few {
             sink.offer(std::slice::from_ref(&frame));
         }
-        id
+    }
+
+    /// `session`'s channel, made if missing: numbered from the base when
+    /// the hub numbers events itself, not positioned yet when relayed
+    /// (`relay::Hub::position`).
+    fn channel<'a>(
+        &self,
+        sessions: &'a mut HashMap<String, Channel>,
+        session: &str,
+    ) -> &'a mut Channel {
+        let relayed = self.relay.get().is_some();
+        sessions
+            .entry(session.to_owned())
+            .or_insert_with(|| Channel::new(self.base, !relayed))
     }
 
     /// Subscribes to `session`. With `last_seen`, replays what came after it
@@ -137,14 +164,20 @@ impl Hub {
     /// event is lost or sent twice between them.
     pub fn subscribe(&self, session: &str, last_seen: Option<u64>) -> Subscription {
         let mut sessions = locked(&self.sessions);
-        let channel = sessions
-            .entry(session.to_owned())
-            .or_insert_with(|| Channel::new(self.base));
-        let sink = Arc::new(Sink::new(channel.last_id));
+        let channel = self.channel(&mut sessions, session);
+        let sink = Arc::new(if channel.positioned {
+            Sink::new(channel.last_id)
+        } else {
+            Sink::unanchored()
+        });
         channel.add_sink(&sink);
         let oldest = channel.ring.front().map_or(channel.last_id + 1, |f| f.id);
         match last_seen {
-            Some(seen) if seen >= oldest.saturating_sub(1) && seen <= channel.last_id => {
+            Some(seen)
+                if channel.positioned
+                    && seen >= oldest.saturating_sub(1)
+                    && seen <= channel.last_id =>
+            {
                 Subscription {
                     replay: channel
                         .ring
@@ -177,6 +210,17 @@ impl Hub {
     /// get what was already published (the `ended` event), then their
     /// stream ends.
     pub fn close(&self, session: &str) {
+        if let Some(relay) = self.relay.get() {
+            relay.send(Outgoing::Close {
+                session: session.to_owned(),
+            });
+            return;
+        }
+        self.close_here(session);
+    }
+
+    /// [`Hub::close`] on this instance only.
+    pub fn close_here(&self, session: &str) {
         locked(&self.owners).remove(session);
         let channel = locked(&self.sessions).remove(session);
         if let Some(channel) = channel {
@@ -187,11 +231,8 @@ impl Hub {
     /// Every event published on `session` from now on, for a listener in
     /// this process (the MCP server's tool-change notices).
     pub fn listen(&self, session: &str) -> broadcast::Receiver<Arc<Frame>> {
-        locked(&self.sessions)
-            .entry(session.to_owned())
-            .or_insert_with(|| Channel::new(self.base))
-            .tx
-            .subscribe()
+        let mut sessions = locked(&self.sessions);
+        self.channel(&mut sessions, session).tx.subscribe()
     }
 
     /// How many sessions have a live channel (ended ones never do).
@@ -224,12 +265,16 @@ impl Hub {
             .and_then(serde_json::Value::as_str)
             .unwrap_or("message");
         let owners = locked(&self.owners).get(session).copied();
-        let _ = locked(&self.list).send(Arc::new(ListChange {
+        let change = ListChange {
             session: session.to_owned(),
             owners,
             name: name.to_owned(),
             json: change.to_string(),
-        }));
+        };
+        match self.relay.get() {
+            Some(relay) => relay.send(Outgoing::List(change)),
+            None => self.deliver_list(change),
+        }
     }
 
     /// Publishes `json` as event `name` to the open settings pages of
@@ -237,10 +282,13 @@ impl Hub {
     /// channels: nothing is replayed (a page that reconnects reads the
     /// definition again) and no session count includes them.
     pub fn publish_workflow(&self, id: &str, name: &str, json: &str) {
-        let mut ids = locked(&self.list_ids);
-        *ids += 1;
-        if let Some(tx) = locked(&self.workflows).get(id) {
-            let _ = tx.send(Arc::new(Frame::new(*ids, name, json)));
+        match self.relay.get() {
+            Some(relay) => relay.send(Outgoing::Workflow {
+                id: id.to_owned(),
+                name: name.to_owned(),
+                json: json.to_owned(),
+            }),
+            None => self.deliver_workflow(id, name, json),
         }
     }
 

@@ -43,6 +43,9 @@ struct SinkState {
     busy: bool,
     /// The id of the last event written (or handed to the body).
     delivered: u64,
+    /// `delivered` is known; a watcher of a relayed session whose
+    /// numbering was not known yet takes it from its first event.
+    anchored: bool,
     /// An event the publisher began writing and the socket did not take
     /// whole: the task sends the rest, from this offset, before anything.
     partial: Option<(Arc<Frame>, usize)>,
@@ -132,11 +135,23 @@ impl Sink {
     /// A watcher that has everything up to event `delivered` (its snapshot
     /// or replay stands for those).
     pub fn new(delivered: u64) -> Self {
+        Self::at(delivered, true)
+    }
+
+    /// A watcher of a session with no event yet whose numbering is not
+    /// known here (several instances): the first event it gets is the
+    /// first it needs.
+    pub fn unanchored() -> Self {
+        Self::at(0, false)
+    }
+
+    fn at(delivered: u64, anchored: bool) -> Self {
         Self {
             state: Mutex::new(SinkState {
                 socket: None,
                 busy: true,
                 delivered,
+                anchored,
                 partial: None,
                 pending: VecDeque::new(),
                 lagged: false,
@@ -155,6 +170,10 @@ impl Sink {
     /// queued, and its task woken, otherwise.
     pub fn offer(&self, frames: &[Arc<Frame>]) {
         let mut state = self.locked();
+        if let Some(first) = frames.first().filter(|_| !state.anchored) {
+            state.anchored = true;
+            state.delivered = first.id.saturating_sub(1);
+        }
         let mut rest = frames;
         while rest.first().is_some_and(|f| f.id <= state.delivered) {
             rest = &rest[1..];
@@ -214,9 +233,10 @@ impl Sink {
             state.busy = true;
             return Next::Frame(frame, 0);
         }
+        // An unanchored watcher never got an event: nothing is owed.
         if state
             .closed_after
-            .is_some_and(|last| state.delivered >= last)
+            .is_some_and(|last| !state.anchored || state.delivered >= last)
         {
             return Next::Closed;
         }
@@ -306,6 +326,17 @@ mod tests {
         sink.offer(&[frame(1), frame(2), frame(3), frame(4)]);
         sink.offer(&[frame(4), frame(5)]);
         assert_eq!(ids(&sink), [3, 4, 5]);
+    }
+
+    #[test]
+    fn an_unanchored_watcher_starts_at_its_first_event() {
+        let sink = Sink::unanchored();
+        sink.offer(&[frame(1_000_007)]);
+        sink.offer(&[frame(1_000_008)]);
+        assert_eq!(ids(&sink), [1_000_007, 1_000_008]);
+        let closed = Sink::unanchored();
+        closed.close(0);
+        assert!(matches!(closed.next(), Next::Closed));
     }
 
     #[test]

@@ -295,6 +295,9 @@ async fn install(
             .plugins
             .relays()
             .notify(&row.id, AVAILABILITY_EVENT, &json);
+        super::across::tools_changed(state, &row.id, Some((AVAILABILITY_EVENT, &json))).await;
+    } else {
+        super::across::tools_changed(state, &row.id, None).await;
     }
     let after = listing::tools_now(state, &row.id, row.lesson_tools.as_deref(), &ws);
     if after != before {

@@ -13,15 +13,20 @@
 //! Pieces: the registry here; `change` (registrations and patches),
 //! `relay` (calls to the plugin and its answers), `waiting` (the plugin
 //! listeners and the calls waiting for them, offered again to a stream
-//! that connects), `metadata`.
+//! that connects), `presence` (whether a plugin is connected), `across`
+//! (all of it across instances on PostgreSQL), `metadata`.
 
+mod across;
 mod change;
 mod metadata;
+mod presence;
 mod relay;
 mod waiting;
 
+pub use across::{Heard, CHANNEL as RELAY_CHANNEL};
 pub use change::{change, Change, ChangeAnswer};
 pub use metadata::{metadata, API_VERSION};
+pub use presence::{connected, stopped, HEARTBEAT};
 pub use relay::{answer, relay};
 pub use waiting::{ListenGuard, Listening, Relays, CALL_EVENT, RECONNECT_GRACE_MS};
 
@@ -32,7 +37,8 @@ use crate::server::{AppState, ServerError};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
+use tokio::sync::mpsc;
 
 /// One session's plugin as in force: the set, a compiled schema per tool,
 /// and live use counts (the set's own counts are as of its last change).
@@ -94,6 +100,9 @@ impl Loaded {
 pub struct PluginRegistry {
     sets: RwLock<HashMap<String, Arc<Loaded>>>,
     relays: Arc<Relays>,
+    /// In a cluster, where the listener queues what it hears on
+    /// [`RELAY_CHANNEL`] (`across`).
+    heard: OnceLock<mpsc::UnboundedSender<Heard>>,
 }
 
 impl PluginRegistry {
@@ -104,6 +113,16 @@ impl PluginRegistry {
             .unwrap_or_else(|p| p.into_inner())
             .get(session)
             .cloned()
+    }
+
+    /// Sessions with a plugin here.
+    fn sessions(&self) -> Vec<String> {
+        self.sets
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .keys()
+            .cloned()
+            .collect()
     }
 
     fn put(&self, session: &str, loaded: Arc<Loaded>) {
@@ -127,6 +146,61 @@ impl PluginRegistry {
     pub fn relays(&self) -> &Arc<Relays> {
         &self.relays
     }
+}
+
+/// Starts relaying plugin calls across instances (PostgreSQL): the task
+/// handling what the listener hears on [`RELAY_CHANNEL`] and the one
+/// writing this instance's plugin streams; returns them, for the caller to
+/// stop. Nothing on SQLite.
+pub fn start(state: &AppState) -> Vec<tokio::task::JoinHandle<()>> {
+    let Some(cluster) = &state.cluster else {
+        return Vec::new();
+    };
+    let (heard, queue) = mpsc::unbounded_channel();
+    let _ = state.plugins.heard.set(heard);
+    let (changed, writes) = mpsc::unbounded_channel();
+    state.plugins.relays.tell_presence(changed);
+    vec![
+        tokio::spawn(across::handle_all(state.clone(), queue)),
+        tokio::spawn(presence::write(
+            state.clone(),
+            cluster.instance().to_owned(),
+            writes,
+        )),
+    ]
+}
+
+/// The cluster's listener heard `payload` on [`RELAY_CHANNEL`]: queued
+/// for [`start`]'s task, so the listener goes on at once.
+pub fn heard(state: &AppState, payload: &str) {
+    if let Some(queue) = state.plugins.heard.get() {
+        let _ = queue.send(Heard::Notice(payload.to_owned()));
+    }
+}
+
+/// The cluster's listener reconnected: what it missed is read again.
+pub fn heard_again(state: &AppState) {
+    if let Some(queue) = state.plugins.heard.get() {
+        let _ = queue.send(Heard::Recover);
+    }
+}
+
+/// Opens a plugin stream of `session` here: the calls waiting for its
+/// plugin (on every instance, in a cluster) first, then new ones.
+pub async fn listen(state: &AppState, session: &str) -> Result<Listening, ServerError> {
+    if state.cluster.is_some() {
+        return across::listen(state, session).await;
+    }
+    Ok(state
+        .plugins
+        .relays
+        .listen(session, state.hub.base(), &state.clock))
+}
+
+/// `session` ended: in a cluster, its relayed calls and stream counts go
+/// and every instance forgets its plugin (`PluginRegistry::forget` here).
+pub async fn session_ended(state: &AppState, session: &str) {
+    across::session_ended(state, session).await;
 }
 
 /// Loads every open session's plugin at start-up, compiling its schemas.

@@ -10,6 +10,7 @@ use crate::domain::session_access::Act;
 use crate::error::ApiError;
 use crate::server::agent::access::Admitted;
 use crate::server::agent::complete;
+use crate::server::agent::plugins::across;
 use crate::server::agent::plugins::waiting::Offer;
 use crate::server::store::agent_sessions::SessionRow;
 use crate::server::store::plugins as store;
@@ -95,7 +96,8 @@ async fn wait_and_record(
 /// plugin is told it with the call, and a stream that connects meanwhile
 /// is offered the call again (`waiting`). The wait itself is timed by
 /// tokio, so a test moving the clock changes what is offered, not when the
-/// agent hears.
+/// agent hears. In a cluster the call reaches the plugin's streams on
+/// every instance and its answer comes from any (`across`).
 async fn relayed_answer(
     state: &AppState,
     session: &str,
@@ -113,27 +115,64 @@ async fn relayed_answer(
         deadline_ms: now + timeout.as_millis() as i64,
     };
     let relays = state.plugins.relays();
-    let Some(rx) = relays.relay(session, &offer, now) else {
-        return Err(format!(
-            "plugin `{plugin_type}` is not connected; its tools cannot run now"
-        ));
+    let waiting = match &state.cluster {
+        None => Ok(relays.relay(session, &offer, now)),
+        Some(_) => across::relay(state, session, &offer, now).await,
     };
-    match tokio::time::timeout(timeout, rx).await {
-        Ok(Ok(answer)) => answer.map_err(|e| {
+    let mut rx = match waiting {
+        Ok(Some(rx)) => rx,
+        Ok(None) => {
+            return Err(format!(
+                "plugin `{plugin_type}` is not connected; its tools cannot run now"
+            ))
+        }
+        Err(e) => {
+            tracing::error!(error = %e, session, call_id, "relaying a plugin call failed");
+            return Err(format!(
+                "plugin `{plugin_type}` could not be reached (the server's database failed)"
+            ));
+        }
+    };
+    let answer = match tokio::time::timeout(timeout, &mut rx).await {
+        Ok(Ok(answer)) => Ok(answer),
+        waited => {
+            // Its time is up, or its channel closed: in a cluster the
+            // answer may be in the database all the same.
+            let late = match &state.cluster {
+                Some(_) => across::give_up(state, session, call_id, rx).await,
+                None => {
+                    relays.give_up(session, call_id);
+                    None
+                }
+            };
+            late.ok_or(if waited.is_ok() {
+                NoAnswer::Gone
+            } else {
+                NoAnswer::Late
+            })
+        }
+    };
+    match answer {
+        Ok(answer) => answer.map_err(|e| {
             format!(
                 "plugin `{plugin_type}` answered with an error: {}",
                 excerpt(&e)
             )
         }),
-        Ok(Err(_)) => Err(format!("plugin `{plugin_type}` went away before answering")),
-        Err(_) => {
-            relays.give_up(session, call_id);
-            Err(format!(
-                "plugin `{plugin_type}` did not answer within {} s",
-                timeout.as_secs()
-            ))
-        }
+        Err(NoAnswer::Gone) => Err(format!("plugin `{plugin_type}` went away before answering")),
+        Err(NoAnswer::Late) => Err(format!(
+            "plugin `{plugin_type}` did not answer within {} s",
+            timeout.as_secs()
+        )),
     }
+}
+
+/// Why a relayed call has no answer.
+enum NoAnswer {
+    /// Its channel closed (its plugin or session went away).
+    Gone,
+    /// Its deadline passed.
+    Late,
 }
 
 /// `POST /api/sessions/{id}/tool-results/{callId}`: the plugin's answer to
@@ -147,7 +186,11 @@ pub async fn answer(
     answer: Result<Value, String>,
 ) -> Result<(), ServerError> {
     let row = &admitted.row;
-    if state.plugins.relays().answer(&row.id, call_id, answer) {
+    let taken = match &state.cluster {
+        None => state.plugins.relays().answer(&row.id, call_id, answer),
+        Some(_) => across::answer(state, &row.id, call_id, &answer).await?,
+    };
+    if taken {
         return Ok(());
     }
     match crate::server::store::tool_calls::find(&state.db, &row.id, call_id).await? {

@@ -9,14 +9,19 @@
 //! re-offers and live requests (they start after the hub's base, so also
 //! across restarts), and a call made while no stream is open waits for the
 //! plugin when one listened less than [`RECONNECT_GRACE_MS`] ago.
+//!
+//! In a cluster (`across`) the calls waiting here also include those of
+//! agents on other instances, offered to this instance's streams: they
+//! have no answer channel here, leave when answered anywhere (and are not
+//! taken back in by a late read), and expire at their deadline.
 
 use crate::server::agent::hub::Frame;
 use crate::server::platform::clock::Clock;
 use axum::body::Bytes;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, MutexGuard};
-use tokio::sync::{broadcast, oneshot};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use tokio::sync::{broadcast, mpsc, oneshot};
 
 /// How long after a session's last plugin stream closed a call still
 /// waits for the plugin to come back (until the call's own deadline)
@@ -39,7 +44,23 @@ struct Pending {
     arguments: Value,
     /// When the agent stops waiting, on the injected clock (Unix ms).
     deadline_ms: i64,
-    answer: oneshot::Sender<Answer>,
+    /// Where its answer goes; `None` for a call whose agent waits on
+    /// another instance.
+    answer: Option<oneshot::Sender<Answer>>,
+}
+
+/// A call whose agent waits on another instance, as read from the
+/// database (`across`).
+#[derive(Debug, Clone)]
+pub struct Waiting {
+    /// The recorded call's id.
+    pub call_id: i64,
+    /// The plugin tool called.
+    pub tool: String,
+    /// Its arguments.
+    pub arguments: Value,
+    /// When its agent stops waiting (Unix ms).
+    pub deadline_ms: i64,
 }
 
 /// One session's relay: its listeners, the last frame id sent to them,
@@ -49,6 +70,10 @@ struct Relay {
     sender: broadcast::Sender<Arc<Frame>>,
     last_id: u64,
     pending: BTreeMap<i64, Pending>,
+    /// Calls answered or given up on elsewhere, by id, with their
+    /// deadline: a read of the database that raced the answer does not
+    /// offer them again.
+    done: HashMap<i64, i64>,
     open_streams: usize,
     closed_at_ms: Option<i64>,
 }
@@ -59,9 +84,60 @@ impl Relay {
             sender: broadcast::channel(RELAY_BUFFER).0,
             last_id: base,
             pending: BTreeMap::new(),
+            done: HashMap::new(),
             open_streams: 0,
             closed_at_ms: None,
         }
+    }
+
+    /// Forgets other instances' calls and answers past their deadline.
+    fn expire(&mut self, now_ms: i64) {
+        self.pending
+            .retain(|_, p| p.answer.is_some() || p.deadline_ms > now_ms);
+        self.done.retain(|_, deadline| *deadline > now_ms);
+    }
+
+    /// Takes in another instance's call `w` (unless known, done or past
+    /// its deadline); whether it is new here.
+    fn take_in(&mut self, w: Waiting, now_ms: i64) -> bool {
+        if w.deadline_ms <= now_ms
+            || self.done.contains_key(&w.call_id)
+            || self.pending.contains_key(&w.call_id)
+        {
+            return false;
+        }
+        let call_id = w.call_id;
+        self.pending.insert(
+            call_id,
+            Pending {
+                tool: w.tool,
+                arguments: w.arguments,
+                deadline_ms: w.deadline_ms,
+                answer: None,
+            },
+        );
+        true
+    }
+
+    /// Sends call `call_id` (waiting here) to the open streams.
+    fn broadcast_call(&mut self, call_id: i64, now_ms: i64) {
+        if self.open_streams == 0 {
+            return;
+        }
+        let Some(p) = self.pending.get(&call_id) else {
+            return;
+        };
+        let json = Offer {
+            call_id,
+            tool: &p.tool,
+            arguments: &p.arguments,
+            deadline_ms: p.deadline_ms,
+        }
+        .json(now_ms);
+        let frame = self.frame(CALL_EVENT, &json);
+        // A stream that went away unnoticed misses it: the call stays
+        // waiting and is offered again when the plugin reconnects.
+        let _ = self.sender.send(frame);
     }
 
     /// The next frame: `json` as event `name` with the next id.
@@ -117,6 +193,18 @@ pub const CALL_EVENT: &str = "tool-call-request";
 #[derive(Default)]
 pub struct Relays {
     sessions: Mutex<HashMap<String, Relay>>,
+    /// In a cluster, where a stream opening or closing is told, to be
+    /// written for the other instances (`presence`).
+    presence: OnceLock<mpsc::UnboundedSender<Changed>>,
+}
+
+/// A session whose plugin streams here opened or closed, for the
+/// presence writer; `done` is told once it is written.
+pub struct Changed {
+    /// The session.
+    pub session: String,
+    /// Told when written.
+    pub done: Option<oneshot::Sender<()>>,
 }
 
 /// What a new plugin stream starts with: the live frames to come, the
@@ -147,6 +235,7 @@ impl Drop for ListenGuard {
                 relay.closed_at_ms = Some(now);
             }
         }
+        self.relays.changed(&self.session, None);
     }
 }
 
@@ -160,11 +249,27 @@ impl Relays {
     /// waiting and not past its deadline, in one step, so a call relayed
     /// meanwhile reaches it exactly once.
     pub fn listen(self: &Arc<Self>, session: &str, base: u64, clock: &Arc<Clock>) -> Listening {
+        self.listen_with(session, base, clock, Vec::new())
+    }
+
+    /// [`Self::listen`], first taking in `elsewhere`, calls of agents on
+    /// other instances read from the database after [`Self::track`].
+    pub fn listen_with(
+        self: &Arc<Self>,
+        session: &str,
+        base: u64,
+        clock: &Arc<Clock>,
+        elsewhere: Vec<Waiting>,
+    ) -> Listening {
         let now = clock.now_ms();
         let mut sessions = self.locked();
         let relay = sessions
             .entry(session.to_owned())
             .or_insert_with(|| Relay::new(base));
+        relay.expire(now);
+        for w in elsewhere {
+            relay.take_in(w, now);
+        }
         relay.open_streams += 1;
         let rx = relay.sender.subscribe();
         let offers: Vec<String> = relay
@@ -196,6 +301,115 @@ impl Relays {
         }
     }
 
+    /// Starts keeping `session`'s calls from other instances here (frame
+    /// ids after `base` if new): from now on [`Self::offer`] takes them in.
+    pub fn track(&self, session: &str, base: u64) {
+        self.locked()
+            .entry(session.to_owned())
+            .or_insert_with(|| Relay::new(base));
+    }
+
+    /// Another instance's call `w` of `session`: kept and sent to the open
+    /// streams here, unless this instance does not keep the session's
+    /// calls, already has it, or knows it answered.
+    pub fn offer(&self, session: &str, w: Waiting, now_ms: i64) {
+        if let Some(relay) = self.locked().get_mut(session) {
+            relay.expire(now_ms);
+            let call_id = w.call_id;
+            if relay.take_in(w, now_ms) {
+                relay.broadcast_call(call_id, now_ms);
+            }
+        }
+    }
+
+    /// Registers `offer`, whose agent waits here, whether or not a stream
+    /// is reachable here (in a cluster the database said one is, maybe
+    /// elsewhere); [`Self::send_call`] sends it.
+    pub fn wait(&self, session: &str, base: u64, offer: &Offer<'_>) -> oneshot::Receiver<Answer> {
+        let (tx, rx) = oneshot::channel();
+        let mut sessions = self.locked();
+        let relay = sessions
+            .entry(session.to_owned())
+            .or_insert_with(|| Relay::new(base));
+        relay.pending.insert(
+            offer.call_id,
+            Pending {
+                tool: offer.tool.to_owned(),
+                arguments: offer.arguments.clone(),
+                deadline_ms: offer.deadline_ms,
+                answer: Some(tx),
+            },
+        );
+        rx
+    }
+
+    /// Sends call `call_id` of `session`, waiting here, to the session's
+    /// open streams here ([`Self::wait`] once the others can answer it).
+    pub fn send_call(&self, session: &str, call_id: i64, now_ms: i64) {
+        if let Some(relay) = self.locked().get_mut(session) {
+            relay.broadcast_call(call_id, now_ms);
+        }
+    }
+
+    /// Call `call_id` of `session` was answered (anywhere): it is no longer
+    /// offered here; its answer channel if its agent waits here.
+    pub fn answered(&self, session: &str, call_id: i64) -> Option<oneshot::Sender<Answer>> {
+        let mut sessions = self.locked();
+        let relay = sessions.get_mut(session)?;
+        let pending = relay.pending.remove(&call_id)?;
+        relay.done.insert(call_id, pending.deadline_ms);
+        pending.answer
+    }
+
+    /// `session`'s open plugin streams here and when the last closed
+    /// (`None`: nothing of it kept here).
+    pub fn presence(&self, session: &str) -> Option<(usize, Option<i64>)> {
+        self.locked()
+            .get(session)
+            .map(|r| (r.open_streams, r.closed_at_ms))
+    }
+
+    /// Sessions with plugin streams open here.
+    pub fn listened(&self) -> Vec<String> {
+        self.locked()
+            .iter()
+            .filter(|(_, r)| r.open_streams > 0)
+            .map(|(s, _)| s.clone())
+            .collect()
+    }
+
+    /// Calls whose agents wait here: (session, call id).
+    pub fn waiters(&self) -> Vec<(String, i64)> {
+        self.locked()
+            .iter()
+            .flat_map(|(s, r)| {
+                r.pending
+                    .iter()
+                    .filter(|(_, p)| p.answer.is_some())
+                    .map(move |(id, _)| (s.clone(), *id))
+            })
+            .collect()
+    }
+
+    /// From now on, streams opening and closing are told to `writer`.
+    pub fn tell_presence(&self, writer: mpsc::UnboundedSender<Changed>) {
+        let _ = self.presence.set(writer);
+    }
+
+    /// Tells the presence writer, if any, that `session`'s streams here
+    /// changed; `false` when there is none.
+    pub fn changed(&self, session: &str, done: Option<oneshot::Sender<()>>) -> bool {
+        let Some(writer) = self.presence.get() else {
+            return false;
+        };
+        writer
+            .send(Changed {
+                session: session.to_owned(),
+                done,
+            })
+            .is_ok()
+    }
+
     /// Whether a call of `session`'s plugin would reach it now.
     pub fn reachable(&self, session: &str, now_ms: i64) -> bool {
         self.locked()
@@ -221,15 +435,10 @@ impl Relays {
                 tool: offer.tool.to_owned(),
                 arguments: offer.arguments.clone(),
                 deadline_ms: offer.deadline_ms,
-                answer: tx,
+                answer: Some(tx),
             },
         );
-        if relay.open_streams > 0 {
-            let frame = relay.frame(CALL_EVENT, &offer.json(now_ms));
-            // A stream that went away unnoticed misses it: the call stays
-            // waiting and is offered again when the plugin reconnects.
-            let _ = relay.sender.send(frame);
-        }
+        relay.broadcast_call(offer.call_id, now_ms);
         Some(rx)
     }
 
@@ -250,22 +459,31 @@ impl Relays {
             .locked()
             .get_mut(session)
             .and_then(|r| r.pending.remove(&call_id));
-        waiting.is_some_and(|p| p.answer.send(answer).is_ok())
+        waiting
+            .and_then(|p| p.answer)
+            .is_some_and(|tx| tx.send(answer).is_ok())
     }
 
-    /// Stops waiting for call `call_id` of `session` (its deadline passed).
-    pub fn give_up(&self, session: &str, call_id: i64) {
-        if let Some(relay) = self.locked().get_mut(session) {
-            relay.pending.remove(&call_id);
-        }
+    /// Stops waiting for call `call_id` of `session` (its deadline
+    /// passed); `false` when it was no longer waiting here (answered just
+    /// now: its answer is on its way).
+    pub fn give_up(&self, session: &str, call_id: i64) -> bool {
+        self.locked()
+            .get_mut(session)
+            .and_then(|relay| relay.pending.remove(&call_id))
+            .is_some()
     }
 
     /// Forgets `session`: its streams end and its waiting calls get
     /// "the session ended".
     pub fn forget(&self, session: &str) {
         let relay = self.locked().remove(session);
-        for (_, p) in relay.into_iter().flat_map(|r| r.pending) {
-            let _ = p.answer.send(Err("the session ended".into()));
+        for tx in relay
+            .into_iter()
+            .flat_map(|r| r.pending)
+            .filter_map(|(_, p)| p.answer)
+        {
+            let _ = tx.send(Err("the session ended".into()));
         }
     }
 }

@@ -18,7 +18,7 @@ use crate::server::AppState;
 use axum::body::{Body, Bytes};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use futures_util::future::{BoxFuture, FutureExt};
+use futures_util::future::BoxFuture;
 use futures_util::stream::{self, StreamExt};
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -57,14 +57,16 @@ pub(crate) fn event_stream(
     event_stream_until(first, rx, after, Box::new(permit), closed)
 }
 
-/// [`event_stream`] holding `held` for as long as the stream is open.
+/// [`event_stream`] holding `held` for as long as the stream is open,
+/// ending when `closed` resolves.
 pub(crate) fn event_stream_holding(
     first: Vec<Bytes>,
     rx: Option<broadcast::Receiver<Arc<Frame>>>,
     after: u64,
     held: Box<dyn Send + Sync>,
+    closed: BoxFuture<'static, ()>,
 ) -> Response {
-    event_stream_until(first, rx, after, held, std::future::pending().boxed())
+    event_stream_until(first, rx, after, held, closed)
 }
 
 /// [`event_stream_holding`] that ends when `closed` resolves (its permit's

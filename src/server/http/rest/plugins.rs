@@ -23,6 +23,7 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use futures_util::FutureExt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -141,12 +142,15 @@ async fn plugin_events(
         Ok(p) => p,
         Err(e) => return ServerError::from(e).into_response(),
     };
-    let listening = state
-        .plugins
-        .relays()
-        .listen(&row.id, state.hub.base(), &state.clock);
+    let listening = match plugins::listen(&state, &row.id).await {
+        Ok(listening) => listening,
+        Err(e) => return e.into_response(),
+    };
     let held = Box::new((permit, listening.guard));
-    event_stream_holding(listening.first, Some(listening.rx), 0, held)
+    // It ends when the server stops, so the plugin reconnects to another
+    // instance at once and the stop is not held up.
+    let stopping = state.shutdown.clone().cancelled_owned().boxed();
+    event_stream_holding(listening.first, Some(listening.rx), 0, held, stopping)
 }
 
 /// The plugin's answer: `{"result": …}` or `{"error": "…"}`.

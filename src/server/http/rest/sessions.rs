@@ -410,7 +410,8 @@ async fn events(
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
-    let sub = state.hub.subscribe(&id, last_seen);
+    // Across instances, the replay may come from the database.
+    let sub = crate::server::cluster::subscribe(&state, &id, last_seen).await?;
     // Read after subscribing: a session that ended before this point gets
     // its final snapshot and a closed stream (and no channel is kept for
     // it); one that ends after will send `ended` on the live stream.
