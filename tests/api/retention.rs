@@ -293,9 +293,12 @@ async fn every_table_naming_a_session_is_purged_with_it() {
         .await
         .unwrap();
     // On PostgreSQL, the events relayed between instances: a purged
-    // session's go at the next idle sweep (`store::cluster::prune`).
+    // session's go at the next idle sweep (`store::cluster::prune`); and
+    // the plugin relay's waiting calls and stream presence, deleted when
+    // the session ends (`store::plugin_relay::end_session`), which the
+    // sweep does first, and pruned past their deadline or grace.
     let relayed: &[&str] = if crate::helpers::on_postgres().is_some() {
-        &["session_events"]
+        &["session_events", "plugin_relay_calls", "plugin_streams"]
     } else {
         &[]
     };
