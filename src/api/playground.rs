@@ -47,7 +47,8 @@ pub async fn open_playground_session(workflow_id: String) -> Result<PlaygroundSe
         let state = ctx::state()?;
         state
             .budgets
-            .admit_playground(user.0.id, state.clock.now())?;
+            .admit_playground(user.0.id, state.clock.now())
+            .await?;
         // Its opener is the user, so the session page it links to is theirs.
         let opener = crate::domain::session_origin::Opener {
             user: Some(user.0.id),

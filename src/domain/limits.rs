@@ -13,7 +13,7 @@
 //! `vibe::manifest` and the `lesson` modules, each with a `///` doc saying
 //! why (find them all with `grep -rn "pub const .*MAX" src/`). The server's
 //! own operational bounds (the model client's timeout and reply size in
-//! `server::workflows::llm`, the sign-in throttle's table in `server::auth::throttle`, the
+//! `server::workflows::llm`, the rate windows' table in `server::platform::windows`, the
 //! history pages of `server::http::rest::workflows` and `server::lessons::runs`)
 //! stay with the code they bound.
 //!

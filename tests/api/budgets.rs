@@ -262,7 +262,8 @@ async fn an_ended_session_frees_its_write_window() {
     let key = app.api_key().await;
     let s = open(&app, &key, "idv").await;
     call(&app, &s, "get_server_time", json!({})).await;
-    assert_eq!(app.state.budgets.sessions_tracked(), 1);
+    let now = app.state.clock.now();
+    assert_eq!(app.state.budgets.sessions_tracked(now).await.unwrap(), 1);
     let res = app
         .client
         .post(app.url(&format!("/api/sessions/{}/end", s.id)))
@@ -271,5 +272,6 @@ async fn an_ended_session_frees_its_write_window() {
         .await
         .unwrap();
     assert!(res.status().is_success(), "{}", res.status());
-    assert_eq!(app.state.budgets.sessions_tracked(), 0);
+    let now = app.state.clock.now();
+    assert_eq!(app.state.budgets.sessions_tracked(now).await.unwrap(), 0);
 }

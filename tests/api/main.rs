@@ -19,6 +19,7 @@ mod database;
 mod end_session;
 mod event_streams;
 mod freed;
+mod global_limits;
 mod hardening;
 mod health;
 mod helpers;

@@ -150,10 +150,13 @@ pub(super) fn new_plugin_token() -> String {
 
 /// Counts one write of `session` in its per-minute window (429 past
 /// `SESSION_WRITES_PER_MINUTE`, nothing counted or stored).
-pub(super) fn admit_write(state: &AppState, session: &str) -> Result<(), ApiError> {
-    state.budgets.admit_write(
-        session,
-        state.clock.now(),
-        state.config.session_budget.writes_per_minute,
-    )
+pub(super) async fn admit_write(state: &AppState, session: &str) -> Result<(), ServerError> {
+    state
+        .budgets
+        .admit_write(
+            session,
+            state.clock.now(),
+            state.config.session_budget.writes_per_minute,
+        )
+        .await
 }

@@ -2,115 +2,27 @@
 //! bounded on its own, but a session token used in a loop could fill the
 //! database (calls and results), and a few other counts need a window
 //! across sessions (playground sessions per user, failed identity checks
-//! per account).
+//! per account, sessions started per workflow).
 //!
-//! Counts in a window are kept in memory (a restart forgives, as for
-//! sign-ins), on the sessions' injected clock so tests move time instead
-//! of sleeping; totals are columns of the session's row, written in the
-//! same transaction as the call or result they count.
+//! Counts in a window are `server::platform::windows`: in memory on
+//! SQLite (a restart forgives, as for sign-ins), in the database on
+//! PostgreSQL so the limits hold across instances; on the sessions'
+//! injected clock so tests move time instead of sleeping. Totals are
+//! columns of the session's row, written in the same transaction as the
+//! call or result they count.
 
 use crate::domain::limits::{
     bytes_in_words, IDV_FAILURES_PER_ACCOUNT_PER_HOUR, PLAYGROUND_SESSIONS_PER_HOUR,
 };
 use crate::error::ApiError;
 use crate::server::platform::config::SessionBudget;
+use crate::server::platform::db::Db;
+use crate::server::platform::windows::{Admission, Key, Limit, Windows};
 use crate::server::store::agent_sessions::SessionRow;
-use std::collections::{HashMap, VecDeque};
-use std::sync::Mutex;
+use crate::server::ServerError;
 
-/// Most keys one set of windows remembers; past it, keys whose counts
-/// have all left the window are dropped first, then the stalest.
-const MAX_KEYS: usize = 100_000;
 const MINUTE: i64 = 60;
 const HOUR: i64 = 3_600;
-
-/// Sliding windows of event times (Unix seconds) per key: "10 in an hour"
-/// means exactly that, whatever the spacing (not a token bucket).
-#[derive(Default)]
-pub struct Windows {
-    times: Mutex<HashMap<String, VecDeque<i64>>>,
-}
-
-impl Windows {
-    fn locked(&self) -> std::sync::MutexGuard<'_, HashMap<String, VecDeque<i64>>> {
-        self.times.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Counts one event for `key` at `now` if fewer than `max` happened in
-    /// the last `span` seconds; otherwise `Err(seconds)` until the oldest
-    /// leaves the window, and nothing is counted.
-    pub fn admit(&self, key: &str, now: i64, span: i64, max: usize) -> Result<(), u64> {
-        let mut times = self.locked();
-        let window = current(&mut times, key, now, span);
-        if window.len() >= max {
-            let oldest = window.front().copied().unwrap_or(now);
-            return Err((span - (now - oldest)).max(1) as u64);
-        }
-        window.push_back(now);
-        Ok(())
-    }
-
-    /// How many events `key` had in the last `span` seconds.
-    pub fn count(&self, key: &str, now: i64, span: i64) -> usize {
-        self.locked()
-            .get(key)
-            .map_or(0, |w| w.iter().filter(|t| now - **t < span).count())
-    }
-
-    /// Counts one event for `key` at `now`, whatever the count.
-    pub fn note(&self, key: &str, now: i64, span: i64) {
-        current(&mut self.locked(), key, now, span).push_back(now);
-    }
-
-    /// Forgets `key` (its session ended).
-    pub fn forget(&self, key: &str) {
-        self.locked().remove(key);
-    }
-
-    /// How many keys are remembered.
-    pub fn len(&self) -> usize {
-        self.locked().len()
-    }
-
-    /// Whether no key is remembered.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
-/// `key`'s window with the times older than `span` dropped, made room
-/// for (by [`prune`]) when it is new and the map is full.
-fn current<'a>(
-    times: &'a mut HashMap<String, VecDeque<i64>>,
-    key: &str,
-    now: i64,
-    span: i64,
-) -> &'a mut VecDeque<i64> {
-    if !times.contains_key(key) && times.len() >= MAX_KEYS {
-        prune(times, now, span);
-    }
-    let window = times.entry(key.to_owned()).or_default();
-    while window.front().is_some_and(|t| now - *t >= span) {
-        window.pop_front();
-    }
-    window
-}
-
-/// Drops keys with nothing left in the window, then the stalest, until
-/// there is room for one more.
-fn prune(times: &mut HashMap<String, VecDeque<i64>>, now: i64, span: i64) {
-    times.retain(|_, w| w.back().is_some_and(|t| now - *t < span));
-    while times.len() >= MAX_KEYS {
-        let Some(stalest) = times
-            .iter()
-            .min_by_key(|(_, w)| w.back().copied())
-            .map(|(k, _)| k.clone())
-        else {
-            break;
-        };
-        times.remove(&stalest);
-    }
-}
 
 /// The windows every session shares.
 #[derive(Default)]
@@ -123,67 +35,139 @@ pub struct Budgets {
     idv_failures: Windows,
     /// Sessions a workflow's start triggers opened, per workflow.
     starts: Windows,
+    /// Plugin registrations and updates per session.
+    plugin_updates: Windows,
+}
+
+/// `limit` as a 429 when `admission` is full.
+fn refused(admission: Admission, limit: impl FnOnce() -> String) -> Result<(), ServerError> {
+    match admission {
+        Admission::Admitted => Ok(()),
+        Admission::Full(retry_after_secs) => Err(ApiError::RateLimited {
+            limit: limit(),
+            retry_after_secs,
+        }
+        .into()),
+    }
+}
+
+/// `name` under at most `attempts` in `window_secs`.
+fn key(name: impl Into<String>, attempts: usize, window_secs: i64) -> Key {
+    Key {
+        name: name.into(),
+        limit: Limit {
+            attempts,
+            window_secs,
+        },
+    }
 }
 
 impl Budgets {
+    /// The budgets of the instances on `db` (in memory on SQLite, in the
+    /// database on PostgreSQL).
+    pub fn for_db(db: &Db) -> Self {
+        Self {
+            writes: Windows::for_db(db, "writes/"),
+            playground: Windows::for_db(db, "playground/"),
+            idv_failures: Windows::for_db(db, "idv/"),
+            starts: Windows::for_db(db, "starts/"),
+            plugin_updates: Windows::for_db(db, "plugin-updates/"),
+        }
+    }
+
     /// Counts one write of `session` at `now`; 429 with `Retry-After` past
     /// `per_minute` in any 60 s, nothing counted.
-    pub fn admit_write(&self, session: &str, now: i64, per_minute: usize) -> Result<(), ApiError> {
-        self.writes
-            .admit(session, now, MINUTE, per_minute)
-            .map_err(|retry_after_secs| ApiError::RateLimited {
-                limit: format!(
-                    "{per_minute} calls, results, state changes and turns per minute per session"
-                ),
-                retry_after_secs,
-            })
+    pub async fn admit_write(
+        &self,
+        session: &str,
+        now: i64,
+        per_minute: usize,
+    ) -> Result<(), ServerError> {
+        let admission = self
+            .writes
+            .admit(&[key(session, per_minute, MINUTE)], now)
+            .await?;
+        refused(admission, || {
+            format!("{per_minute} calls, results, state changes and turns per minute per session")
+        })
     }
 
-    /// Forgets an ended session's window.
-    pub fn forget_session(&self, session: &str) {
-        self.writes.forget(session);
+    /// Counts one plugin registration or update of `session` at `now`;
+    /// 429 past `per_minute` (`PLUGIN_UPDATES_PER_MINUTE`) in any 60 s,
+    /// nothing counted.
+    pub async fn admit_plugin_update(
+        &self,
+        session: &str,
+        now: i64,
+        per_minute: usize,
+    ) -> Result<(), ServerError> {
+        let admission = self
+            .plugin_updates
+            .admit(&[key(session, per_minute, MINUTE)], now)
+            .await?;
+        refused(admission, || {
+            format!("{per_minute} plugin registrations or updates per minute per session")
+        })
     }
 
-    /// Sessions whose write window is remembered (ended ones are not).
-    pub fn sessions_tracked(&self) -> usize {
-        self.writes.len()
+    /// Forgets an ended session's windows.
+    pub async fn forget_session(&self, session: &str) -> Result<(), ServerError> {
+        self.writes.forget(session).await?;
+        self.plugin_updates.forget(session).await
+    }
+
+    /// Sessions whose write window holds writes at `now` (ended ones'
+    /// never do).
+    pub async fn sessions_tracked(&self, now: i64) -> Result<usize, ServerError> {
+        self.writes.tracked(now).await
     }
 
     /// Counts one playground session opened by user `user` at `now`; 429
     /// past [`PLAYGROUND_SESSIONS_PER_HOUR`] in any hour.
-    pub fn admit_playground(&self, user: i64, now: i64) -> Result<(), ApiError> {
-        self.playground
-            .admit(&user.to_string(), now, HOUR, PLAYGROUND_SESSIONS_PER_HOUR)
-            .map_err(|retry_after_secs| ApiError::RateLimited {
-                limit: format!("{PLAYGROUND_SESSIONS_PER_HOUR} playground sessions per hour"),
-                retry_after_secs,
-            })
+    pub async fn admit_playground(&self, user: i64, now: i64) -> Result<(), ServerError> {
+        let k = key(user.to_string(), PLAYGROUND_SESSIONS_PER_HOUR, HOUR);
+        let admission = self.playground.admit(&[k], now).await?;
+        refused(admission, || {
+            format!("{PLAYGROUND_SESSIONS_PER_HOUR} playground sessions per hour")
+        })
     }
 
     /// Counts one session started in workflow `workflow` by a start
     /// trigger (a hook, a chat message, a call, a schedule or a manual
     /// start) at `now`; 429 past `per_minute` (`WORKFLOW_STARTS_PER_MINUTE`)
     /// in any 60 s, so a leaked hook URL cannot open sessions without bound.
-    pub fn admit_start(&self, workflow: &str, now: i64, per_minute: usize) -> Result<(), ApiError> {
-        self.starts
-            .admit(workflow, now, MINUTE, per_minute)
-            .map_err(|retry_after_secs| ApiError::RateLimited {
-                limit: format!("{per_minute} sessions started per minute per workflow"),
-                retry_after_secs,
-            })
+    pub async fn admit_start(
+        &self,
+        workflow: &str,
+        now: i64,
+        per_minute: usize,
+    ) -> Result<(), ServerError> {
+        let admission = self
+            .starts
+            .admit(&[key(workflow, per_minute, MINUTE)], now)
+            .await?;
+        refused(admission, || {
+            format!("{per_minute} sessions started per minute per workflow")
+        })
     }
 
     /// Whether identity checks for `account` are locked at `now`: it had
     /// [`IDV_FAILURES_PER_ACCOUNT_PER_HOUR`] failures in the last hour,
     /// from any session.
-    pub fn idv_locked(&self, account: &str, now: i64) -> bool {
-        self.idv_failures.count(account, now, HOUR) >= IDV_FAILURES_PER_ACCOUNT_PER_HOUR
+    pub async fn idv_locked(&self, account: &str, now: i64) -> Result<bool, ServerError> {
+        let failures = self.idv_failures.count(&idv_key(account), now).await?;
+        Ok(failures >= IDV_FAILURES_PER_ACCOUNT_PER_HOUR)
     }
 
     /// Counts a failed identity check for `account`.
-    pub fn idv_failed(&self, account: &str, now: i64) {
-        self.idv_failures.note(account, now, HOUR);
+    pub async fn idv_failed(&self, account: &str, now: i64) -> Result<(), ServerError> {
+        self.idv_failures.note(&idv_key(account), now).await
     }
+}
+
+/// The window of `account`'s failed identity checks.
+fn idv_key(account: &str) -> Key {
+    key(account, IDV_FAILURES_PER_ACCOUNT_PER_HOUR, HOUR)
 }
 
 /// Refuses (429, nothing stored) a call that would take `row` past its
@@ -216,48 +200,38 @@ pub fn check_bytes(row: &SessionRow, budget: &SessionBudget, bytes: usize) -> Re
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_window_admits_its_maximum_then_says_when_the_oldest_leaves() {
-        let w = Windows::default();
-        for t in 0..3 {
-            assert!(w.admit("s", 100 + t, 60, 3).is_ok());
+    #[tokio::test]
+    async fn identity_checks_lock_per_account_after_the_hourly_failures() {
+        let b = Budgets::default();
+        for _ in 0..IDV_FAILURES_PER_ACCOUNT_PER_HOUR {
+            assert!(!b.idv_locked("12345678", 1_000).await.unwrap());
+            b.idv_failed("12345678", 1_000).await.unwrap();
         }
-        assert_eq!(w.admit("s", 110, 60, 3), Err(50));
-        assert_eq!(w.count("s", 110, 60), 3, "a refusal is not counted");
+        assert!(b.idv_locked("12345678", 1_000).await.unwrap());
         assert!(
-            w.admit("s", 160, 60, 3).is_ok(),
-            "the first left the window"
+            !b.idv_locked("87654321", 1_000).await.unwrap(),
+            "another account is free"
+        );
+        assert!(
+            !b.idv_locked("12345678", 1_000 + HOUR).await.unwrap(),
+            "an hour later"
         );
     }
 
-    #[test]
-    fn keys_are_counted_apart_and_forgotten() {
-        let w = Windows::default();
-        assert!(w.admit("a", 0, 60, 1).is_ok());
-        assert!(w.admit("b", 0, 60, 1).is_ok());
-        assert!(w.admit("a", 1, 60, 1).is_err());
-        w.forget("a");
-        assert!(w.admit("a", 2, 60, 1).is_ok());
-    }
-
-    #[test]
-    fn identity_checks_lock_per_account_after_the_hourly_failures() {
+    #[tokio::test]
+    async fn a_session_past_its_writes_per_minute_is_told_when_to_come_back() {
         let b = Budgets::default();
-        for _ in 0..IDV_FAILURES_PER_ACCOUNT_PER_HOUR {
-            assert!(!b.idv_locked("12345678", 1_000));
-            b.idv_failed("12345678", 1_000);
+        for t in 0..3 {
+            b.admit_write("s", 100 + t, 3).await.unwrap();
         }
-        assert!(b.idv_locked("12345678", 1_000));
-        assert!(!b.idv_locked("87654321", 1_000), "another account is free");
-        assert!(!b.idv_locked("12345678", 1_000 + HOUR), "an hour later");
-    }
-
-    #[test]
-    fn a_full_window_prunes_keys_that_left_it() {
-        let mut times: HashMap<String, VecDeque<i64>> = HashMap::new();
-        times.insert("old".into(), VecDeque::from([0]));
-        times.insert("new".into(), VecDeque::from([100]));
-        prune(&mut times, 100, 60);
-        assert!(times.contains_key("new") && !times.contains_key("old"));
+        let Err(ServerError::Api(ApiError::RateLimited {
+            retry_after_secs, ..
+        })) = b.admit_write("s", 110, 3).await
+        else {
+            panic!("the fourth write in a minute was let in");
+        };
+        assert_eq!(retry_after_secs, 50);
+        b.forget_session("s").await.unwrap();
+        assert!(b.admit_write("s", 111, 3).await.is_ok());
     }
 }

@@ -137,8 +137,7 @@ async fn call_locked(
     tool: &str,
     arguments: Value,
 ) -> Result<CallResponse, ServerError> {
-    let lock = state.session_lock(&row.id);
-    let _guard = lock.lock().await;
+    let _guard = state.lock_session(&row.id).await?;
     let started = Instant::now();
     let row = enter(state, &row.id, &arguments).await?;
     let before = row.workflow_state()?;
@@ -204,7 +203,7 @@ async fn enter(state: &AppState, id: &str, arguments: &Value) -> Result<SessionR
         &state.config.session_budget,
         tool_calls::stored_bytes(arguments, None) as usize,
     )?;
-    admit_write(state, &row.id)?;
+    admit_write(state, &row.id).await?;
     Ok(row)
 }
 

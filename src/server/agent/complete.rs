@@ -49,14 +49,13 @@ pub async fn complete_after(
         }
         .into());
     }
-    let lock = state.session_lock(&row.id);
-    let _guard = lock.lock().await;
+    let _guard = state.lock_session(&row.id).await?;
     let row = get(state, &row.id).await?;
     if row.ended_at.is_some() {
         return Err(ApiError::Conflict(format!("Session {} has ended.", row.id)).into());
     }
     budget::check_bytes(&row, &state.config.session_budget, result.to_string().len())?;
-    admit_write(state, &row.id)?;
+    admit_write(state, &row.id).await?;
     let call = awaiting(state, &row, call_id).await?;
     let before = row.workflow_state()?;
     let mut ws = before.clone();

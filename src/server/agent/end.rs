@@ -12,8 +12,7 @@ use serde_json::json;
 /// closes its stream and its MCP sessions and frees its broadcast ring and
 /// call lock; only the database record stays. Waits for a call in progress to finish first.
 pub async fn end(state: &AppState, id: &str, reason: &str) -> Result<(), ServerError> {
-    let lock = state.session_lock(id);
-    let _guard = lock.lock().await;
+    let _guard = state.lock_session(id).await?;
     end_locked(state, id, reason).await
 }
 
@@ -38,7 +37,7 @@ pub(super) async fn end_locked(
     state.hub.close(id);
     state.plugins.forget(id);
     crate::server::agent::plugins::session_ended(state, id).await;
-    state.budgets.forget_session(id);
+    state.budgets.forget_session(id).await?;
     state
         .session_mcp
         .close_owner(&crate::server::http::mcp_sessions::session_owner(id));

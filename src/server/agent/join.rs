@@ -121,7 +121,7 @@ pub async fn join(
         join_code::normalise(typed).map_err(|why| ApiError::invalid("code", why.to_string()))?;
     let keys = throttle::join_keys(address);
     let now = state.clock.now();
-    if let Some(wait) = state.login_throttle.wait(&keys, now) {
+    if let Some(wait) = state.login_throttle.wait(&keys, now).await? {
         return Err(ApiError::TooManyAttempts {
             retry_after_secs: wait,
         }
@@ -137,7 +137,7 @@ pub async fn join(
             }))
         }
         None => {
-            let _ = state.login_throttle.begin(&keys, now);
+            state.login_throttle.begin(&keys, now).await?;
             tracing::info!(?address, "join code refused");
             Ok(None)
         }

@@ -19,8 +19,7 @@ pub async fn patch_state(
     patch: &StatePatch,
 ) -> Result<WorkflowState, ServerError> {
     let change = patch.change().map_err(ApiError::Invalid)?;
-    let lock = state.session_lock(&row.id);
-    let _guard = lock.lock().await;
+    let _guard = state.lock_session(&row.id).await?;
     let row = get(state, &row.id).await?;
     if row.ended_at.is_some() {
         return Err(ApiError::Conflict(format!("Session {} has ended.", row.id)).into());
@@ -55,7 +54,7 @@ pub async fn patch_state(
         ws.workflow_step = Some(step.clone());
     }
     if ws != before {
-        admit_write(state, &row.id)?;
+        admit_write(state, &row.id).await?;
         let tools_before = tools_now(state, &row.id, row.lesson_tools.as_deref(), &before);
         rows::set_state(&state.db, &row.id, &ws).await?;
         publish_state_change(state, &row, &before, &ws);

@@ -61,7 +61,7 @@ pub async fn step(
         Action::CallModel => {
             // A model call counts in the session's write window, like a
             // tool call, so no one can spin a model without bound.
-            admit_write(state, &row.id)?;
+            admit_write(state, &row.id).await?;
             let note = student_turn(state, &row, &request.messages).await?;
             let answer = ask_model(state, &row, &request.messages, note).await?;
             if is_complete(&answer) && row.lesson_id.is_some() {

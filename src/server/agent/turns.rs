@@ -60,13 +60,12 @@ pub async fn turn(
     speaker: Speaker,
     text: Option<&str>,
 ) -> Result<TurnAnswer, ServerError> {
-    let lock = state.session_lock(&row.id);
-    let _guard = lock.lock().await;
+    let _guard = state.lock_session(&row.id).await?;
     let row = get(state, &row.id).await?;
     if row.ended_at.is_some() {
         return Err(ApiError::Conflict(format!("Session {} has ended.", row.id)).into());
     }
-    admit_write(state, &row.id)?;
+    admit_write(state, &row.id).await?;
     let tools = trigger_tools(state, &row).await?;
     let mut log = row.turn_log()?;
     let now = state.clock.now();

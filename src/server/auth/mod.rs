@@ -103,7 +103,7 @@ pub async fn sign_in(
 ) -> Result<UserView, ServerError> {
     let keys = throttle::keys(email.as_str(), address);
     let started = state.clock.now();
-    if let Err(wait) = state.login_throttle.begin(&keys, started) {
+    if let throttle::Admission::Full(wait) = state.login_throttle.begin(&keys, started).await? {
         tracing::info!(email = %email.as_str(), ?address, "sign-in throttled");
         return Err(ApiError::TooManyAttempts {
             retry_after_secs: wait,
@@ -112,7 +112,7 @@ pub async fn sign_in(
     }
     match authenticate(state, email, password).await {
         Ok(user) => {
-            state.login_throttle.succeeded(&keys, started);
+            state.login_throttle.succeeded(&keys, started).await?;
             crate::server::store::accounts::signed_in(&state.db, user.id, started).await?;
             Ok(user)
         }
@@ -127,7 +127,7 @@ pub async fn sign_in(
             Err(ApiError::AccountDisabled.into())
         }
         Err(other) => {
-            state.login_throttle.undecided(&keys, started);
+            state.login_throttle.undecided(&keys, started).await?;
             Err(other)
         }
     }

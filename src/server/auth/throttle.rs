@@ -11,38 +11,22 @@
 //! account's own limit is slower and higher than one address can reach
 //! (`domain::limits`). Sliding windows, not token buckets: "5 in 15
 //! minutes" means exactly that, whatever the spacing. Times are the
-//! injected clock's seconds, so tests move time instead of sleeping. Kept
-//! in memory (a restart forgives), bounded by [`MAX_TRACKED`] keys and
-//! pruned on every sweep.
+//! injected clock's seconds, so tests move time instead of sleeping. On
+//! SQLite (one instance) kept in memory (a restart forgives), bounded by
+//! `windows::MAX_TRACKED` keys and pruned on every sweep; on PostgreSQL
+//! counted in the database, so a guesser spreading attempts over several
+//! instances gets no more than from one.
 
 use crate::domain::limits::{
     JOIN_GUESSES_PER_ADDRESS, JOIN_GUESS_WINDOW_SECS, LOGIN_ACCOUNT_ATTEMPTS,
     LOGIN_ACCOUNT_WINDOW_SECS, LOGIN_ADDRESS_ATTEMPTS, LOGIN_ADDRESS_WINDOW_SECS,
     LOGIN_PAIR_ATTEMPTS, LOGIN_PAIR_WINDOW_SECS,
 };
-use std::collections::{HashMap, VecDeque};
+use crate::server::platform::db::Db;
+use crate::server::platform::windows::Windows;
+pub use crate::server::platform::windows::{Admission, Key, Limit};
+use crate::server::ServerError;
 use std::net::IpAddr;
-use std::sync::Mutex;
-
-/// Most keys remembered; past it, keys whose attempts have all left their
-/// window are dropped first, then the stalest.
-pub const MAX_TRACKED: usize = 100_000;
-
-/// Attempts allowed under one key within a sliding window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limit {
-    /// Attempts allowed in the window.
-    pub attempts: usize,
-    /// The window, seconds.
-    pub window_secs: i64,
-}
-
-/// One thing an attempt counts against, with its limit.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Key {
-    name: String,
-    limit: Limit,
-}
 
 /// The keys a sign-in attempt counts against: the account from this
 /// address, the account, and the address (when known).
@@ -102,158 +86,68 @@ pub fn join_keys(address: Option<IpAddr>) -> Vec<Key> {
     std::iter::once(door).chain(address).collect()
 }
 
-/// Recent attempts per key: when each started (clock seconds) and the
-/// longest window it counts in.
+/// Recent attempts per key: in memory on SQLite, in the database on
+/// PostgreSQL so every instance counts the same attempts
+/// (`server::platform::windows`).
 #[derive(Default)]
 pub struct LoginThrottle {
-    attempts: Mutex<HashMap<String, Entry>>,
-}
-
-#[derive(Default)]
-struct Entry {
-    window_secs: i64,
-    started: VecDeque<i64>,
-}
-
-impl Entry {
-    /// Drops attempts that have left the window.
-    fn expire(&mut self, now: i64) {
-        while self
-            .started
-            .front()
-            .is_some_and(|t| now - *t >= self.window_secs)
-        {
-            self.started.pop_front();
-        }
-    }
-
-    /// How long until an attempt fits under `limit`, if it does not now.
-    fn wait(&self, limit: Limit, now: i64) -> Option<i64> {
-        let recent = self.started.len();
-        (recent >= limit.attempts).then(|| {
-            let oldest_that_must_leave = self.started[recent - limit.attempts];
-            (limit.window_secs - (now - oldest_that_must_leave)).max(1)
-        })
-    }
+    windows: Windows,
 }
 
 impl LoginThrottle {
-    fn locked(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
-        self.attempts.lock().unwrap_or_else(|p| p.into_inner())
+    /// The throttle for the instances on `db`.
+    pub fn for_db(db: &Db) -> Self {
+        Self {
+            windows: Windows::for_db(db, "signin/"),
+        }
     }
 
     /// How long until an attempt under `keys` would be let in, if it
     /// would not be now; counts nothing. For doors that count only their
     /// failures with [`begin`](Self::begin) (a hook's wrong secret), so
     /// many right requests at once never fill a window.
-    pub fn wait(&self, keys: &[Key], now: i64) -> Option<u64> {
-        let mut attempts = self.locked();
-        keys.iter()
-            .filter_map(|key| {
-                let entry = attempts.get_mut(&key.name)?;
-                entry.expire(now);
-                entry.wait(key.limit, now)
-            })
-            .max()
-            .map(i64::unsigned_abs)
+    pub async fn wait(&self, keys: &[Key], now: i64) -> Result<Option<u64>, ServerError> {
+        self.windows.wait(keys, now).await
     }
 
-    /// Starts an attempt at `now`: counts it under every key and returns
-    /// `Ok`, or, if any key is full, counts nothing and returns the
-    /// seconds until the fullest frees a slot.
-    pub fn begin(&self, keys: &[Key], now: i64) -> Result<(), u64> {
-        let mut attempts = self.locked();
-        let wait = keys
-            .iter()
-            .filter_map(|key| {
-                let entry = attempts.get_mut(&key.name)?;
-                entry.expire(now);
-                entry.wait(key.limit, now)
-            })
-            .max();
-        if let Some(wait) = wait {
-            return Err(wait.unsigned_abs());
-        }
-        make_room(&mut attempts, keys.len(), now);
+    /// Starts an attempt at `now`: counts it under every key, or, if any
+    /// key is full, counts nothing and says the seconds until the fullest
+    /// frees a slot.
+    pub async fn begin(&self, keys: &[Key], now: i64) -> Result<Admission, ServerError> {
+        self.windows.admit(keys, now).await
+    }
+
+    /// A right password: the account's attempts (from here and overall)
+    /// are forgiven; the address keeps its count, less this attempt.
+    pub async fn succeeded(&self, keys: &[Key], started: i64) -> Result<(), ServerError> {
         for key in keys {
-            let entry = attempts.entry(key.name.clone()).or_default();
-            entry.window_secs = key.limit.window_secs;
-            entry.started.push_back(now);
-            // Never more than the limit is needed to answer `wait`.
-            while entry.started.len() > key.limit.attempts {
-                entry.started.pop_front();
+            if key.name.starts_with("address:") {
+                self.windows.forget_one(&key.name, started).await?;
+            } else {
+                self.windows.forget(&key.name).await?;
             }
         }
         Ok(())
     }
 
-    /// A right password: the account's attempts (from here and overall)
-    /// are forgiven; the address keeps its count, less this attempt.
-    pub fn succeeded(&self, keys: &[Key], started: i64) {
-        let mut attempts = self.locked();
-        for key in keys {
-            if key.name.starts_with("address:") {
-                forget_one(&mut attempts, &key.name, started);
-            } else {
-                attempts.remove(&key.name);
-            }
-        }
-    }
-
     /// An attempt the server could not decide (busy, a database error):
     /// it does not count against the caller.
-    pub fn undecided(&self, keys: &[Key], started: i64) {
-        let mut attempts = self.locked();
+    pub async fn undecided(&self, keys: &[Key], started: i64) -> Result<(), ServerError> {
         for key in keys {
-            forget_one(&mut attempts, &key.name, started);
+            self.windows.forget_one(&key.name, started).await?;
         }
+        Ok(())
     }
 
-    /// Forgets keys whose attempts have all left their window.
+    /// Forgets keys whose attempts have all left their window (in memory;
+    /// the database prunes its rows as it counts).
     pub fn prune(&self, now: i64) {
-        self.locked().retain(|_, entry| {
-            entry.expire(now);
-            !entry.started.is_empty()
-        });
+        self.windows.prune(now);
     }
 
-    /// How many keys are remembered.
-    pub fn tracked(&self) -> usize {
-        self.locked().len()
-    }
-}
-
-/// Removes one attempt started at `started` from `name`'s.
-fn forget_one(attempts: &mut HashMap<String, Entry>, name: &str, started: i64) {
-    if let Some(entry) = attempts.get_mut(name) {
-        if let Some(at) = entry.started.iter().rposition(|t| *t == started) {
-            entry.started.remove(at);
-        }
-        if entry.started.is_empty() {
-            attempts.remove(name);
-        }
-    }
-}
-
-/// Keeps the map under [`MAX_TRACKED`] with room for `adding` keys:
-/// expired keys go first, then the stalest.
-fn make_room(attempts: &mut HashMap<String, Entry>, adding: usize, now: i64) {
-    if attempts.len() + adding <= MAX_TRACKED {
-        return;
-    }
-    attempts.retain(|_, entry| {
-        entry.expire(now);
-        !entry.started.is_empty()
-    });
-    while attempts.len() + adding > MAX_TRACKED {
-        let Some(stalest) = attempts
-            .iter()
-            .min_by_key(|(_, entry)| entry.started.back().copied())
-            .map(|(k, _)| k.clone())
-        else {
-            break;
-        };
-        attempts.remove(&stalest);
+    /// How many keys have attempts in their window.
+    pub async fn tracked(&self, now: i64) -> Result<usize, ServerError> {
+        self.windows.tracked(now).await
     }
 }
 
@@ -265,115 +159,124 @@ mod tests {
         keys(email, Some(ip.parse().unwrap()))
     }
 
-    #[test]
-    fn the_sixth_attempt_from_one_address_waits_for_the_oldest_to_expire() {
+    /// `begin`, as `Ok` or the seconds to wait.
+    async fn begin(throttle: &LoginThrottle, keys: &[Key], now: i64) -> Result<(), u64> {
+        match throttle.begin(keys, now).await.unwrap() {
+            Admission::Admitted => Ok(()),
+            Admission::Full(wait) => Err(wait),
+        }
+    }
+
+    #[tokio::test]
+    async fn the_sixth_attempt_from_one_address_waits_for_the_oldest_to_expire() {
         let throttle = LoginThrottle::default();
         let k = from("admin@example.com", "10.0.0.1");
         for n in 0..LOGIN_PAIR_ATTEMPTS as i64 {
-            assert_eq!(throttle.begin(&k, n * 60), Ok(()));
+            assert_eq!(begin(&throttle, &k, n * 60).await, Ok(()));
         }
-        assert_eq!(throttle.begin(&k, 5 * 60), Err(10 * 60));
-        assert_eq!(throttle.begin(&k, LOGIN_PAIR_WINDOW_SECS), Ok(()));
+        assert_eq!(begin(&throttle, &k, 5 * 60).await, Err(10 * 60));
+        assert_eq!(begin(&throttle, &k, LOGIN_PAIR_WINDOW_SECS).await, Ok(()));
     }
 
-    #[test]
-    fn attempts_count_when_they_start_so_a_burst_gets_only_the_limit() {
+    #[tokio::test]
+    async fn attempts_count_when_they_start_so_a_burst_gets_only_the_limit() {
         let throttle = LoginThrottle::default();
         let k = from("admin@example.com", "10.0.0.1");
-        let started = (0..40).filter(|_| throttle.begin(&k, 0).is_ok()).count();
+        let mut started = 0;
+        for _ in 0..40 {
+            started += usize::from(begin(&throttle, &k, 0).await.is_ok());
+        }
         assert_eq!(started, LOGIN_PAIR_ATTEMPTS);
     }
 
-    #[test]
-    fn a_locked_pair_does_not_lock_the_account_from_elsewhere() {
+    #[tokio::test]
+    async fn a_locked_pair_does_not_lock_the_account_from_elsewhere() {
         let throttle = LoginThrottle::default();
         let stranger = from("admin@example.com", "10.0.0.1");
         // The stranger keeps at it for an hour, at the most the pair allows.
         for quarter in 0..4 {
             for _ in 0..LOGIN_PAIR_ATTEMPTS {
-                assert!(throttle
-                    .begin(&stranger, quarter * LOGIN_PAIR_WINDOW_SECS)
-                    .is_ok());
+                assert!(
+                    begin(&throttle, &stranger, quarter * LOGIN_PAIR_WINDOW_SECS)
+                        .await
+                        .is_ok()
+                );
             }
-            assert!(throttle
-                .begin(&stranger, quarter * LOGIN_PAIR_WINDOW_SECS)
-                .is_err());
+            assert!(
+                begin(&throttle, &stranger, quarter * LOGIN_PAIR_WINDOW_SECS)
+                    .await
+                    .is_err()
+            );
         }
         let owner = from("admin@example.com", "192.0.2.8");
         assert_eq!(
-            throttle.begin(&owner, 4 * LOGIN_PAIR_WINDOW_SECS - 1),
+            begin(&throttle, &owner, 4 * LOGIN_PAIR_WINDOW_SECS - 1).await,
             Ok(())
         );
     }
 
-    #[test]
-    fn many_addresses_together_hit_the_slower_account_limit() {
+    #[tokio::test]
+    async fn many_addresses_together_hit_the_slower_account_limit() {
         let throttle = LoginThrottle::default();
         for n in 0..LOGIN_ACCOUNT_ATTEMPTS {
             let k = from("admin@example.com", &format!("10.0.1.{n}"));
-            assert!(throttle.begin(&k, 0).is_ok());
+            assert!(begin(&throttle, &k, 0).await.is_ok());
         }
         let k = from("admin@example.com", "10.0.2.1");
         assert_eq!(
-            throttle.begin(&k, 60),
+            begin(&throttle, &k, 60).await,
             Err(LOGIN_ACCOUNT_WINDOW_SECS as u64 - 60)
         );
     }
 
-    #[test]
-    fn a_success_forgives_the_account_and_undecided_attempts_do_not_count() {
+    #[tokio::test]
+    async fn a_success_forgives_the_account_and_undecided_attempts_do_not_count() {
         let throttle = LoginThrottle::default();
         let k = from("admin@example.com", "10.0.0.1");
         for _ in 0..LOGIN_PAIR_ATTEMPTS - 1 {
-            throttle.begin(&k, 0).unwrap();
+            begin(&throttle, &k, 0).await.unwrap();
         }
-        throttle.begin(&k, 1).unwrap();
-        throttle.succeeded(&k, 1);
+        begin(&throttle, &k, 1).await.unwrap();
+        throttle.succeeded(&k, 1).await.unwrap();
         for _ in 0..LOGIN_PAIR_ATTEMPTS {
-            throttle.begin(&k, 2).unwrap();
+            begin(&throttle, &k, 2).await.unwrap();
         }
-        throttle.undecided(&k, 2);
-        assert_eq!(throttle.begin(&k, 3), Ok(()));
-        assert!(throttle.begin(&k, 3).is_err());
+        throttle.undecided(&k, 2).await.unwrap();
+        assert_eq!(begin(&throttle, &k, 3).await, Ok(()));
+        assert!(begin(&throttle, &k, 3).await.is_err());
     }
 
-    #[test]
-    fn wrong_join_codes_lock_out_their_address_only_and_count_as_sign_ins_there() {
+    #[tokio::test]
+    async fn wrong_join_codes_lock_out_their_address_only_and_count_as_sign_ins_there() {
         let throttle = LoginThrottle::default();
         let guesser = join_keys(Some("10.0.0.1".parse().unwrap()));
         for _ in 0..JOIN_GUESSES_PER_ADDRESS {
-            throttle.begin(&guesser, 0).unwrap();
+            begin(&throttle, &guesser, 0).await.unwrap();
         }
         assert_eq!(
-            throttle.begin(&guesser, 60),
+            begin(&throttle, &guesser, 60).await,
             Err(JOIN_GUESS_WINDOW_SECS as u64 - 60)
         );
         let other = join_keys(Some("10.0.0.2".parse().unwrap()));
-        assert_eq!(throttle.begin(&other, 60), Ok(()));
+        assert_eq!(begin(&throttle, &other, 60).await, Ok(()));
         // The guesses took slots of the address's sign-in limit too.
-        let left = (0..LOGIN_ADDRESS_ATTEMPTS)
-            .filter(|n| {
-                throttle
-                    .begin(&from(&format!("u{n}@x.io"), "10.0.0.1"), 60)
-                    .is_ok()
-            })
-            .count();
+        let mut left = 0;
+        for n in 0..LOGIN_ADDRESS_ATTEMPTS {
+            let k = from(&format!("u{n}@x.io"), "10.0.0.1");
+            left += usize::from(begin(&throttle, &k, 60).await.is_ok());
+        }
         assert_eq!(left, LOGIN_ADDRESS_ATTEMPTS - JOIN_GUESSES_PER_ADDRESS);
     }
 
-    #[test]
-    fn memory_stays_bounded_and_old_keys_are_pruned() {
+    #[tokio::test]
+    async fn old_keys_are_pruned() {
         let throttle = LoginThrottle::default();
-        throttle.begin(&keys("a@x.io", None), 0).unwrap();
+        begin(&throttle, &keys("a@x.io", None), 0).await.unwrap();
+        assert_eq!(throttle.tracked(0).await.unwrap(), 1);
         throttle.prune(LOGIN_ACCOUNT_WINDOW_SECS);
-        assert_eq!(throttle.tracked(), 0);
-        let k = from("admin@example.com", "10.0.0.1");
-        for n in 0..100 {
-            let _ = throttle.begin(&k, n * LOGIN_PAIR_WINDOW_SECS);
-        }
-        assert!(throttle
-            .locked()
-            .values()
-            .all(|e| e.started.len() <= LOGIN_ACCOUNT_ATTEMPTS));
+        assert_eq!(
+            throttle.tracked(LOGIN_ACCOUNT_WINDOW_SECS).await.unwrap(),
+            0
+        );
     }
 }

@@ -1,17 +1,18 @@
 //! The state every handler and server function shares.
 
+use crate::server::agent::budget::Budgets;
 use crate::server::agent::hub::Hub;
 use crate::server::agent::rules::Rules;
 use crate::server::auth::throttle::LoginThrottle;
 use crate::server::http::streams::StreamCounter;
 use crate::server::platform::config::Config;
 use crate::server::platform::db::Db;
+use crate::server::platform::locks::{self, Guard, Locks};
 use crate::server::ServerError;
 use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
-use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::{Mutex, RwLock};
+use std::sync::RwLock;
 
 /// Cheap to clone: a pool handle and `Arc`s.
 #[derive(Clone)]
@@ -46,17 +47,13 @@ pub struct AppState {
     pub hashing: Arc<tokio::sync::Semaphore>,
     /// The time lessons run on (tests move it forward).
     pub clock: Arc<crate::server::platform::clock::Clock>,
-    /// Serialises saves of agents and vibes (their rules span objects).
-    pub manifests_lock: Arc<tokio::sync::Mutex<()>>,
-    /// Serialises edits of workflow definitions (each builds on the last).
-    pub workflows_lock: Arc<tokio::sync::Mutex<()>>,
     /// Cancelled when the server starts shutting down (ends MCP streams).
     pub shutdown: tokio_util::sync::CancellationToken,
     /// Each session's plugin tools, update windows and relayed calls.
     pub plugins: Arc<crate::server::agent::plugins::PluginRegistry>,
     /// Sessions' write windows and the counts across sessions (playground
     /// sessions per user, failed identity checks per account).
-    pub budgets: Arc<crate::server::agent::budget::Budgets>,
+    pub budgets: Arc<Budgets>,
     /// The MCP sessions of `/api/sessions/{id}/mcp`, each owned by the
     /// agent session whose token opened it (capped, closed when it ends).
     pub session_mcp: Arc<crate::server::http::mcp_sessions::McpSessions>,
@@ -74,7 +71,11 @@ pub struct AppState {
     /// save and an MCP server's import, say) cannot finish out of order and
     /// leave the older rules in force.
     rules_reload: Arc<tokio::sync::Mutex<()>>,
-    session_locks: Arc<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>>,
+    /// Each session's call lock, held across instances on PostgreSQL.
+    session_locks: Arc<Locks>,
+    /// The locks of edits that build on the last (`manifests`: agents and
+    /// vibes; `workflows`), held across instances on PostgreSQL.
+    edit_locks: Arc<Locks>,
 }
 
 impl AppState {
@@ -90,6 +91,13 @@ impl AppState {
         // Each page's hydration scripts use its bundle's options instead.
         let assets =
             crate::server::http::assets::SiteAssets::read(&leptos_options, &config.site_root);
+        // On PostgreSQL these count and lock in the database, for every
+        // instance; on SQLite in this process.
+        let login_throttle = Arc::new(LoginThrottle::for_db(&db));
+        let budgets = Arc::new(Budgets::for_db(&db));
+        let lock_pool = locks::lock_pool(&db);
+        let session_locks = Arc::new(Locks::new("session", lock_pool.clone()));
+        let edit_locks = Arc::new(Locks::new("edit", lock_pool));
         Self {
             db,
             instance_lock: None,
@@ -98,24 +106,23 @@ impl AppState {
             assets: Arc::new(assets),
             hub: Arc::new(Hub::starting_at(event_id_base())),
             cluster: None,
-            login_throttle: Arc::new(LoginThrottle::default()),
+            login_throttle,
             streams: Arc::new(StreamCounter::default()),
             hashing: Arc::new(tokio::sync::Semaphore::new(
                 std::thread::available_parallelism().map_or(2, usize::from),
             )),
             clock: Arc::default(),
-            manifests_lock: Arc::default(),
-            workflows_lock: Arc::default(),
             shutdown: tokio_util::sync::CancellationToken::new(),
             plugins: Arc::default(),
-            budgets: Arc::default(),
+            budgets,
             session_mcp: Arc::default(),
             workflow_mcp: Arc::default(),
             mcp_servers: Arc::default(),
             retention_lock: Arc::default(),
             rules: Arc::new(RwLock::new(Arc::new(Rules::empty()))),
             rules_reload: Arc::default(),
-            session_locks: Arc::new(Mutex::new(HashMap::new())),
+            session_locks,
+            edit_locks,
         }
     }
 
@@ -145,28 +152,31 @@ impl AppState {
 
     /// Drops an ended session's lock so the map does not grow forever.
     pub fn forget_session_lock(&self, session: &str) {
-        self.session_locks
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(session);
+        self.session_locks.forget(session);
     }
 
     /// How many sessions hold a call lock (ended ones never do).
     pub fn session_locks(&self) -> usize {
-        self.session_locks
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .len()
+        self.session_locks.len()
     }
 
-    /// The lock that serialises tool calls on one session.
-    pub fn session_lock(&self, session: &str) -> Arc<tokio::sync::Mutex<()>> {
-        self.session_locks
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(session.to_owned())
-            .or_default()
-            .clone()
+    /// Waits for the lock that serialises calls, results and state changes
+    /// on one session, across every instance (`platform::locks`), and
+    /// holds it until the guard drops.
+    pub async fn lock_session(&self, session: &str) -> Result<Guard, ServerError> {
+        self.session_locks.lock(session).await
+    }
+
+    /// Waits for the lock that serialises saves of agents and vibes (their
+    /// rules span objects), across every instance.
+    pub async fn lock_manifests(&self) -> Result<Guard, ServerError> {
+        self.edit_locks.lock("manifests").await
+    }
+
+    /// Waits for the lock that serialises edits of workflow definitions
+    /// (each builds on the last), across every instance.
+    pub async fn lock_workflows(&self) -> Result<Guard, ServerError> {
+        self.edit_locks.lock("workflows").await
     }
 }
 

@@ -16,6 +16,7 @@ pub mod cluster;
 pub mod join_codes;
 pub mod lesson_outcomes;
 pub mod lessons;
+pub mod locks;
 pub mod mcp_servers;
 pub mod plugin_relay;
 pub mod plugins;
@@ -26,6 +27,7 @@ pub mod todos;
 pub mod tool_calls;
 pub mod users;
 pub mod vibes;
+pub mod windows;
 pub mod workflow_defs;
 pub mod workflow_triggers;
 

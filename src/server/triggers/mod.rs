@@ -39,11 +39,14 @@ pub fn trigger_of(state: &AppState, id: &str) -> Option<Trigger> {
 /// built-in tools, as for any session the API opens), within the
 /// workflow's start window (429 past it, nothing opened).
 pub async fn start(state: &AppState, id: &str, opener: &Opener) -> Result<Opened, ServerError> {
-    state.budgets.admit_start(
-        id,
-        state.clock.now(),
-        state.config.workflow_starts_per_minute,
-    )?;
+    state
+        .budgets
+        .admit_start(
+            id,
+            state.clock.now(),
+            state.config.workflow_starts_per_minute,
+        )
+        .await?;
     let opened = sessions::open(state, id, opener, true).await?;
     tracing::info!(
         workflow = id,
@@ -85,7 +88,7 @@ pub async fn admit_hook(
 ) -> Result<Trigger, ServerError> {
     let keys = throttle::keys(&format!("hook:{id}"), address);
     let now = state.clock.now();
-    if let Some(wait) = state.login_throttle.wait(&keys, now) {
+    if let Some(wait) = state.login_throttle.wait(&keys, now).await? {
         return Err(ApiError::TooManyAttempts {
             retry_after_secs: wait,
         }
@@ -103,7 +106,7 @@ pub async fn admit_hook(
         _ => {
             // Counted after the fact: a right secret never waits on the
             // throttle's lock of a busy hook.
-            let _ = state.login_throttle.begin(&keys, now);
+            state.login_throttle.begin(&keys, now).await?;
             tracing::info!(workflow = %crate::domain::limits::excerpt(id), ?address, "hook refused");
             Err(ApiError::NotFound("Hook".into()).into())
         }

@@ -72,7 +72,7 @@ pub async fn save_all(
     changes: Vec<Change>,
     by: &str,
 ) -> Result<Vec<i64>, ServerError> {
-    let _guard = state.manifests_lock.lock().await;
+    let _guard = state.lock_manifests().await?;
     let (agents, vibes) = all(state).await?;
     let mut agents: Vec<Agent> = agents.into_iter().map(|a| a.value).collect();
     let mut vibes: Vec<Vibe> = vibes.into_iter().map(|v| v.value).collect();
@@ -112,7 +112,7 @@ pub async fn replace_all(
     vibes: &[Vibe],
     by: &str,
 ) -> Result<(), ServerError> {
-    let _guard = state.manifests_lock.lock().await;
+    let _guard = state.lock_manifests().await?;
     check(state, agents, vibes).await?;
     let mut tx = state.db.begin().await?;
     store::replace_all(&mut tx, agents, vibes, by).await?;

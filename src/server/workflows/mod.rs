@@ -100,7 +100,7 @@ pub async fn edit(
     expected: Option<i64>,
     by: &Actor,
 ) -> Result<Versioned, ServerError> {
-    let _guard = state.workflows_lock.lock().await;
+    let _guard = state.lock_workflows().await?;
     let current = get(state, id).await?;
     let expected = expected.unwrap_or(current.version);
     let next: Definition = {

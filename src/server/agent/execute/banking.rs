@@ -74,7 +74,7 @@ async fn idv_check(cx: Ctx<'_>) -> Answer {
     }
     let account = arg(arguments, "accountNumber");
     let at = state.clock.now();
-    if state.budgets.idv_locked(account, at) {
+    if state.budgets.idv_locked(account, at).await? {
         return Ok(Err(format!(
             "identity checks for account {} are locked after {IDV_FAILURES_PER_ACCOUNT_PER_HOUR} failed attempts within an hour; hand the caller to a colleague",
             excerpt(account)
@@ -92,7 +92,7 @@ async fn idv_check(cx: Ctx<'_>) -> Answer {
     }
     *cx.verified = None;
     cx.ws.failed_identity_checks += 1;
-    state.budgets.idv_failed(account, at);
+    state.budgets.idv_failed(account, at).await?;
     Ok(Ok(
         json!({"verified": false, "message": "The details do not match our records."}),
     ))

@@ -20,7 +20,6 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use std::time::Instant;
 
 /// The answer to a registration or patch.
 #[derive(Debug, Clone, Serialize)]
@@ -74,11 +73,10 @@ pub async fn change(
     row: &SessionRow,
     change: Change,
 ) -> Result<ChangeAnswer, ServerError> {
-    admit(state, row, &change)?;
+    admit(state, row, &change).await?;
     // Compiled before taking the lock: the slow part holds nothing up.
     let mut known = precompile(state, row, &change).await?;
-    let lock = state.session_lock(&row.id);
-    let _guard = lock.lock().await;
+    let _guard = state.lock_session(&row.id).await?;
     let row = access::get(state, &row.id).await?;
     if row.ended_at.is_some() {
         return Err(session_not_found(&row.id));
@@ -113,7 +111,7 @@ pub async fn change(
 /// Lets a change in, before any work: a registration's fields within
 /// their limits, a patch's entries within twice the tool limit, and the
 /// session's update window (429 past it).
-fn admit(state: &AppState, row: &SessionRow, change: &Change) -> Result<(), ServerError> {
+async fn admit(state: &AppState, row: &SessionRow, change: &Change) -> Result<(), ServerError> {
     if let Change::Register(r) = change {
         check_registration(r).map_err(ApiError::Invalid)?;
     }
@@ -130,21 +128,14 @@ fn admit(state: &AppState, row: &SessionRow, change: &Change) -> Result<(), Serv
             .into());
         }
     }
-    if let Err(retry_after_secs) = state.plugins.admit(
-        &row.id,
-        Instant::now(),
-        state.config.plugin_updates_per_minute,
-    ) {
-        return Err(ApiError::RateLimited {
-            limit: format!(
-                "{} plugin registrations or updates per minute per session",
-                state.config.plugin_updates_per_minute
-            ),
-            retry_after_secs,
-        }
-        .into());
-    }
-    Ok(())
+    state
+        .budgets
+        .admit_plugin_update(
+            &row.id,
+            state.clock.now(),
+            state.config.plugin_updates_per_minute,
+        )
+        .await
 }
 
 /// The schemas this change brings, each compiled once (keyed by its JSON

@@ -35,14 +35,10 @@ use crate::server::agent::rules::{check_with, compile_schema};
 use crate::server::store::plugins as store;
 use crate::server::{AppState, ServerError};
 use serde_json::Value;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, RwLock};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, OnceLock, RwLock};
 use tokio::sync::mpsc;
-
-/// The sliding window the update limit counts in.
-pub const UPDATE_WINDOW: Duration = Duration::from_secs(60);
 
 /// One session's plugin as in force: the set, a compiled schema per tool,
 /// and live use counts (the set's own counts are as of its last change).
@@ -98,20 +94,15 @@ impl Loaded {
     }
 }
 
-/// Every session's plugin overlay, update windows, plugin listeners and
-/// calls waiting for an answer.
+/// Every session's plugin overlay, plugin listeners and calls waiting for
+/// an answer (the update window is one of `budget::Budgets`).
 #[derive(Default)]
 pub struct PluginRegistry {
     sets: RwLock<HashMap<String, Arc<Loaded>>>,
-    windows: Mutex<HashMap<String, VecDeque<Instant>>>,
     relays: Arc<Relays>,
     /// In a cluster, where the listener queues what it hears on
     /// [`RELAY_CHANNEL`] (`across`).
     heard: OnceLock<mpsc::UnboundedSender<Heard>>,
-}
-
-fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl PluginRegistry {
@@ -141,35 +132,14 @@ impl PluginRegistry {
             .insert(session.to_owned(), loaded);
     }
 
-    /// Forgets an ended session: its set, window and listeners (their
+    /// Forgets an ended session: its set and listeners (their
     /// streams end); calls still waiting get "session ended".
     pub fn forget(&self, session: &str) {
         self.sets
             .write()
             .unwrap_or_else(|p| p.into_inner())
             .remove(session);
-        locked(&self.windows).remove(session);
         self.relays.forget(session);
-    }
-
-    /// Counts one update of `session` at `now`: `Err(seconds)` until the
-    /// oldest of the last `per_minute` leaves the window.
-    pub fn admit(&self, session: &str, now: Instant, per_minute: usize) -> Result<(), u64> {
-        let mut windows = locked(&self.windows);
-        let window = windows.entry(session.to_owned()).or_default();
-        while window
-            .front()
-            .is_some_and(|t| now.duration_since(*t) >= UPDATE_WINDOW)
-        {
-            window.pop_front();
-        }
-        if window.len() >= per_minute {
-            let oldest = window.front().copied().unwrap_or(now);
-            let wait = UPDATE_WINDOW.saturating_sub(now.duration_since(oldest));
-            return Err(wait.as_secs_f64().ceil().max(1.0) as u64);
-        }
-        window.push_back(now);
-        Ok(())
     }
 
     /// Each session's plugin listeners and the calls waiting for them.
