@@ -208,13 +208,21 @@ async fn the_sweep_purges_sessions_past_the_cutoff_with_every_row_and_keeps_the_
     let newer_calls = rows_of(&app, "tool_calls", &newer.id).await;
 
     app.login(ADMIN).await;
+    let before = app.state.clock.now();
     let (status, answer) = sweep_now(&app).await;
+    let after = app.state.clock.now();
     assert_eq!(status, 200, "{answer}");
     let last = &answer["lastSweep"];
     assert_eq!(last["days"], 30);
     assert_eq!(last["startedBy"], "admin");
-    assert_eq!(last["cutoff"], app.state.clock.now() - 30 * DAY, "{answer}");
-    assert_eq!(answer["cutoff"], last["cutoff"]);
+    // The test clock still ticks with real time: the sweep's own "now" is
+    // its `ranAt`, somewhere in the second(s) the request took.
+    let ran_at = last["ranAt"].as_i64().expect("ranAt");
+    assert!((before..=after).contains(&ran_at), "{answer}");
+    assert_eq!(last["cutoff"], ran_at - 30 * DAY, "{answer}");
+    // The answer's own cutoff is "now" less the days, read as it answers.
+    let cutoff = answer["cutoff"].as_i64().expect("cutoff");
+    assert!((ran_at - 30 * DAY..=after - 30 * DAY).contains(&cutoff), "{answer}");
     for (table, n) in &expected {
         assert_eq!(last["removed"][table], *n, "{table}: {answer}");
     }
