@@ -25,10 +25,10 @@
 
 mod common;
 
-use common::{cpu_time, open, percentile, rss_kib, spawn};
+use common::{call_ok, cpu_time, open, past_snapshot, percentile, rss_kib, spawn};
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant, SystemTime};
-use tokio::io::{AsyncReadExt, AsyncWriteExt, Interest};
+use tokio::io::Interest;
 use tokio::net::TcpStream;
 
 /// Asks the kernel to timestamp data arriving on `stream`.
@@ -117,15 +117,7 @@ async fn round_trip(client: &reqwest::Client, base: &str, key: &str) {
     let mut times = Vec::with_capacity(2000);
     for _ in 0..2000 {
         let started = Instant::now();
-        let res = client
-            .post(&url)
-            .bearer_auth(&token)
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        assert!(res.status().is_success());
-        res.bytes().await.unwrap();
+        call_ok(client, &url, &token, &body).await;
         times.push(started.elapsed());
     }
     times.sort();
@@ -141,14 +133,7 @@ async fn round_trip(client: &reqwest::Client, base: &str, key: &str) {
 async fn subscriber(base: String, request: String) -> TcpStream {
     let mut stream = TcpStream::connect(&base).await.unwrap();
     timestamp_arrivals(&stream);
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut seen = Vec::new();
-    let mut buf = [0u8; 4096];
-    while !String::from_utf8_lossy(&seen).contains("\"snapshot\"") {
-        let n = stream.read(&mut buf).await.unwrap();
-        assert!(n > 0, "stream closed before the snapshot");
-        seen.extend_from_slice(&buf[..n]);
-    }
+    past_snapshot(&mut stream, &request).await;
     stream
 }
 
