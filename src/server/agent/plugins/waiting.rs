@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-/// Every session's [`Relay`].
+/// Every session's relay (`session_relay::Relay`).
 #[derive(Default)]
 pub struct Relays {
     sessions: Mutex<HashMap<String, Relay>>,
