@@ -20,21 +20,11 @@
 #[allow(dead_code)]
 mod common;
 
-use common::{open, percentile, rss_kib, server_binary};
+use common::{call_ok, free_port, key_in, open, past_snapshot, percentile, rss_kib, server_binary};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use switchboard::server::{platform::db, store};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
-
-/// A free loopback port.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 /// The release server on `database`, serving on its own port once it
 /// answers `/healthz`.
@@ -65,34 +55,13 @@ async fn instance(database: &str) -> (Child, String) {
     panic!("instance on {database} did not start");
 }
 
-/// An API key with every scope, written beside the running instances.
-async fn key_in(database: &str) -> String {
-    let pool = db::attach(database).await.unwrap();
-    store::api_keys::create(
-        &pool,
-        "bench",
-        &switchboard::domain::api_key::Scope::ALL,
-        None,
-    )
-    .await
-    .unwrap()
-    .0
-}
-
 /// A watcher of session `id` on `base`, past its snapshot.
 async fn watcher(base: String, id: String, token: String) -> TcpStream {
     let mut stream = TcpStream::connect(&base).await.unwrap();
     let request = format!(
         "GET /api/sessions/{id}/events HTTP/1.1\r\nHost: {base}\r\nAccept: text/event-stream\r\nAuthorization: Bearer {token}\r\n\r\n"
     );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut seen = Vec::new();
-    let mut buf = [0u8; 4096];
-    while !String::from_utf8_lossy(&seen).contains("\"snapshot\"") {
-        let n = stream.read(&mut buf).await.unwrap();
-        assert!(n > 0, "stream closed before the snapshot");
-        seen.extend_from_slice(&buf[..n]);
-    }
+    past_snapshot(&mut stream, &request).await;
     stream
 }
 
@@ -187,15 +156,7 @@ async fn calls_per_second(name: &str, base: &str, key: &str, seconds: u64) -> f6
             let body = serde_json::json!({"name": "get_server_time", "arguments": {}});
             let mut done = 0u64;
             while Instant::now() < until {
-                let res = client
-                    .post(&url)
-                    .bearer_auth(&token)
-                    .json(&body)
-                    .send()
-                    .await
-                    .unwrap();
-                assert!(res.status().is_success(), "{}", res.status());
-                res.bytes().await.unwrap();
+                call_ok(&client, &url, &token, &body).await;
                 done += 1;
             }
             done

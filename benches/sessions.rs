@@ -20,6 +20,8 @@
 //! `FANOUT=1000,10000` chooses the watcher counts, `WATCHER_NICE=0,19` the
 //! watchers' priorities, `PEERS=node,tokio` the peers.
 
+// Only some of the shared helpers are used here.
+#[allow(dead_code)]
 mod common;
 #[path = "sessions/probe.rs"]
 mod probe;

@@ -142,7 +142,8 @@ fn differences(sqlite: &Schema, postgres: &Schema) -> String {
 }
 
 fn table_differences(name: &str, s: &Table, p: &Table, out: &mut String) {
-    let mut field = |what: &str, s: String, p: String| {
+    let mut field = |what: &str, s: &dyn std::fmt::Debug, p: &dyn std::fmt::Debug| {
+        let (s, p) = (format!("{s:?}"), format!("{p:?}"));
         if s != p {
             writeln!(
                 out,
@@ -151,36 +152,12 @@ fn table_differences(name: &str, s: &Table, p: &Table, out: &mut String) {
             .unwrap();
         }
     };
-    field(
-        "columns",
-        format!("{:?}", s.columns),
-        format!("{:?}", p.columns),
-    );
-    field(
-        "primary key",
-        format!("{:?}", s.primary_key),
-        format!("{:?}", p.primary_key),
-    );
-    field(
-        "unique keys",
-        format!("{:?}", s.unique),
-        format!("{:?}", p.unique),
-    );
-    field(
-        "foreign keys",
-        format!("{:?}", s.foreign_keys),
-        format!("{:?}", p.foreign_keys),
-    );
-    field(
-        "indexes",
-        format!("{:?}", s.indexes),
-        format!("{:?}", p.indexes),
-    );
-    field(
-        "triggers",
-        format!("{:?}", s.triggers),
-        format!("{:?}", p.triggers),
-    );
+    field("columns", &s.columns, &p.columns);
+    field("primary key", &s.primary_key, &p.primary_key);
+    field("unique keys", &s.unique, &p.unique);
+    field("foreign keys", &s.foreign_keys, &p.foreign_keys);
+    field("indexes", &s.indexes, &p.indexes);
+    field("triggers", &s.triggers, &p.triggers);
 }
 
 /// PostgreSQL's name for a SQLite declared type, so a column declared

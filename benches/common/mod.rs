@@ -1,13 +1,16 @@
-//! What the benches that drive the real server share (`sessions`, `soak`):
-//! starting the release binary as its own process on a random loopback port
-//! over a throwaway SQLite database, opening sessions through the API, and
-//! reading the server's memory and CPU time from `/proc`.
+//! What the benches that drive the real server share (`sessions`, `soak`,
+//! `cluster` and others): starting the release binary as its own process on
+//! a random loopback port over a throwaway SQLite database, an API key
+//! written beside it, opening sessions through the API, subscribing to a
+//! session's events over a raw socket, and reading the server's memory and
+//! CPU time from `/proc`.
 //!
 //! The server runs as a separate process so its memory is measured alone and
 //! each side has its own open-file limit.
 
 use std::time::Duration;
 use switchboard::server::{platform::db, store};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 /// Resident memory of process `pid`, KiB (`VmRSS` in `/proc/PID/status`);
@@ -62,11 +65,7 @@ pub async fn spawn_with(
     switchboard::server::mcp_servers::tls::install_default_provider();
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}/bench.db", dir.path().display());
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let wrapper = std::env::var("BENCH_WRAPPER").unwrap_or_default();
     let mut words = wrapper.split_whitespace();
     let mut command = match words.next() {
@@ -97,9 +96,25 @@ pub async fn spawn_with(
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    // Beside the running server, which holds the file's instance lock.
-    let pool = db::attach(&url).await.unwrap();
-    let key = store::api_keys::create(
+    let key = key_in(&url).await;
+    (address, key, child, dir)
+}
+
+/// A free loopback port.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// An API key with every scope, written to `database` beside the running
+/// server (on SQLite it holds the file's instance lock; attaching is
+/// allowed).
+pub async fn key_in(database: &str) -> String {
+    let pool = db::attach(database).await.unwrap();
+    store::api_keys::create(
         &pool,
         "bench",
         &switchboard::domain::api_key::Scope::ALL,
@@ -107,8 +122,40 @@ pub async fn spawn_with(
     )
     .await
     .unwrap()
-    .0;
-    (address, key, child, dir)
+    .0
+}
+
+/// One tool call `body` to `url` (a session's `tool-calls`) as session
+/// `token`, which must be allowed; its answer is read whole, so the
+/// connection serves the next call.
+// Only the benches that time built-in calls use it (`sessions`, `cluster`).
+#[allow(dead_code)]
+pub async fn call_ok(client: &reqwest::Client, url: &str, token: &str, body: &serde_json::Value) {
+    let res = client
+        .post(url)
+        .bearer_auth(token)
+        .json(body)
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success(), "{}", res.status());
+    res.bytes().await.unwrap();
+}
+
+/// Sends `request` (an event-stream `GET`, as raw HTTP/1.1) on `stream` and
+/// reads until the session's snapshot has come: from then on what arrives
+/// is live events, which the caller times.
+// Only the benches that fan out use it (`sessions`, `cluster`).
+#[allow(dead_code)]
+pub async fn past_snapshot(stream: &mut TcpStream, request: &str) {
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&seen).contains("\"snapshot\"") {
+        let n = stream.read(&mut buf).await.unwrap();
+        assert!(n > 0, "stream closed before the snapshot");
+        seen.extend_from_slice(&buf[..n]);
+    }
 }
 
 /// The server binary cargo built for this bench: the release profile's

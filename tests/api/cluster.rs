@@ -6,8 +6,9 @@
 //! each test prints a note and passes (on SQLite there is one instance).
 
 use crate::freed::end;
-use crate::helpers::{on_postgres, spawn_app, TestApp, ADMIN};
+use crate::helpers::{json_of, two_instances, TestApp, ADMIN};
 use crate::sessions::{call, idv, open, Session};
+use crate::watch::Watch;
 use serde_json::json;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -16,108 +17,25 @@ use switchboard::server::cluster::{self, Job};
 
 /// Two instances on one new PostgreSQL database, or `None` (and a note)
 /// without `TEST_POSTGRES_URL`.
-async fn two_instances() -> Option<(TestApp, TestApp)> {
-    if on_postgres().is_none() {
-        eprintln!("TEST_POSTGRES_URL is not set: cluster test skipped");
-        return None;
-    }
-    let a = spawn_app().await;
-    let b = a.peer().await;
-    assert!(a.state.cluster.is_some() && b.state.cluster.is_some());
-    Some((a, b))
+async fn two() -> Option<(TestApp, TestApp)> {
+    two_instances(module_path!(), &[]).await
 }
 
-/// An event stream read as it comes.
-struct Watch {
-    res: reqwest::Response,
-    text: String,
+/// Which of the two instances watches.
+enum On {
+    A,
+    B,
 }
 
-impl Watch {
-    /// `GET path` as an `EventSource`, with `Last-Event-ID` if given.
-    async fn open(app: &TestApp, client: &reqwest::Client, path: &str, last: Option<u64>) -> Watch {
-        let mut req = client
-            .get(app.url(path))
-            .header("Accept", "text/event-stream");
-        if let Some(last) = last {
-            req = req.header("Last-Event-ID", last.to_string());
-        }
-        let res = req.send().await.unwrap();
-        assert_eq!(res.status(), 200);
-        Watch {
-            res,
-            text: String::new(),
-        }
-    }
-
-    /// Session `s`'s events on `app`.
-    async fn session(app: &TestApp, s: &Session, last: Option<u64>) -> Watch {
-        let path = format!("/api/sessions/{}/events?token={}", s.id, s.token);
-        Watch::open(app, &app.client, &path, last).await
-    }
-
-    /// Reads until `done` holds for what came (panics after 5 s).
-    async fn until(&mut self, done: impl Fn(&Watch) -> bool) {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-        while !done(self) {
-            let chunk = tokio::time::timeout_at(deadline, self.res.chunk())
-                .await
-                .unwrap_or_else(|_| panic!("not there after 5 s:\n{}", self.text))
-                .unwrap();
-            match chunk {
-                Some(bytes) => self.text.push_str(&String::from_utf8_lossy(&bytes)),
-                None => panic!("the stream ended:\n{}", self.text),
-            }
-        }
-    }
-
-    /// Whether the stream ends within 5 s (reading what still comes).
-    async fn ends(mut self) -> bool {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-        loop {
-            match tokio::time::timeout_at(deadline, self.res.chunk()).await {
-                Ok(Ok(Some(_))) => {}
-                Ok(_) => return true,
-                Err(_) => return false,
-            }
-        }
-    }
-
-    /// The events so far: id, name, data.
-    fn events(&self) -> Vec<(u64, String, String)> {
-        self.text
-            .split("\n\n")
-            .filter_map(|block| {
-                let field = |name: &str| {
-                    block
-                        .lines()
-                        .find_map(|l| l.strip_prefix(name))
-                        .map(str::to_owned)
-                };
-                Some((
-                    field("id: ")?.parse().ok()?,
-                    field("event: ")?,
-                    field("data: ")?,
-                ))
-            })
-            .collect()
-    }
-
-    /// The events after the snapshot (or all, without one).
-    fn live(&self) -> Vec<(u64, String, String)> {
-        self.events()
-            .into_iter()
-            .filter(|(_, name, _)| name != "snapshot")
-            .collect()
-    }
-
-    fn snapshot_id(&self) -> u64 {
-        self.events()
-            .iter()
-            .find(|(_, name, _)| name == "snapshot")
-            .expect("a snapshot")
-            .0
-    }
+/// Two instances (A, B), a session opened in `idv` on A, and a watcher of
+/// it on `on` that has read its snapshot: (A, B, the session, the
+/// watcher); `None` (and a note) without `TEST_POSTGRES_URL`.
+async fn watched_session(on: On) -> Option<(TestApp, TestApp, Session, Watch)> {
+    let (a, b) = two().await?;
+    let key = a.api_key().await;
+    let s = open(&a, &key, "idv").await;
+    let watcher = Watch::snapshot(if matches!(on, On::A) { &a } else { &b }, &s).await;
+    Some((a, b, s, watcher))
 }
 
 fn consecutive_after(first: u64, events: &[(u64, String, String)]) -> bool {
@@ -129,15 +47,10 @@ fn consecutive_after(first: u64, events: &[(u64, String, String)]) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_on_one_instance_reach_watchers_on_both_in_one_order_exactly_once() {
-    let Some((a, b)) = two_instances().await else {
+    let Some((a, _b, s, mut on_b)) = watched_session(On::B).await else {
         return;
     };
-    let key = a.api_key().await;
-    let s = open(&a, &key, "idv").await;
-    let mut on_a = Watch::session(&a, &s, None).await;
-    let mut on_b = Watch::session(&b, &s, None).await;
-    on_a.until(|w| w.text.contains("\"snapshot\"")).await;
-    on_b.until(|w| w.text.contains("\"snapshot\"")).await;
+    let mut on_a = Watch::snapshot(&a, &s).await;
     let calls = (0..20).map(|_| call(&a, &s, "get_server_time", json!({})));
     for (status, _) in futures_util::future::join_all(calls).await {
         assert_eq!(status, 200);
@@ -172,13 +85,9 @@ async fn calls_on_one_instance_reach_watchers_on_both_in_one_order_exactly_once(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn last_event_id_from_one_instance_is_replayed_by_the_other() {
-    let Some((a, b)) = two_instances().await else {
+    let Some((a, b, s, on_a)) = watched_session(On::A).await else {
         return;
     };
-    let key = a.api_key().await;
-    let s = open(&a, &key, "idv").await;
-    let mut on_a = Watch::session(&a, &s, None).await;
-    on_a.until(|w| w.text.contains("\"snapshot\"")).await;
     let seen = on_a.snapshot_id();
     drop(on_a);
     let (status, _) = call(&a, &s, "perform_idv_check", idv()).await;
@@ -199,13 +108,9 @@ async fn last_event_id_from_one_instance_is_replayed_by_the_other() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_event_of_20_kb_crosses_to_the_other_instance_whole() {
-    let Some((a, b)) = two_instances().await else {
+    let Some((a, _b, s, mut on_b)) = watched_session(On::B).await else {
         return;
     };
-    let key = a.api_key().await;
-    let s = open(&a, &key, "idv").await;
-    let mut on_b = Watch::session(&b, &s, None).await;
-    on_b.until(|w| w.text.contains("\"snapshot\"")).await;
     let big = json!({"blob": "x".repeat(20 * 1024)}).to_string();
     a.state.hub.publish_named(&s.id, "big", &big);
     let (status, _) = call(&a, &s, "get_server_time", json!({})).await;
@@ -222,7 +127,7 @@ async fn an_event_of_20_kb_crosses_to_the_other_instance_whole() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_session_list_on_one_instance_hears_of_sessions_opened_on_the_other() {
-    let Some((a, b)) = two_instances().await else {
+    let Some((a, b)) = two().await else {
         return;
     };
     let admin = b.signed_in(ADMIN).await;
@@ -239,13 +144,9 @@ async fn the_session_list_on_one_instance_hears_of_sessions_opened_on_the_other(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_ended_on_one_instance_ends_its_streams_on_the_other() {
-    let Some((a, b)) = two_instances().await else {
+    let Some((a, b, s, mut on_b)) = watched_session(On::B).await else {
         return;
     };
-    let key = a.api_key().await;
-    let s = open(&a, &key, "idv").await;
-    let mut on_b = Watch::session(&b, &s, None).await;
-    on_b.until(|w| w.text.contains("\"snapshot\"")).await;
     end(&a, &s).await;
     on_b.until(|w| w.live().iter().any(|e| e.1 == "ended"))
         .await;
@@ -259,7 +160,7 @@ async fn a_session_ended_on_one_instance_ends_its_streams_on_the_other() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bindings_change_on_one_instance_is_in_force_on_the_other_within_a_second() {
-    let Some((a, b)) = two_instances().await else {
+    let Some((a, b)) = two().await else {
         return;
     };
     assert!(!b
@@ -298,7 +199,7 @@ async fn a_bindings_change_on_one_instance_is_in_force_on_the_other_within_a_sec
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_periodic_job_runs_on_one_instance_at_a_time() {
-    let Some((a, b)) = two_instances().await else {
+    let Some((a, b)) = two().await else {
         return;
     };
     let runs = Arc::new(AtomicUsize::new(0));
@@ -325,13 +226,9 @@ async fn a_periodic_job_runs_on_one_instance_at_a_time() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_listener_whose_connection_was_cut_reads_what_it_missed() {
-    let Some((a, b)) = two_instances().await else {
+    let Some((a, b, s, mut on_b)) = watched_session(On::B).await else {
         return;
     };
-    let key = a.api_key().await;
-    let s = open(&a, &key, "idv").await;
-    let mut on_b = Watch::session(&b, &s, None).await;
-    on_b.until(|w| w.text.contains("\"snapshot\"")).await;
     let last = on_b.snapshot_id();
     // Two events stored while B's listener was away (no notification
     // reaches it), then its connection is cut.
@@ -371,15 +268,7 @@ async fn a_listener_whose_connection_was_cut_reads_what_it_missed() {
     assert_eq!(status, 200);
     on_b.until(|w| w.live().len() >= 3).await;
     assert_eq!(on_b.live()[2].0, last + 3);
-    let health: serde_json::Value = b
-        .client
-        .get(b.url("/healthz"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let health = json_of(b.client.get(b.url("/healthz"))).await;
     assert_eq!(health["events"]["listening"], true, "{health}");
     assert!(
         health["events"]["lastNotificationAgeMs"].is_u64(),
@@ -389,7 +278,7 @@ async fn a_listener_whose_connection_was_cut_reads_what_it_missed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stored_events_are_pruned_except_an_open_sessions_newest() {
-    let Some((a, _b)) = two_instances().await else {
+    let Some((a, _b)) = two().await else {
         return;
     };
     let key = a.api_key().await;

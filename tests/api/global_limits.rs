@@ -5,32 +5,31 @@
 //! windows are rows of the database). Each test needs `TEST_POSTGRES_URL`
 //! and says it is skipped without it: SQLite serves one instance.
 
-use crate::helpers::{new_client, on_postgres, spawn_app_with, TestApp, ADMIN};
+use crate::helpers::{new_client, retry_after, two_instances, TestApp, ADMIN};
 use crate::sessions::{open, Session};
 use futures_util::future::join_all;
 use serde_json::{json, Value};
 use switchboard::domain::limits::LOGIN_PAIR_ATTEMPTS;
 
-/// Two instances serving one new database with `settings`, or `None` (and
-/// a note) without PostgreSQL.
-async fn two_instances(test: &str, settings: &[(&str, &str)]) -> Option<(TestApp, TestApp)> {
-    if on_postgres().is_none() {
-        eprintln!("{test}: skipped, two instances need TEST_POSTGRES_URL (PostgreSQL)");
-        return None;
-    }
-    let a = spawn_app_with(settings).await;
-    let b = a.peer().await;
-    Some((a, b))
-}
-
-/// A request of session `s`'s backend to `app`: its status and body.
-async fn send(app: &TestApp, s: &Session, method: &str, path: &str, body: Value) -> (u16, Value) {
+/// A request of session `s`'s backend to `app`.
+async fn request(
+    app: &TestApp,
+    s: &Session,
+    method: &str,
+    path: &str,
+    body: &Value,
+) -> reqwest::Response {
     let url = app.url(&format!("/api/sessions/{}/{path}", s.id));
     let req = match method {
         "PATCH" => app.client.patch(url),
         _ => app.client.post(url),
     };
-    let res = req.bearer_auth(&s.token).json(&body).send().await.unwrap();
+    req.bearer_auth(&s.token).json(body).send().await.unwrap()
+}
+
+/// [`request`]: its status and body.
+async fn send(app: &TestApp, s: &Session, method: &str, path: &str, body: Value) -> (u16, Value) {
+    let res = request(app, s, method, path, &body).await;
     (
         res.status().as_u16(),
         res.json().await.unwrap_or(Value::Null),
@@ -141,11 +140,7 @@ async fn sign_in_attempts_alternating_between_instances_are_throttled_at_one_ins
     for app in [&a, &b] {
         let res = wrong_password(app).await;
         assert_eq!(res.status(), 429, "both instances count every attempt");
-        let wait: u64 = res.headers()["retry-after"]
-            .to_str()
-            .unwrap()
-            .parse()
-            .unwrap();
+        let wait = retry_after(&res);
         assert!((840..=900).contains(&wait), "{wait}");
         let body: Value = res.json().await.unwrap();
         assert_eq!(body, json!({"TooManyAttempts": {"retry_after_secs": wait}}));
@@ -168,24 +163,13 @@ async fn a_sessions_writes_alternating_between_instances_hit_the_per_minute_cap_
         assert_eq!(status, 200, "write {n}: {body}");
     }
     for app in [&a, &b] {
-        let res = app
-            .client
-            .post(app.url(&format!("/api/sessions/{}/tool-calls", s.id)))
-            .bearer_auth(&s.token)
-            .json(&call)
-            .send()
-            .await
-            .unwrap();
+        let res = request(app, &s, "POST", "tool-calls", &call).await;
         assert_eq!(
             res.status(),
             429,
             "the seventh write in a minute, on either"
         );
-        let wait: u64 = res.headers()["retry-after"]
-            .to_str()
-            .unwrap()
-            .parse()
-            .unwrap();
+        let wait = retry_after(&res);
         assert!((1..=60).contains(&wait), "{wait}");
         let body: Value = res.json().await.unwrap();
         let limit = body["RateLimited"]["limit"].as_str().unwrap_or_default();
@@ -227,16 +211,7 @@ async fn workflow_edits_on_one_version_through_two_instances_at_once_make_one_ve
         statuses, expected,
         "one edit on version 0 wins, the rest are stale"
     );
-    let body: Value = b
-        .client
-        .get(b.url("/api/workflows/idv/definition"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body = b.get_json(&key, "/api/workflows/idv/definition").await;
     assert_eq!(body["version"], 1);
     assert_eq!(body["definition"]["steps"].as_array().unwrap().len(), 1);
 }

@@ -50,6 +50,35 @@ pub fn on_postgres() -> Option<String> {
         .filter(|u| !u.is_empty())
 }
 
+/// Two instances serving one new PostgreSQL database with `settings` (A,
+/// then its peer B), or `None` after a note naming `test` without
+/// `TEST_POSTGRES_URL`: SQLite serves one instance, so the cluster tests
+/// pass there with the note.
+pub async fn two_instances(test: &str, settings: &[(&str, &str)]) -> Option<(TestApp, TestApp)> {
+    if on_postgres().is_none() {
+        eprintln!("{test}: skipped, two instances need TEST_POSTGRES_URL (PostgreSQL)");
+        return None;
+    }
+    let a = spawn_app_with(settings).await;
+    let b = a.peer().await;
+    assert!(a.state.cluster.is_some() && b.state.cluster.is_some());
+    Some((a, b))
+}
+
+/// Sends `req` and reads its answer's JSON body (panics if it has none).
+pub async fn json_of(req: reqwest::RequestBuilder) -> serde_json::Value {
+    req.send().await.unwrap().json().await.unwrap()
+}
+
+/// An answer's `Retry-After`, in seconds.
+pub fn retry_after(res: &Response) -> u64 {
+    res.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
 /// A new empty database: a SQLite file in `dir`, or with
 /// `TEST_POSTGRES_URL` a new PostgreSQL database on that server.
 async fn fresh_database(dir: &TempDir) -> String {
@@ -158,6 +187,11 @@ impl TestApp {
 
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.address, path)
+    }
+
+    /// `GET path` with API key (or session token) `key`, as JSON.
+    pub async fn get_json(&self, key: &str, path: &str) -> serde_json::Value {
+        json_of(self.client.get(self.url(path)).bearer_auth(key)).await
     }
 
     /// Calls a server function the way the app's own pages do.

@@ -184,15 +184,9 @@ async fn a_killed_instances_watcher_resumes_on_another_and_no_acknowledged_call_
         );
     }
     // And every acknowledged call is stored (read back through the survivor).
-    let stored: Value = client
-        .get(survivor.url(&format!("/api/sessions/{}/calls", s.id)))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let stored = survivor
+        .get_json(&key, &format!("/api/sessions/{}/calls", s.id))
+        .await;
     let stored_ids: Vec<i64> = stored["calls"]
         .as_array()
         .expect("a list of calls")

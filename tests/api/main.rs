@@ -56,5 +56,6 @@ mod triggers;
 mod ultravox;
 mod vibes;
 mod visualiser;
+mod watch;
 mod workflow_chat;
 mod workflows;

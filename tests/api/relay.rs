@@ -267,11 +267,9 @@ async fn a_plugin_gone_past_the_grace_is_refused_at_once() {
     assert!(started.elapsed() < Duration::from_secs(2));
 }
 
-#[tokio::test]
-async fn the_plugin_stream_also_carries_its_availability_updates() {
-    let app = spawn_app().await;
-    let (_, plugin) = session_with_tool(&app).await;
-    let mut stream = PluginStream::open(&app, &plugin, None).await;
+/// The plugin disables `addNote` through `app`; `stream` (on any
+/// instance) hears it as a `tool-availability-update` within 5 s.
+pub async fn disabling_is_heard(app: &TestApp, plugin: &Session, stream: &mut PluginStream) {
     let res = app
         .client
         .patch(app.url(&format!("/api/sessions/{}/tools", plugin.id)))
@@ -287,6 +285,14 @@ async fn the_plugin_stream_also_carries_its_availability_updates() {
         update.data["statusChanged"],
         json!([{"name": "addNote", "status": "disabled"}])
     );
+}
+
+#[tokio::test]
+async fn the_plugin_stream_also_carries_its_availability_updates() {
+    let app = spawn_app().await;
+    let (_, plugin) = session_with_tool(&app).await;
+    let mut stream = PluginStream::open(&app, &plugin, None).await;
+    disabling_is_heard(&app, &plugin, &mut stream).await;
 }
 
 /// The plugin's answer `body` at the session's one answer address (the

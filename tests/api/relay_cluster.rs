@@ -9,8 +9,10 @@
 //! each test prints a note and passes (on SQLite there is one instance).
 
 use crate::freed::end;
-use crate::helpers::{on_postgres, spawn_app_with, TestApp};
-use crate::relay::{agent_calls, answer, assert_deadline, session_with_tool, PluginStream};
+use crate::helpers::{two_instances, TestApp};
+use crate::relay::{
+    agent_calls, answer, assert_deadline, disabling_is_heard, session_with_tool, PluginStream,
+};
 use crate::sessions::{call, Session};
 use serde_json::json;
 use std::time::Duration;
@@ -18,23 +20,13 @@ use switchboard::server::agent::plugins::RECONNECT_GRACE_MS;
 
 const NOT_CONNECTED: &str = "plugin `custom` is not connected; its tools cannot run now";
 
-/// Two instances on one new PostgreSQL database (with `settings`), or
-/// `None` (and a note) without `TEST_POSTGRES_URL`.
-async fn two_instances(settings: &[(&str, &str)]) -> Option<(TestApp, TestApp)> {
-    if on_postgres().is_none() {
-        eprintln!("TEST_POSTGRES_URL is not set: plugin relay cluster test skipped");
-        return None;
-    }
-    let a = spawn_app_with(settings).await;
-    let b = a.peer().await;
-    assert!(a.state.cluster.is_some() && b.state.cluster.is_some());
-    Some((a, b))
-}
-
-/// A session whose plugin registered `addNote` on `a`, once `b` knows the
-/// plugin too: (the agent, the plugin).
-async fn session_on(a: &TestApp, b: &TestApp) -> (Session, Session) {
-    let (agent, plugin) = session_with_tool(a).await;
+/// Two instances on one new PostgreSQL database (with `settings`) and a
+/// session whose plugin registered `addNote` on the first, A, once the
+/// second, B, knows the plugin too: (A, B, the agent, the plugin); `None`
+/// (and a note) without `TEST_POSTGRES_URL`.
+async fn with_plugin(settings: &[(&str, &str)]) -> Option<(TestApp, TestApp, Session, Session)> {
+    let (a, b) = two_instances(module_path!(), settings).await?;
+    let (agent, plugin) = session_with_tool(&a).await;
     let until = tokio::time::Instant::now() + Duration::from_secs(2);
     while b.state.plugins.get(&plugin.id).is_none() {
         assert!(
@@ -43,15 +35,22 @@ async fn session_on(a: &TestApp, b: &TestApp) -> (Session, Session) {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    (agent, plugin)
+    Some((a, b, agent, plugin))
+}
+
+/// What `call` (an agent's request) returns, within 5 s.
+async fn within_5_s<T>(call: tokio::task::JoinHandle<T>, what: &str) -> T {
+    tokio::time::timeout(Duration::from_secs(5), call)
+        .await
+        .expect(what)
+        .unwrap()
 }
 
 #[tokio::test]
 async fn a_call_on_one_instance_reaches_the_plugin_on_the_other_and_its_answer_returns_once() {
-    let Some((a, b)) = two_instances(&[]).await else {
+    let Some((a, b, agent, plugin)) = with_plugin(&[]).await else {
         return;
     };
-    let (agent, plugin) = session_on(&a, &b).await;
     let mut stream = PluginStream::open(&a, &plugin, None).await;
     let call = agent_calls(&b, &agent, "across");
     let offered = stream.request().await;
@@ -65,10 +64,7 @@ async fn a_call_on_one_instance_reaches_the_plugin_on_the_other_and_its_answer_r
         answer(&a, &plugin, id, json!({"result": {"notes": 1}})).await,
         200
     );
-    let reply = tokio::time::timeout(Duration::from_secs(5), call)
-        .await
-        .expect("the answer returned to the other instance")
-        .unwrap();
+    let reply = within_5_s(call, "the answer returned to the other instance").await;
     assert_eq!(reply["allowed"], true, "{reply}");
     assert_eq!(reply["result"], json!({"notes": 1}));
     // Once: a second answer is refused on either instance.
@@ -78,10 +74,9 @@ async fn a_call_on_one_instance_reaches_the_plugin_on_the_other_and_its_answer_r
 
 #[tokio::test]
 async fn an_answer_posted_to_the_agents_own_instance_returns_too() {
-    let Some((a, b)) = two_instances(&[]).await else {
+    let Some((a, b, agent, plugin)) = with_plugin(&[]).await else {
         return;
     };
-    let (agent, plugin) = session_on(&a, &b).await;
     let mut stream = PluginStream::open(&a, &plugin, None).await;
     let call = agent_calls(&b, &agent, "here");
     let offered = stream.request().await;
@@ -90,10 +85,7 @@ async fn an_answer_posted_to_the_agents_own_instance_returns_too() {
         answer(&b, &plugin, id, json!({"error": "no table"})).await,
         200
     );
-    let reply = tokio::time::timeout(Duration::from_secs(5), call)
-        .await
-        .expect("the answer returned")
-        .unwrap();
+    let reply = within_5_s(call, "the answer returned").await;
     assert_eq!(reply["allowed"], false, "{reply}");
     assert!(reply["reason"].as_str().unwrap().contains("no table"));
     assert_eq!(answer(&a, &plugin, id, json!({"result": 1})).await, 409);
@@ -101,10 +93,9 @@ async fn an_answer_posted_to_the_agents_own_instance_returns_too() {
 
 #[tokio::test]
 async fn a_stream_opening_on_another_instance_is_offered_a_waiting_call() {
-    let Some((a, b)) = two_instances(&[]).await else {
+    let Some((a, b, agent, plugin)) = with_plugin(&[]).await else {
         return;
     };
-    let (agent, plugin) = session_on(&a, &b).await;
     let mut first = PluginStream::open(&a, &plugin, None).await;
     let call = agent_calls(&a, &agent, "waiting");
     let offered = first.request().await;
@@ -126,26 +117,11 @@ async fn a_stream_opening_on_another_instance_is_offered_a_waiting_call() {
 
 #[tokio::test]
 async fn the_plugin_stream_on_another_instance_gets_the_availability_updates() {
-    let Some((a, b)) = two_instances(&[]).await else {
+    let Some((a, b, _, plugin)) = with_plugin(&[]).await else {
         return;
     };
-    let (_, plugin) = session_on(&a, &b).await;
     let mut stream = PluginStream::open(&b, &plugin, None).await;
-    let res = a
-        .client
-        .patch(a.url(&format!("/api/sessions/{}/tools", plugin.id)))
-        .bearer_auth(&plugin.token)
-        .json(&json!({"modify": [{"name": "addNote", "status": "disabled"}]}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 200);
-    let update = stream.next(Duration::from_secs(5)).await.unwrap();
-    assert_eq!(update.event, "tool-availability-update");
-    assert_eq!(
-        update.data["statusChanged"],
-        json!([{"name": "addNote", "status": "disabled"}])
-    );
+    disabling_is_heard(&a, &plugin, &mut stream).await;
     // And B's rules for the session's calls changed with it.
     let set = b.state.plugins.get(&plugin.id).unwrap();
     assert_eq!(
@@ -156,10 +132,9 @@ async fn the_plugin_stream_on_another_instance_gets_the_availability_updates() {
 
 #[tokio::test]
 async fn with_no_plugin_stream_anywhere_a_call_is_refused_at_once_as_on_one_instance() {
-    let Some((a, b)) = two_instances(&[]).await else {
+    let Some((_a, b, agent, _)) = with_plugin(&[]).await else {
         return;
     };
-    let (agent, _) = session_on(&a, &b).await;
     let started = std::time::Instant::now();
     let (status, reply) = call(&b, &agent, "addNote", json!({"text": "x"})).await;
     assert_eq!(status, 200);
@@ -169,10 +144,10 @@ async fn with_no_plugin_stream_anywhere_a_call_is_refused_at_once_as_on_one_inst
 
 #[tokio::test]
 async fn a_stopped_instances_plugin_is_waited_for_during_the_grace_and_refused_after() {
-    let Some((a, b)) = two_instances(&[("PLUGIN_CALL_TIMEOUT_SECONDS", "1")]).await else {
+    let Some((a, b, agent, plugin)) = with_plugin(&[("PLUGIN_CALL_TIMEOUT_SECONDS", "1")]).await
+    else {
         return;
     };
-    let (agent, plugin) = session_on(&a, &b).await;
     let stream = PluginStream::open(&a, &plugin, None).await;
     a.shut_down().await;
     drop(stream);
@@ -191,10 +166,9 @@ async fn a_stopped_instances_plugin_is_waited_for_during_the_grace_and_refused_a
 
 #[tokio::test]
 async fn an_instance_not_heard_from_past_the_grace_holds_no_plugin() {
-    let Some((a, b)) = two_instances(&[]).await else {
+    let Some((a, b, agent, plugin)) = with_plugin(&[]).await else {
         return;
     };
-    let (agent, plugin) = session_on(&a, &b).await;
     let _stream = PluginStream::open(&a, &plugin, None).await;
     // A's stream stays open, but as B's clock sees it A's heartbeat is
     // older than the grace: what B sees of an instance killed with its
@@ -208,10 +182,9 @@ async fn an_instance_not_heard_from_past_the_grace_holds_no_plugin() {
 
 #[tokio::test]
 async fn a_session_ended_on_one_instance_releases_the_call_waiting_on_the_other() {
-    let Some((a, b)) = two_instances(&[]).await else {
+    let Some((a, b, agent, plugin)) = with_plugin(&[]).await else {
         return;
     };
-    let (agent, plugin) = session_on(&a, &b).await;
     let mut stream = PluginStream::open(&a, &plugin, None).await;
     let request = b
         .client
@@ -224,10 +197,7 @@ async fn a_session_ended_on_one_instance_releases_the_call_waiting_on_the_other(
     // As on one instance: the call's agent hears at once that the session
     // is over (not after the plugin call timeout), and the plugin's
     // answer finds no session.
-    let reply = tokio::time::timeout(Duration::from_secs(5), call)
-        .await
-        .expect("the waiting call was released")
-        .unwrap();
+    let reply = within_5_s(call, "the waiting call was released").await;
     assert_eq!(reply.status(), 409);
     let id = offered.data["callId"].as_str().unwrap();
     assert_eq!(answer(&a, &plugin, id, json!({"result": 1})).await, 404);

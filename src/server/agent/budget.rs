@@ -51,6 +51,19 @@ fn refused(admission: Admission, limit: impl FnOnce() -> String) -> Result<(), S
     }
 }
 
+/// Counts one of `name`'s in `windows` at `now`; past `per_minute` in any
+/// 60 s, nothing counted and 429 naming the limit ("`per_minute` `what`").
+async fn per_minute_in(
+    windows: &Windows,
+    name: &str,
+    now: i64,
+    per_minute: usize,
+    what: &str,
+) -> Result<(), ServerError> {
+    let admission = windows.admit(&[key(name, per_minute, MINUTE)], now).await?;
+    refused(admission, || format!("{per_minute} {what}"))
+}
+
 /// `name` under at most `attempts` in `window_secs`.
 fn key(name: impl Into<String>, attempts: usize, window_secs: i64) -> Key {
     Key {
@@ -83,13 +96,8 @@ impl Budgets {
         now: i64,
         per_minute: usize,
     ) -> Result<(), ServerError> {
-        let admission = self
-            .writes
-            .admit(&[key(session, per_minute, MINUTE)], now)
-            .await?;
-        refused(admission, || {
-            format!("{per_minute} calls, results, state changes and turns per minute per session")
-        })
+        let what = "calls, results, state changes and turns per minute per session";
+        per_minute_in(&self.writes, session, now, per_minute, what).await
     }
 
     /// Counts one plugin registration or update of `session` at `now`;
@@ -101,13 +109,8 @@ impl Budgets {
         now: i64,
         per_minute: usize,
     ) -> Result<(), ServerError> {
-        let admission = self
-            .plugin_updates
-            .admit(&[key(session, per_minute, MINUTE)], now)
-            .await?;
-        refused(admission, || {
-            format!("{per_minute} plugin registrations or updates per minute per session")
-        })
+        let what = "plugin registrations or updates per minute per session";
+        per_minute_in(&self.plugin_updates, session, now, per_minute, what).await
     }
 
     /// Forgets an ended session's windows.
@@ -142,13 +145,8 @@ impl Budgets {
         now: i64,
         per_minute: usize,
     ) -> Result<(), ServerError> {
-        let admission = self
-            .starts
-            .admit(&[key(workflow, per_minute, MINUTE)], now)
-            .await?;
-        refused(admission, || {
-            format!("{per_minute} sessions started per minute per workflow")
-        })
+        let what = "sessions started per minute per workflow";
+        per_minute_in(&self.starts, workflow, now, per_minute, what).await
     }
 
     /// Whether identity checks for `account` are locked at `now`: it had

@@ -21,13 +21,14 @@
 //! Notifications are handled in order by one task, off the listener's.
 //! On SQLite none of this runs: `AppState::cluster` is `None`.
 
-use super::waiting::{Answer, Offer, Waiting};
+use super::notice::{decode, encode, parse, Notice};
+use super::offer::{Answer, Offer, Waiting};
 use super::{compile_all, Listening, Loaded};
 use crate::domain::plugin::Schema;
 use crate::server::cluster::Cluster;
 use crate::server::store::plugin_relay::{self as store, WaitingRow};
 use crate::server::{AppState, ServerError};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
@@ -46,55 +47,6 @@ pub enum Heard {
     Notice(String),
     /// The listener reconnected: notifications may have been lost.
     Recover,
-}
-
-/// One notification on [`CHANNEL`].
-#[derive(Debug, PartialEq)]
-enum Notice<'a> {
-    /// Instance `from` relayed call `call_id` (its row holds the rest).
-    Call { from: &'a str, call_id: i64 },
-    /// Call `call_id` of `session` was answered.
-    Answer { call_id: i64, session: &'a str },
-    /// Instance `from` changed a plugin set; frame `frame` of
-    /// `cluster_frames` is its availability update for the streams.
-    Update { from: &'a str, frame: i64 },
-    /// Instance `from` changed `session`'s plugin set (no update to send).
-    Tools { from: &'a str, session: &'a str },
-    /// `session` ended.
-    End { session: &'a str },
-}
-
-fn parse(text: &str) -> Option<Notice<'_>> {
-    let (kind, rest) = text.split_once(' ')?;
-    match kind {
-        "call" => {
-            let (from, id) = rest.split_once(' ')?;
-            Some(Notice::Call {
-                from,
-                call_id: id.parse().ok()?,
-            })
-        }
-        "answer" => {
-            let (id, session) = rest.split_once(' ')?;
-            Some(Notice::Answer {
-                call_id: id.parse().ok()?,
-                session,
-            })
-        }
-        "update" => {
-            let (from, id) = rest.split_once(' ')?;
-            Some(Notice::Update {
-                from,
-                frame: id.parse().ok()?,
-            })
-        }
-        "tools" => {
-            let (from, session) = rest.split_once(' ')?;
-            Some(Notice::Tools { from, session })
-        }
-        "end" => Some(Notice::End { session: rest }),
-        _ => None,
-    }
 }
 
 /// The cluster `state` is part of (this module runs only in one).
@@ -175,23 +127,6 @@ pub(super) async fn answer(
     let now = state.clock.now_ms();
     let text = encode(answer);
     Ok(store::answer(&state.db, session, call_id, &text, now, CHANNEL, &told).await?)
-}
-
-/// An answer as stored: `{"result": …}` or `{"error": "…"}`.
-fn encode(answer: &Answer) -> String {
-    match answer {
-        Ok(result) => json!({ "result": result }),
-        Err(error) => json!({ "error": error }),
-    }
-    .to_string()
-}
-
-fn decode(text: &str) -> Answer {
-    let mut value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
-    match value.get("error").and_then(Value::as_str) {
-        Some(error) => Err(error.to_owned()),
-        None => Ok(value.get_mut("result").map(Value::take).unwrap_or_default()),
-    }
 }
 
 /// Opens a plugin stream here: offered the session's calls waiting on
@@ -369,55 +304,4 @@ async fn recover(state: &AppState) -> Result<(), ServerError> {
         reload(state, &session).await?;
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn notices_read_back_as_written() {
-        assert_eq!(
-            parse("call 00ab 42"),
-            Some(Notice::Call {
-                from: "00ab",
-                call_id: 42
-            })
-        );
-        assert_eq!(
-            parse("answer 42 s 1"),
-            Some(Notice::Answer {
-                call_id: 42,
-                session: "s 1"
-            })
-        );
-        assert_eq!(
-            parse("update 00ab 7"),
-            Some(Notice::Update {
-                from: "00ab",
-                frame: 7
-            })
-        );
-        assert_eq!(
-            parse("tools 00ab s"),
-            Some(Notice::Tools {
-                from: "00ab",
-                session: "s"
-            })
-        );
-        assert_eq!(parse("end s"), Some(Notice::End { session: "s" }));
-        assert_eq!(parse("call 00ab x"), None);
-        assert_eq!(parse("what"), None);
-    }
-
-    #[test]
-    fn an_answer_is_stored_and_read_back_whole() {
-        for answer in [
-            Ok(json!({"notes": [1, 2]})),
-            Ok(Value::Null),
-            Err("no table".to_owned()),
-        ] {
-            assert_eq!(decode(&encode(&answer)), answer);
-        }
-    }
 }

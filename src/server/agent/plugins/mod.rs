@@ -12,23 +12,31 @@
 //!
 //! Pieces: the registry here; `change` (registrations and patches),
 //! `relay` (calls to the plugin and its answers), `waiting` (the plugin
-//! listeners and the calls waiting for them, offered again to a stream
-//! that connects), `presence` (whether a plugin is connected), `across`
-//! (all of it across instances on PostgreSQL), `metadata`.
+//! listeners and the calls waiting for them), `session_relay` (one
+//! session's waiting calls and frame ids, offered again to a stream that
+//! connects), `offer` (a call as the plugin is told of it), `presence`
+//! (whether a plugin is connected), `across` (all of it across instances
+//! on PostgreSQL) and `notice` (what instances tell each other),
+//! `metadata`.
 
 mod across;
 mod change;
 mod metadata;
+mod notice;
+mod offer;
 mod presence;
 mod relay;
+mod session_relay;
 mod waiting;
 
 pub use across::{Heard, CHANNEL as RELAY_CHANNEL};
 pub use change::{change, Change, ChangeAnswer};
 pub use metadata::{metadata, API_VERSION};
+pub use offer::CALL_EVENT;
 pub use presence::{connected, stopped, HEARTBEAT};
 pub use relay::{answer, relay};
-pub use waiting::{ListenGuard, Listening, Relays, CALL_EVENT, RECONNECT_GRACE_MS};
+pub use session_relay::RECONNECT_GRACE_MS;
+pub use waiting::{ListenGuard, Listening, Relays};
 
 use crate::domain::plugin::{PluginSet, Schema};
 use crate::server::agent::rules::{check_with, compile_schema};

@@ -11,7 +11,8 @@
 //! instance meanwhile) and not after. An instance that stops in order
 //! marks its streams closed.
 
-use super::waiting::{Changed, RECONNECT_GRACE_MS};
+use super::session_relay::RECONNECT_GRACE_MS;
+use super::waiting::Changed;
 use crate::server::store::plugin_relay as store;
 use crate::server::{AppState, ServerError};
 use std::time::Duration;

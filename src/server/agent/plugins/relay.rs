@@ -11,7 +11,7 @@ use crate::error::ApiError;
 use crate::server::agent::access::Admitted;
 use crate::server::agent::complete;
 use crate::server::agent::plugins::across;
-use crate::server::agent::plugins::waiting::Offer;
+use crate::server::agent::plugins::offer::Offer;
 use crate::server::store::agent_sessions::SessionRow;
 use crate::server::store::plugins as store;
 use crate::server::{AppState, ServerError};

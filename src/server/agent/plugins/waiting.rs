@@ -1,195 +1,29 @@
 //! Each session's plugin listeners and the calls relayed to them that are
-//! waiting for an answer.
+//! waiting for an answer: the map of every session's relay
+//! (`session_relay`, where the re-offer bookkeeping lives), the guard that
+//! counts a plugin stream open, and the presence writer a cluster is told.
 //!
 //! A relayed call is kept until it is answered, given up on or its
 //! session ends, so a plugin stream that connects while it waits (the
 //! plugin reconnecting, with or without `Last-Event-ID`, or another of the
 //! session's plugin streams) is offered it again, with its deadline,
-//! before any live request. Frame ids keep increasing per session across
-//! re-offers and live requests (they start after the hub's base, so also
-//! across restarts), and a call made while no stream is open waits for the
-//! plugin when one listened less than [`RECONNECT_GRACE_MS`] ago.
+//! before any live request. A call made while no stream is open waits for
+//! the plugin when one listened less than
+//! [`RECONNECT_GRACE_MS`](super::RECONNECT_GRACE_MS) ago.
 //!
 //! In a cluster (`across`) the calls waiting here also include those of
-//! agents on other instances, offered to this instance's streams: they
-//! have no answer channel here, leave when answered anywhere (and are not
-//! taken back in by a late read), and expire at their deadline.
+//! agents on other instances, offered to this instance's streams.
 
+use super::offer::{Answer, Offer, Waiting};
+use super::session_relay::Relay;
 use crate::server::agent::hub::Frame;
 use crate::server::platform::clock::Clock;
 use axum::body::Bytes;
-use serde_json::{json, Value};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-/// How long after a session's last plugin stream closed a call still
-/// waits for the plugin to come back (until the call's own deadline)
-/// rather than being refused at once as "not connected". A plugin's
-/// client reconnects within a few seconds (the JavaScript client backs
-/// off to at most 10 s); a plugin gone longer than this is taken to be
-/// gone, and the agent hears so at once instead of after a timeout.
-pub const RECONNECT_GRACE_MS: i64 = 30_000;
-
-/// Most frames a plugin listener may fall behind by (it then reconnects
-/// and is offered the calls still waiting).
-const RELAY_BUFFER: usize = 256;
-
-/// What a relayed call's waiter gets: the plugin's result or its error.
-pub type Answer = Result<Value, String>;
-
-/// A call relayed to a plugin, waiting for its answer.
-struct Pending {
-    tool: String,
-    arguments: Value,
-    /// When the agent stops waiting, on the injected clock (Unix ms).
-    deadline_ms: i64,
-    /// Where its answer goes; `None` for a call whose agent waits on
-    /// another instance.
-    answer: Option<oneshot::Sender<Answer>>,
-}
-
-/// A call whose agent waits on another instance, as read from the
-/// database (`across`).
-#[derive(Debug, Clone)]
-pub struct Waiting {
-    /// The recorded call's id.
-    pub call_id: i64,
-    /// The plugin tool called.
-    pub tool: String,
-    /// Its arguments.
-    pub arguments: Value,
-    /// When its agent stops waiting (Unix ms).
-    pub deadline_ms: i64,
-}
-
-/// One session's relay: its listeners, the last frame id sent to them,
-/// its waiting calls (by call id, so re-offers come in call order), how
-/// many plugin streams are open and when the last one closed.
-struct Relay {
-    sender: broadcast::Sender<Arc<Frame>>,
-    last_id: u64,
-    pending: BTreeMap<i64, Pending>,
-    /// Calls answered or given up on elsewhere, by id, with their
-    /// deadline: a read of the database that raced the answer does not
-    /// offer them again.
-    done: HashMap<i64, i64>,
-    open_streams: usize,
-    closed_at_ms: Option<i64>,
-}
-
-impl Relay {
-    fn new(base: u64) -> Self {
-        Self {
-            sender: broadcast::channel(RELAY_BUFFER).0,
-            last_id: base,
-            pending: BTreeMap::new(),
-            done: HashMap::new(),
-            open_streams: 0,
-            closed_at_ms: None,
-        }
-    }
-
-    /// Forgets other instances' calls and answers past their deadline.
-    fn expire(&mut self, now_ms: i64) {
-        self.pending
-            .retain(|_, p| p.answer.is_some() || p.deadline_ms > now_ms);
-        self.done.retain(|_, deadline| *deadline > now_ms);
-    }
-
-    /// Takes in another instance's call `w` (unless known, done or past
-    /// its deadline); whether it is new here.
-    fn take_in(&mut self, w: Waiting, now_ms: i64) -> bool {
-        if w.deadline_ms <= now_ms
-            || self.done.contains_key(&w.call_id)
-            || self.pending.contains_key(&w.call_id)
-        {
-            return false;
-        }
-        let call_id = w.call_id;
-        self.pending.insert(
-            call_id,
-            Pending {
-                tool: w.tool,
-                arguments: w.arguments,
-                deadline_ms: w.deadline_ms,
-                answer: None,
-            },
-        );
-        true
-    }
-
-    /// Sends call `call_id` (waiting here) to the open streams.
-    fn broadcast_call(&mut self, call_id: i64, now_ms: i64) {
-        if self.open_streams == 0 {
-            return;
-        }
-        let Some(p) = self.pending.get(&call_id) else {
-            return;
-        };
-        let json = Offer {
-            call_id,
-            tool: &p.tool,
-            arguments: &p.arguments,
-            deadline_ms: p.deadline_ms,
-        }
-        .json(now_ms);
-        let frame = self.frame(CALL_EVENT, &json);
-        // A stream that went away unnoticed misses it: the call stays
-        // waiting and is offered again when the plugin reconnects.
-        let _ = self.sender.send(frame);
-    }
-
-    /// The next frame: `json` as event `name` with the next id.
-    fn frame(&mut self, name: &str, json: &str) -> Arc<Frame> {
-        self.last_id += 1;
-        Arc::new(Frame::new(self.last_id, name, json))
-    }
-
-    /// Whether a call now would reach a plugin: one is listening, or one
-    /// stopped less than [`RECONNECT_GRACE_MS`] ago.
-    fn reachable(&self, now_ms: i64) -> bool {
-        self.open_streams > 0
-            || self
-                .closed_at_ms
-                .is_some_and(|t| now_ms - t < RECONNECT_GRACE_MS)
-    }
-}
-
-/// A relayed call as the plugin is told of it.
-pub struct Offer<'a> {
-    /// The recorded call's id.
-    pub call_id: i64,
-    /// The plugin tool called.
-    pub tool: &'a str,
-    /// Its arguments, as checked against the tool's schema.
-    pub arguments: &'a Value,
-    /// When the agent stops waiting (Unix ms on the injected clock).
-    pub deadline_ms: i64,
-}
-
-impl Offer<'_> {
-    /// `tool-call-request`'s data: `{"callId","name","arguments",
-    /// "deadline" (RFC 3339, UTC),"timeoutMs" (left at `now_ms`)}`.
-    fn json(&self, now_ms: i64) -> String {
-        let deadline = jiff::Timestamp::from_millisecond(self.deadline_ms)
-            .map(|t| t.to_string())
-            .unwrap_or_default();
-        json!({
-            "callId": self.call_id.to_string(),
-            "name": self.tool,
-            "arguments": self.arguments,
-            "deadline": deadline,
-            "timeoutMs": (self.deadline_ms - now_ms).max(0),
-        })
-        .to_string()
-    }
-}
-
-/// The `tool-call-request` event's name.
-pub const CALL_EVENT: &str = "tool-call-request";
-
-/// Every session's [`Relay`].
+/// Every session's relay (`session_relay::Relay`).
 #[derive(Default)]
 pub struct Relays {
     sessions: Mutex<HashMap<String, Relay>>,
@@ -230,10 +64,7 @@ impl Drop for ListenGuard {
     fn drop(&mut self) {
         let now = self.clock.now_ms();
         if let Some(relay) = self.relays.locked().get_mut(&self.session) {
-            relay.open_streams = relay.open_streams.saturating_sub(1);
-            if relay.open_streams == 0 {
-                relay.closed_at_ms = Some(now);
-            }
+            relay.close(now);
         }
         self.relays.changed(&self.session, None);
     }
@@ -270,26 +101,7 @@ impl Relays {
         for w in elsewhere {
             relay.take_in(w, now);
         }
-        relay.open_streams += 1;
-        let rx = relay.sender.subscribe();
-        let offers: Vec<String> = relay
-            .pending
-            .iter()
-            .filter(|(_, p)| p.deadline_ms > now)
-            .map(|(id, p)| {
-                let offer = Offer {
-                    call_id: *id,
-                    tool: &p.tool,
-                    arguments: &p.arguments,
-                    deadline_ms: p.deadline_ms,
-                };
-                offer.json(now)
-            })
-            .collect();
-        let first = offers
-            .iter()
-            .map(|json| relay.frame(CALL_EVENT, json).sse.clone())
-            .collect();
+        let (rx, first) = relay.open(now);
         Listening {
             rx,
             first,
@@ -326,21 +138,10 @@ impl Relays {
     /// is reachable here (in a cluster the database said one is, maybe
     /// elsewhere); [`Self::send_call`] sends it.
     pub fn wait(&self, session: &str, base: u64, offer: &Offer<'_>) -> oneshot::Receiver<Answer> {
-        let (tx, rx) = oneshot::channel();
-        let mut sessions = self.locked();
-        let relay = sessions
+        self.locked()
             .entry(session.to_owned())
-            .or_insert_with(|| Relay::new(base));
-        relay.pending.insert(
-            offer.call_id,
-            Pending {
-                tool: offer.tool.to_owned(),
-                arguments: offer.arguments.clone(),
-                deadline_ms: offer.deadline_ms,
-                answer: Some(tx),
-            },
-        );
-        rx
+            .or_insert_with(|| Relay::new(base))
+            .wait(offer)
     }
 
     /// Sends call `call_id` of `session`, waiting here, to the session's
@@ -354,26 +155,20 @@ impl Relays {
     /// Call `call_id` of `session` was answered (anywhere): it is no longer
     /// offered here; its answer channel if its agent waits here.
     pub fn answered(&self, session: &str, call_id: i64) -> Option<oneshot::Sender<Answer>> {
-        let mut sessions = self.locked();
-        let relay = sessions.get_mut(session)?;
-        let pending = relay.pending.remove(&call_id)?;
-        relay.done.insert(call_id, pending.deadline_ms);
-        pending.answer
+        self.locked().get_mut(session)?.answered(call_id)
     }
 
     /// `session`'s open plugin streams here and when the last closed
     /// (`None`: nothing of it kept here).
     pub fn presence(&self, session: &str) -> Option<(usize, Option<i64>)> {
-        self.locked()
-            .get(session)
-            .map(|r| (r.open_streams, r.closed_at_ms))
+        self.locked().get(session).map(Relay::presence)
     }
 
     /// Sessions with plugin streams open here.
     pub fn listened(&self) -> Vec<String> {
         self.locked()
             .iter()
-            .filter(|(_, r)| r.open_streams > 0)
+            .filter(|(_, r)| r.presence().0 > 0)
             .map(|(s, _)| s.clone())
             .collect()
     }
@@ -382,12 +177,7 @@ impl Relays {
     pub fn waiters(&self) -> Vec<(String, i64)> {
         self.locked()
             .iter()
-            .flat_map(|(s, r)| {
-                r.pending
-                    .iter()
-                    .filter(|(_, p)| p.answer.is_some())
-                    .map(move |(id, _)| (s.clone(), *id))
-            })
+            .flat_map(|(s, r)| r.waiters().map(move |id| (s.clone(), id)))
             .collect()
     }
 
@@ -428,26 +218,15 @@ impl Relays {
     ) -> Option<oneshot::Receiver<Answer>> {
         let mut sessions = self.locked();
         let relay = sessions.get_mut(session).filter(|r| r.reachable(now_ms))?;
-        let (tx, rx) = oneshot::channel();
-        relay.pending.insert(
-            offer.call_id,
-            Pending {
-                tool: offer.tool.to_owned(),
-                arguments: offer.arguments.clone(),
-                deadline_ms: offer.deadline_ms,
-                answer: Some(tx),
-            },
-        );
+        let rx = relay.wait(offer);
         relay.broadcast_call(offer.call_id, now_ms);
         Some(rx)
     }
 
     /// Sends event `name` (`json`) to `session`'s open plugin streams.
     pub fn notify(&self, session: &str, name: &str, json: &str) {
-        let mut sessions = self.locked();
-        if let Some(relay) = sessions.get_mut(session).filter(|r| r.open_streams > 0) {
-            let frame = relay.frame(name, json);
-            let _ = relay.sender.send(frame);
+        if let Some(relay) = self.locked().get_mut(session) {
+            relay.notify(name, json);
         }
     }
 
@@ -458,7 +237,7 @@ impl Relays {
         let waiting = self
             .locked()
             .get_mut(session)
-            .and_then(|r| r.pending.remove(&call_id));
+            .and_then(|r| r.remove(call_id));
         waiting
             .and_then(|p| p.answer)
             .is_some_and(|tx| tx.send(answer).is_ok())
@@ -470,7 +249,7 @@ impl Relays {
     pub fn give_up(&self, session: &str, call_id: i64) -> bool {
         self.locked()
             .get_mut(session)
-            .and_then(|relay| relay.pending.remove(&call_id))
+            .and_then(|relay| relay.remove(call_id))
             .is_some()
     }
 
@@ -478,11 +257,7 @@ impl Relays {
     /// "the session ended".
     pub fn forget(&self, session: &str) {
         let relay = self.locked().remove(session);
-        for tx in relay
-            .into_iter()
-            .flat_map(|r| r.pending)
-            .filter_map(|(_, p)| p.answer)
-        {
+        for tx in relay.into_iter().flat_map(Relay::end) {
             let _ = tx.send(Err("the session ended".into()));
         }
     }
@@ -491,6 +266,8 @@ impl Relays {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::agent::plugins::RECONNECT_GRACE_MS;
+    use serde_json::{json, Value};
 
     fn offer<'a>(call_id: i64, arguments: &'a Value, deadline_ms: i64) -> Offer<'a> {
         Offer {
