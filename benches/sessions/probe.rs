@@ -247,7 +247,7 @@ pub async fn fan_out<F: std::future::Future<Output = ()>>(
     trigger: impl FnOnce() -> F,
 ) -> FanOut {
     let on = watchers.runtime.handle();
-    let rss_before = rss_kib(target.pid);
+    let rss_before = settled_rss_kib(target.pid).await;
     let connect_started = std::time::Instant::now();
     let mut connecting = tokio::task::JoinSet::new();
     for index in 0..count {
@@ -328,6 +328,23 @@ pub async fn fan_out<F: std::future::Future<Output = ()>>(
     };
     report(target.name, watchers.nice, &fan_out);
     fan_out
+}
+
+/// Resident memory of `pid` once it has stopped changing (within 256 KiB
+/// over half a second, or after 10 s): a server just started may still be
+/// loading what it loads in the background (the tokenizer, ~30 MiB), which
+/// is no watcher's cost.
+async fn settled_rss_kib(pid: u32) -> u64 {
+    let mut last = rss_kib(pid);
+    for _ in 0..20 {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let now = rss_kib(pid);
+        if now.abs_diff(last) < 256 {
+            return now;
+        }
+        last = now;
+    }
+    last
 }
 
 /// Reads `stream` (which has shown `seen` so far) until `marker` has come;
