@@ -214,7 +214,8 @@ bench:
 	$(CARGO) bench --features ssr --bench prompt --bench bindings
 
 # Tool-call round trip and SSE fan-out (1,000 and 10,000 subscribers), each
-# fan-out also through the plain Node relay in benches/peers/, side by side.
+# fan-out also through the plain Node relay and a minimal tokio relay in
+# benches/peers/, side by side, under one probe (benches/sessions/probe.rs).
 bench-sessions:
 	ulimit -n $$(ulimit -Hn) && $(CARGO) bench --features ssr --bench sessions
 
