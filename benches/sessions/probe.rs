@@ -48,20 +48,30 @@ pub fn raise_open_files(wanted: u64) -> u64 {
     limit.rlim_cur
 }
 
-/// Asks the kernel to timestamp data arriving on `stream`.
-fn timestamp_arrivals(stream: &TcpStream) {
+/// Turns on socket option `name` (at `level`) of socket `fd`.
+fn switch_on(fd: std::os::fd::RawFd, level: libc::c_int, name: libc::c_int, what: &str) {
     let on: libc::c_int = 1;
     // SAFETY: a valid socket and a c_int option of the right size.
     let rc = unsafe {
         libc::setsockopt(
-            stream.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_TIMESTAMPNS,
+            fd,
+            level,
+            name,
             (&on as *const libc::c_int).cast(),
             std::mem::size_of::<libc::c_int>() as libc::socklen_t,
         )
     };
-    assert_eq!(rc, 0, "SO_TIMESTAMPNS: {}", std::io::Error::last_os_error());
+    assert_eq!(rc, 0, "{what}: {}", std::io::Error::last_os_error());
+}
+
+/// Asks the kernel to timestamp data arriving on `stream`.
+fn timestamp_arrivals(stream: &TcpStream) {
+    switch_on(
+        stream.as_raw_fd(),
+        libc::SOL_SOCKET,
+        libc::SO_TIMESTAMPNS,
+        "SO_TIMESTAMPNS",
+    );
 }
 
 /// Reads what is there; returns the byte count and the kernel's arrival
@@ -134,17 +144,12 @@ async fn subscriber(
     // The port is chosen at `connect`, per destination, as for a socket
     // that is not bound first (else every bound socket takes a port of its
     // own from the whole range).
-    let on: libc::c_int = 1;
-    // SAFETY: a valid socket and a c_int option of the right size.
-    unsafe {
-        libc::setsockopt(
-            socket.as_raw_fd(),
-            libc::IPPROTO_IP,
-            libc::IP_BIND_ADDRESS_NO_PORT,
-            (&on as *const libc::c_int).cast(),
-            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-        )
-    };
+    switch_on(
+        socket.as_raw_fd(),
+        libc::IPPROTO_IP,
+        libc::IP_BIND_ADDRESS_NO_PORT,
+        "IP_BIND_ADDRESS_NO_PORT",
+    );
     socket.bind(SocketAddr::new(source.into(), 0)).unwrap();
     let mut stream = socket
         .connect(server)
