@@ -3,10 +3,13 @@
 //! `build_full_lesson`: filter + templates + assemble + optimise + estimate for
 //! a realistic lesson with all six tools (target: median under 20 µs).
 //! `build_seed_lesson`: the same on the seed's own builder input (issue
-//! #15's target: median ≤ 2 µs), then the seed's builder transcribed to
-//! JavaScript (`benches/peers/prompt_builder.mjs`) under Node on the same
-//! input in the same run, both timed the same way (median of batches), with
-//! the peer's output checked against ours first.
+//! #40's target: at least 10× faster than the seed's own builder under
+//! Node), then the seed's builder as its design document wrote it,
+//! transcribed to JavaScript (`benches/peers/prompt_builder.mjs`), under
+//! Node on the same input in the same run, both timed the same way (median
+//! of batches). The seed's output is worded differently from ours, so the
+//! peer checks its own output for sanity instead of comparing; ours for
+//! this input is pinned by `domain::lesson::prompt`'s golden test.
 //! `bpe_count_10k_tokens`: the exact o200k_base count of a ~10,000-token
 //! prompt (target: under 5 ms).
 
@@ -16,6 +19,7 @@ use switchboard::domain::lesson::config::{LessonToolConfiguration, Preset};
 use switchboard::domain::lesson::optimise::OptimiseMode;
 use switchboard::domain::lesson::prompt::{build, PromptInput};
 use switchboard::domain::lesson::review::ReviewItem;
+use switchboard::domain::lesson::tools::prepared_declarations;
 use switchboard::domain::lesson::trigger::TriggerCondition;
 use switchboard::domain::lesson::{CefrLevel, LessonTask};
 
@@ -72,65 +76,9 @@ If the student is stuck, offer two short options rather than translating.\n\n## 
 /// the review tools reach the prompt only in a review lesson with items, so
 /// the lesson is one, with two items.
 fn seed_lesson() -> PromptInput {
-    let mut config = Preset::StandardLesson.configuration();
-    for id in ["mark_item_mastered", "play_student_audio"] {
-        config.set_enabled_by_teacher(id, true);
-    }
-    let mut set = |id: &str, condition: TriggerCondition, extra: Option<&str>| {
-        let tool = config.tool_mut(id).unwrap();
-        tool.trigger_condition = condition;
-        tool.custom_instructions = extra.map(str::to_owned);
-    };
-    let keywords = |words: &[&str]| TriggerCondition::Keyword {
-        keywords: words.iter().map(|w| (*w).to_owned()).collect(),
-    };
-    set(
-        "mark_for_review",
-        TriggerCondition::ErrorDetected,
-        Some("Focus on verb endings and the formal register."),
-    );
-    set(
-        "update_user_profile",
-        keywords(&["hobby", "favorite", "like", "enjoy"]),
-        None,
-    );
-    set(
-        "show_session_summary",
-        TriggerCondition::TimeRemaining {
-            minutes_remaining: 2,
-        },
-        None,
-    );
-    set("mark_task_complete", TriggerCondition::TaskContext, None);
-    set("mark_item_mastered", TriggerCondition::Always, None);
-    set("play_student_audio", keywords(&["listen", "replay"]), None);
-    config.global_instructions =
-        Some("Use functions quietly; never mention them to the student.".into());
-    let task = |id: &str, text: &str| LessonTask {
-        id: id.into(),
-        text: text.into(),
-    };
-    PromptInput {
-        conversation_prompt: "You are Sofía, a waiter in a café in Madrid. Speak only Spanish, slowly and clearly, \
-at the student's level. Greet the student, take their order and bring the bill when asked. If the student is \
-stuck, offer two short options instead of translating."
-            .into(),
-        configuration: config,
-        tasks: vec![
-            task("order-drink", "Order a drink"),
-            task("ask-bill", "Ask for the bill using the formal register"),
-            task("pay-goodbye", "Pay and say goodbye"),
-        ],
-        duration_minutes: Some(15),
-        level: Some(CefrLevel::A2),
-        review: true,
-        review_items: vec![
-            ReviewItem { id: "la-cuenta".into(), text: "La cuenta, por favor".into(), audio: Some("rec/la-cuenta.webm".into()) },
-            ReviewItem { id: "un-cafe".into(), text: "Un café con leche".into(), audio: None },
-        ],
-        optimise: Some(OptimiseMode::Normal),
-        student: None,
-    }
+    // The same file `domain::lesson::prompt`'s golden test pins our
+    // output for.
+    serde_json::from_str(include_str!("../tests/fixtures/prompt/seed_lesson.json")).unwrap()
 }
 
 /// Median time per call of `f`, over 60 batches of `batch` calls after a
@@ -152,14 +100,23 @@ fn median_per_call(batch: u32, mut f: impl FnMut()) -> std::time::Duration {
     samples[samples.len() / 2]
 }
 
-/// Runs the Node peer on the seed input after checking its output matches
-/// ours, and prints both medians side by side.
+/// Runs the seed's own builder under Node on the seed input (it checks its
+/// own output first) and prints both medians side by side with their ratio.
 fn against_node(input: &PromptInput) {
     let dir = tempfile::tempdir().unwrap();
     let input_path = dir.path().join("input.json");
-    let expected_path = dir.path().join("expected.json");
+    let declarations_path = dir.path().join("declarations.json");
     std::fs::write(&input_path, serde_json::to_vec(input).unwrap()).unwrap();
-    std::fs::write(&expected_path, serde_json::to_vec(&build(input)).unwrap()).unwrap();
+    // The seed's static TUTOR_FUNCTION_DECLARATIONS: the six we send.
+    let declarations: Vec<_> = prepared_declarations()
+        .iter()
+        .map(|p| &*p.declaration)
+        .collect();
+    std::fs::write(
+        &declarations_path,
+        serde_json::to_vec(&declarations).unwrap(),
+    )
+    .unwrap();
     let rust = median_per_call(2000, || {
         black_box(build(black_box(input)));
     });
@@ -168,7 +125,7 @@ fn against_node(input: &PromptInput) {
     let output = std::process::Command::new("node")
         .arg(peer)
         .arg(&input_path)
-        .arg(&expected_path)
+        .arg(&declarations_path)
         .output();
     match output {
         Ok(out) if out.status.success() => {
@@ -176,7 +133,7 @@ fn against_node(input: &PromptInput) {
             let node = figures["medianMicros"].as_f64().unwrap();
             let rust_us = rust.as_secs_f64() * 1e6;
             println!(
-                "seed lesson prompt build, median per build: Rust {rust_us:.2} µs, Node (seed's builder in JS) {node:.2} µs: Node/Rust = {:.1}x",
+                "seed lesson prompt build, median per build: Rust {rust_us:.3} µs, Node (the seed's own builder) {node:.2} µs: Node/Rust = {:.1}x",
                 node / rust_us
             );
         }

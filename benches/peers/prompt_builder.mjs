@@ -1,301 +1,301 @@
-// The peer of `domain::lesson::prompt::build` for `make bench`: the seed's
-// TypeScript prompt builder transcribed to plain JavaScript (types dropped),
-// run by Node on the same machine in the same run as the Rust benchmark.
+// The peer of `domain::lesson::prompt::build` for `make bench`: the SEED's
+// own prompt builder, as its design document ("Tool Configuration System
+// Design", sections 2 "System Trigger Templates", 3 "Runtime Prompt
+// Builder" and 4 "Token Optimization Utilities") wrote it in TypeScript,
+// transcribed to plain JavaScript: types dropped; logic, regular
+// expressions, template texts and string building as the seed wrote them.
+// It is what a user of the seed runs today, so it is the fair peer.
 //
-// It builds what the Rust builder builds, in the way the TypeScript did:
-// each call creates the tool declarations, serialises each to estimate its
-// tokens, joins sections and lines, and optimises with split/map/join. The
-// output is checked against the Rust builder's (system prompt and token
-// estimate) before anything is timed, so both sides do the same work.
+// What is not the seed's own text, and why:
+// - TUTOR_FUNCTION_DECLARATIONS: the seed imports a static array from
+//   `@/types/functions`, which its document does not show. Here it is the
+//   six declarations Switchboard sends (read from DECLARATIONS.json, written
+//   by the Rust bench), parsed once at module load as the seed's import is;
+//   the seed's builder only filters that static array per call.
+// - `seedOptions` below maps Switchboard's `PromptInput` JSON to the seed's
+//   `BuildPromptOptions` (level → targetLevel, optimise → optimizeTokens),
+//   once, before timing.
 //
-// Usage: node prompt_builder.mjs INPUT.json EXPECTED.json
+// The seed's output differs from Switchboard's: its templates are worded
+// differently, it has no review-item section, no lesson-fit filter, no
+// per-tool costs or optimisation statistics, and its estimate covers the
+// prompt only (UTF-16 length / 4). So its output is not compared with
+// Switchboard's; it is checked for sanity instead (every enabled tool's
+// line, every task, the declarations), so a broken transcription fails
+// loudly before anything is timed.
+//
+// Usage: node prompt_builder.mjs INPUT.json DECLARATIONS.json
 // Prints one JSON line: {"medianMicros", "iterations", "samples"}.
 
 import { readFileSync } from "node:fs";
 
-const TEMPLATES = {
-  always: "",
-  error_detected:
-    "Call silently whenever the student makes an error: grammar (wrong tense, conjugation, word order), pronunciation (incorrect sounds and stress), vocabulary (wrong word, false friends) or cultural (inappropriate formality). Do not interrupt the conversation or mention the call.",
-  session_ending:
-    "Call only when the session timer expires, the student says goodbye, or all objectives are wrapped up. Never call it mid-conversation.",
-  task_context:
-    "Call only when the student clearly completes one of the listed objectives, with its task id; wait for clear completion, not partial attempts. Call once per task.",
-  keyword: "Call when the student mentions these topics: {keywords}.",
-  turn_count: "Call after at least {minTurns} turns of conversation.",
-  time_remaining: "Call when the session has about {minutesRemaining} left.",
+const [inputPath, declarationsPath] = process.argv.slice(2);
+
+// The seed's `import { TUTOR_FUNCTION_DECLARATIONS } from '@/types/functions'`.
+const TUTOR_FUNCTION_DECLARATIONS = JSON.parse(readFileSync(declarationsPath, "utf8"));
+
+// ---- The seed's src/lib/toolTriggerTemplates.ts ----
+
+export const TRIGGER_TEMPLATES = {
+  always: '', // No special instructions needed
+
+  error_detected: `Call this function SILENTLY when the student makes any linguistic error:
+- Grammar (wrong tense, conjugation, word order)
+- Pronunciation (incorrect sounds, stress)
+- Vocabulary (wrong word, false friend)
+- Cultural (inappropriate formality)
+Do NOT interrupt conversation flow. Log errors in the background.`,
+
+  session_ending: `Call this function ONLY when:
+- The session timer expires
+- The student explicitly says goodbye/ends the conversation
+- You've naturally wrapped up the practice objectives
+Do NOT call this mid-conversation.`,
+
+  task_context: `Call this function when the student SUCCESSFULLY accomplishes a lesson objective:
+- Wait for clear completion, not partial attempts
+- Match against the task IDs provided in context
+- Only mark once per task`,
+
+  keyword: `Call this function when the student mentions these topics: {{keywords}}.`,
+
+  turn_count: `Call this function after at least {{minTurns}} conversation turns have passed.`,
+
+  time_remaining: `Call this function when approximately {{minutesRemaining}} minutes remain in the session.`,
 };
 
-const CATALOGUE = [
-  "mark_for_review",
-  "update_user_profile",
-  "show_session_summary",
-  "mark_task_complete",
-  "mark_item_mastered",
-  "play_student_audio",
-];
-const REVIEW_TOOLS = ["mark_item_mastered", "play_student_audio"];
+// Interpolate template with config values
+export function buildTriggerInstruction(
+  condition
+) {
+  let template = TRIGGER_TEMPLATES[condition.type];
 
-function declaration(id) {
-  switch (id) {
-    case "mark_for_review":
-      return {
-        name: id,
-        description:
-          "Record a mistake the student made so it can be reviewed later. Call silently; do not interrupt the conversation.",
-        parameters: {
-          type: "object",
-          properties: {
-            errorType: { type: "string", enum: ["grammar", "pronunciation", "vocabulary", "cultural"], description: "Kind of mistake." },
-            studentSaid: { type: "string", description: "What the student said, verbatim." },
-            correctForm: { type: "string", description: "The correct way to say it." },
-            severity: { type: "integer", minimum: 1, maximum: 10, description: "1 = minor slip, 10 = blocks understanding." },
-            explanation: { type: "string", description: "Short reason, for the review lesson." },
-          },
-          required: ["errorType", "studentSaid", "correctForm", "severity"],
-        },
-      };
-    case "update_user_profile":
-      return {
-        name: id,
-        description: "Remember something the student revealed about themselves, to personalise later lessons.",
-        parameters: {
-          type: "object",
-          properties: {
-            category: { type: "string", enum: ["interest", "goal", "preference", "personal_detail", "learning_style"], description: "What kind of fact this is." },
-            value: { type: "string", description: "The fact, in a few words." },
-            confidence: { type: "number", minimum: 0, maximum: 1, description: "How sure you are, 0-1." },
-          },
-          required: ["category", "value"],
-        },
-      };
-    case "show_session_summary":
-      return {
-        name: id,
-        description: "Show the student a summary of the session: what went well and what to practise next.",
-        parameters: {
-          type: "object",
-          properties: {
-            summary: { type: "string", description: "Two or three sentences on the session." },
-            strengths: { type: "array", items: { type: "string" }, description: "What the student did well." },
-            areasToImprove: { type: "array", items: { type: "string" }, description: "What to practise." },
-            nextSteps: { type: "array", items: { type: "string" }, description: "Suggested next activities." },
-            stars: { type: "integer", minimum: 1, maximum: 5, description: "How the session went overall, 1-5 stars." },
-          },
-          required: ["summary", "strengths", "areasToImprove"],
-        },
-      };
-    case "mark_task_complete":
-      return {
-        name: id,
-        description: "Mark one of the lesson objectives as completed by the student.",
-        parameters: {
-          type: "object",
-          properties: {
-            taskId: { type: "string", description: "The id of the completed task, as listed in the lesson objectives." },
-            evidence: { type: "string", description: "What the student said or did that completed it." },
-          },
-          required: ["taskId"],
-        },
-      };
-    case "mark_item_mastered":
-      return {
-        name: id,
-        description: "Mark a review item as mastered so it leaves the student's review queue.",
-        parameters: {
-          type: "object",
-          properties: {
-            itemId: { type: "string", description: "The id of the review item." },
-            confidence: { type: "integer", minimum: 1, maximum: 5, description: "How solidly it is mastered, 1-5." },
-          },
-          required: ["itemId"],
-        },
-      };
-    default:
-      return {
-        name: id,
-        description:
-          "Play the student's earlier recording of a review item so they can compare it with the correct form.",
-        parameters: {
-          type: "object",
-          properties: {
-            recordingId: { type: "string", description: "The id of the review item whose recording to play (an item listed with a recording)." },
-            reason: { type: "string", description: "Why it is being played, shown to the student." },
-          },
-          required: ["recordingId"],
-        },
-      };
+  if (condition.keywords) {
+    template = template.replace('{{keywords}}', condition.keywords.join(', '));
   }
+  if (condition.minTurns) {
+    template = template.replace('{{minTurns}}', String(condition.minTurns));
+  }
+  if (condition.minutesRemaining) {
+    template = template.replace('{{minutesRemaining}}', String(condition.minutesRemaining));
+  }
+
+  return template;
 }
 
-// Characters as Rust's chars().count() counts them (code points), without
-// allocating: UTF-16 units minus the low halves of surrogate pairs. (A
-// spread into an array, [...text], would make the peer several times slower
-// than the seed's builder and flatter the comparison.)
-const codePoints = (text) => {
-  let n = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xdc00 && c <= 0xdfff) n--;
-  }
-  return n;
-};
-const estimateTokens = (text) => Math.ceil(codePoints(text) / 4);
-const minutesPhrase = (m) => (m === 1 ? "1 minute" : `${m} minutes`);
+// ---- The seed's src/lib/promptBuilder.ts ----
 
-function triggerInstruction(condition) {
-  const values = {};
-  if (condition.type === "keyword") values.keywords = condition.keywords.map((k) => k.trim()).join(", ");
-  if (condition.type === "turn_count") values.minTurns = String(condition.minTurns);
-  if (condition.type === "time_remaining") values.minutesRemaining = minutesPhrase(condition.minutesRemaining);
-  let out = TEMPLATES[condition.type];
-  for (const [name, value] of Object.entries(values)) out = out.replaceAll(`{${name}}`, value);
-  return out;
-}
+export function buildLessonPrompt(options) {
+  const {
+    conversationPrompt,
+    toolConfiguration,
+    tasks,
+    durationMinutes,
+    targetLevel,
+    optimizeTokens = true,
+  } = options;
 
-function toolLine(config) {
-  const words = [triggerInstruction(config.triggerCondition), config.customInstructions?.trim()].filter(
-    (s) => s,
+  // 1. Filter enabled tools
+  const enabledTools = toolConfiguration.tools.filter(t => t.enabled);
+
+  // 2. Get matching function declarations
+  const functionDeclarations = TUTOR_FUNCTION_DECLARATIONS.filter(
+    decl => enabledTools.some(t => t.toolId === decl.name)
   );
-  return words.length ? `**${config.toolId}**: ${words.join(" ")}` : `**${config.toolId}**`;
-}
 
-function fits(id, input) {
-  if (id === "mark_task_complete") return input.tasks.length > 0;
-  if (REVIEW_TOOLS.includes(id)) return input.review && input.reviewItems.length > 0;
-  return true;
-}
+  // 3. Build tool instructions section
+  const toolInstructions = buildToolInstructions(enabledTools, toolConfiguration.globalInstructions);
 
-function headerLevel(line) {
-  const m = /^(#{1,6})( |$)/.exec(line);
-  return m ? m[1].length : null;
-}
+  // 4. Build task context if present
+  const taskContext = tasks?.length
+    ? buildTaskContext(tasks)
+    : '';
 
-function normalise(text) {
-  const lines = text
-    .replace(/\r\n/g, "\n")
-    .replace(/\r/g, "\n")
-    .trim()
-    .split("\n")
-    .map((line) => {
-      const trimmed = line.trimEnd();
-      const body = trimmed.trimStart();
-      return trimmed.slice(0, trimmed.length - body.length) + body.replace(/[ \t]+/g, " ");
-    });
-  const kept = [];
-  let next = { kind: "end" };
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i];
-    if (line.trim() === "") {
-      kept.push(line);
-      continue;
-    }
-    const level = headerLevel(line);
-    if (level !== null) {
-      const empty = next.kind === "end" || (next.kind === "header" && next.level <= level);
-      if (empty) continue;
-      next = { kind: "header", level };
-    } else {
-      next = { kind: "content" };
-    }
-    kept.push(line);
-  }
-  kept.reverse();
-  return kept.join("\n").replace(/\n{3,}/g, "\n\n").trim();
-}
-
-function build(input) {
-  const config = input.configuration;
-  const enabled = CATALOGUE.map((id) => config.tools.find((t) => t.toolId === id))
-    .filter((t) => t && t.enabled)
-    .filter((t) => fits(t.toolId, input));
-  const on = (id) => enabled.some((t) => t.toolId === id);
-  const sections = [];
-  const conversation = input.conversationPrompt.trim();
-  if (conversation) sections.push(conversation);
-  const parameters = [];
-  if (input.durationMinutes != null) parameters.push(`- Duration: ${input.durationMinutes} minutes`);
-  if (input.level != null) parameters.push(`- Student level: ${input.level} (CEFR)`);
-  if (parameters.length) sections.push(`## Session Parameters\n${parameters.join("\n")}`);
-  if (input.tasks.length) {
-    const intro = on("mark_task_complete")
-      ? "Guide the student through these tasks. When the student completes one, call `mark_task_complete` with its task id.\n"
-      : "Guide the student through these tasks.\n";
-    sections.push(`## Lesson Objectives\n${intro}${input.tasks.map((t) => `- ${t.id}: ${t.text.trim()}`).join("\n")}`);
-  }
-  if (input.review && input.reviewItems.length) {
-    const audio = on("play_student_audio");
-    let section = "## Review Items\nReview these items with the student.";
-    if (on("mark_item_mastered"))
-      section += " When the student says one correctly and confidently, call `mark_item_mastered` with its item id.";
-    if (audio && input.reviewItems.some((i) => i.audio))
-      section +=
-        " Items marked (recording) have the student's earlier recording: `play_student_audio` with the item id plays it.";
-    for (const item of input.reviewItems) section += `\n- ${item.id}: ${item.text.trim()}${audio && item.audio ? " (recording)" : ""}`;
-    sections.push(section);
-  }
-  const lines = enabled.map(toolLine);
-  if (enabled.length) {
-    const global = config.globalInstructions?.trim();
-    sections.push(`## Available Functions\n${global ? `${global}\n` : ""}${lines.join("\n")}`);
-  }
-  const assembled = sections.join("\n\n");
-  const systemPrompt = normalise(assembled);
-  const declarations = enabled.map((t) => declaration(t.toolId));
-  const declarationJson = declarations.map((d) => JSON.stringify(d));
-  const declarationTokens = declarationJson.map(estimateTokens);
-  const toolCosts = enabled.map((t, i) => {
-    const instruction = estimateTokens(lines[i]);
-    return {
-      toolId: t.toolId,
-      declarationTokens: declarationTokens[i],
-      instructionTokens: instruction,
-      totalTokens: declarationTokens[i] + instruction,
-    };
+  // 5. Assemble final prompt
+  let systemPrompt = assemblePrompt({
+    conversationPrompt,
+    toolInstructions,
+    taskContext,
+    durationMinutes,
+    targetLevel,
   });
-  const tokenText = [systemPrompt, ...declarationJson].join("\n");
-  const originalTokens = estimateTokens(assembled);
-  const optimisedTokens = estimateTokens(systemPrompt);
-  const saved = Math.max(0, originalTokens - optimisedTokens);
+
+  // 6. Optimize tokens if requested
+  if (optimizeTokens) {
+    systemPrompt = optimizePromptTokens(systemPrompt);
+  }
+
   return {
     systemPrompt,
-    declarations,
-    estimatedTokens: estimateTokens(tokenText),
-    stats: {
-      originalChars: codePoints(assembled),
-      optimisedChars: codePoints(systemPrompt),
-      originalTokens,
-      optimisedTokens,
-      savedTokens: saved,
-      savedPercent: originalTokens ? Math.round((saved * 1000) / originalTokens) / 10 : 0,
-    },
-    toolCosts,
+    functionDeclarations,
+    estimatedTokens: estimateTokenCount(systemPrompt),
   };
 }
 
-const [inputPath, expectedPath] = process.argv.slice(2);
-const input = JSON.parse(readFileSync(inputPath, "utf8"));
-const expected = JSON.parse(readFileSync(expectedPath, "utf8"));
-const built = build(input);
-for (const key of ["systemPrompt", "estimatedTokens"]) {
-  if (JSON.stringify(built[key]) !== JSON.stringify(expected[key])) {
-    console.error(`peer ${key} differs from the Rust builder's:\n${built[key]}\n---\n${expected[key]}`);
+function buildToolInstructions(
+  tools,
+  globalInstructions
+) {
+  if (tools.length === 0) return '';
+
+  const parts = [];
+
+  if (globalInstructions) {
+    parts.push(globalInstructions);
+  }
+
+  parts.push('You have access to these functions:\n');
+
+  for (const tool of tools) {
+    const triggerText = buildTriggerInstruction(tool.triggerCondition);
+    const customText = tool.customInstructions || '';
+
+    parts.push(`**${tool.toolId}**: ${triggerText} ${customText}`.trim());
+  }
+
+  return parts.join('\n\n');
+}
+
+function buildTaskContext(tasks) {
+  return `
+## Lesson Objectives
+The student should accomplish these tasks during the session:
+${tasks.map(t => `- ${t.id}: ${t.text}`).join('\n')}
+
+When a task is clearly completed, call mark_task_complete with the task ID.`;
+}
+
+function assemblePrompt(parts) {
+  const sections = [];
+
+  // Main conversation context
+  sections.push(parts.conversationPrompt);
+
+  // Session metadata
+  if (parts.durationMinutes || parts.targetLevel) {
+    sections.push(`
+## Session Parameters
+${parts.durationMinutes ? `- Duration: ${parts.durationMinutes} minutes` : ''}
+${parts.targetLevel ? `- Student Level: ${parts.targetLevel}` : ''}`);
+  }
+
+  // Task context
+  if (parts.taskContext) {
+    sections.push(parts.taskContext);
+  }
+
+  // Tool instructions (always at end for clear separation)
+  if (parts.toolInstructions) {
+    sections.push(`
+## Available Functions
+${parts.toolInstructions}`);
+  }
+
+  return sections.filter(Boolean).join('\n\n');
+}
+
+function estimateTokenCount(text) {
+  // Rough estimation: ~4 chars per token for English
+  return Math.ceil(text.length / 4);
+}
+
+// ---- The seed's src/lib/tokenOptimizer.ts (the function the builder calls) ----
+
+export function optimizePromptTokens(prompt) {
+  let optimized = prompt;
+
+  // 1. Normalize line endings
+  optimized = optimized.replace(/\r\n/g, '\n');
+
+  // 2. Remove trailing whitespace from lines
+  optimized = optimized.replace(/[ \t]+$/gm, '');
+
+  // 3. Collapse multiple blank lines to single
+  optimized = optimized.replace(/\n{3,}/g, '\n\n');
+
+  // 4. Remove multiple spaces (keep single)
+  optimized = optimized.replace(/  +/g, ' ');
+
+  // 5. Remove empty headers (## \n)
+  optimized = optimized.replace(/^#+\s*$/gm, '');
+
+  // 6. Trim start/end whitespace
+  optimized = optimized.trim();
+
+  return optimized;
+}
+
+// ---- Not the seed's: the bench's driver ----
+
+/// Switchboard's `PromptInput` JSON as the seed's `BuildPromptOptions`.
+function seedOptions(input) {
+  return {
+    conversationPrompt: input.conversationPrompt,
+    toolConfiguration: {
+      tools: input.configuration.tools.map((t) => ({
+        toolId: t.toolId,
+        enabled: t.enabled,
+        triggerCondition: t.triggerCondition,
+        ...(t.customInstructions != null ? { customInstructions: t.customInstructions } : {}),
+      })),
+      ...(input.configuration.globalInstructions != null
+        ? { globalInstructions: input.configuration.globalInstructions }
+        : {}),
+    },
+    tasks: input.tasks.map((t) => ({ id: t.id, text: t.text })),
+    durationMinutes: input.durationMinutes ?? undefined,
+    targetLevel: input.level ?? undefined,
+    optimizeTokens: input.optimise != null,
+  };
+}
+
+/// Fails loudly when the seed's output is not what its code must give
+/// for this input: a line per enabled tool with its trigger filled in,
+/// every task, the sections, the declarations and the estimate.
+function checkSane(options, built) {
+  const problems = [];
+  const prompt = built.systemPrompt;
+  const enabled = options.toolConfiguration.tools.filter((t) => t.enabled);
+  if (enabled.length === 0) problems.push("the input enables no tool");
+  for (const tool of enabled) {
+    if (!prompt.includes(`\n**${tool.toolId}**:`)) problems.push(`no line for ${tool.toolId}`);
+    if (tool.customInstructions && !prompt.includes(tool.customInstructions))
+      problems.push(`${tool.toolId}'s custom instructions missing`);
+    const keywords = tool.triggerCondition.keywords;
+    if (keywords && !prompt.includes(`mentions these topics: ${keywords.join(", ")}.`))
+      problems.push(`${tool.toolId}'s keywords missing`);
+  }
+  for (const task of options.tasks) {
+    if (!prompt.includes(`\n- ${task.id}: ${task.text}\n`)) problems.push(`task ${task.id} missing`);
+  }
+  for (const header of ["## Session Parameters", "## Lesson Objectives", "## Available Functions"]) {
+    if (!prompt.includes(`\n${header}\n`)) problems.push(`${header} missing`);
+  }
+  if (!prompt.startsWith(options.conversationPrompt.trim())) problems.push("the teacher's prompt does not open it");
+  if (/\{\{|\}\}|  |\n\n\n|[ \t]\n/.test(prompt)) problems.push("a placeholder or unoptimised whitespace is left");
+  const names = built.functionDeclarations.map((d) => d.name);
+  if (JSON.stringify(names) !== JSON.stringify(TUTOR_FUNCTION_DECLARATIONS.map((d) => d.name).filter((n) => enabled.some((t) => t.toolId === n))))
+    problems.push(`declarations ${names}`);
+  if (names.length !== enabled.length) problems.push(`${names.length} declarations for ${enabled.length} tools`);
+  if (built.estimatedTokens !== Math.ceil(prompt.length / 4)) problems.push("estimate");
+  if (problems.length) {
+    console.error(`the seed builder's output is not sane (${problems.join("; ")}):\n${prompt}`);
     process.exit(1);
   }
 }
-if (JSON.stringify(built.toolCosts) !== JSON.stringify(expected.toolCosts)) {
-  console.error("peer toolCosts differ from the Rust builder's");
-  process.exit(1);
-}
 
-// Warm up (JIT), then time batches and report the median per build.
+const options = seedOptions(JSON.parse(readFileSync(inputPath, "utf8")));
+checkSane(options, buildLessonPrompt(options));
+
+// Warm up (JIT), then time batches and report the median per build: the
+// method of the Rust side's `median_per_call`.
 const BATCH = 2000;
 let sink = 0;
-for (let i = 0; i < 20000; i++) sink += build(input).estimatedTokens;
+for (let i = 0; i < 20000; i++) sink += buildLessonPrompt(options).estimatedTokens;
 const samples = [];
 for (let s = 0; s < 60; s++) {
   const started = process.hrtime.bigint();
-  for (let i = 0; i < BATCH; i++) sink += build(input).estimatedTokens;
+  for (let i = 0; i < BATCH; i++) sink += buildLessonPrompt(options).estimatedTokens;
   samples.push(Number(process.hrtime.bigint() - started) / 1000 / BATCH);
 }
 samples.sort((a, b) => a - b);

@@ -4,6 +4,7 @@
 //! The normal mode only touches whitespace and empty headers, so it can run
 //! on every prompt; the aggressive mode also rewrites wording and is opt-in.
 
+use crate::domain::lesson::normalise::{header_level, normalise, normalise_owned};
 use serde::{Deserialize, Serialize};
 
 /// How hard to squeeze.
@@ -69,7 +70,10 @@ impl OptimisationStats {
     }
 }
 
-/// Optimises `text` in `mode`.
+/// Optimises `text` in `mode`. Normal mode (`normalise`): unify line
+/// endings, strip trailing spaces, collapse inner runs of spaces (keeping
+/// indentation), drop headers with nothing under them, collapse blank runs
+/// to one blank line, trim.
 pub fn optimise(text: &str, mode: OptimiseMode) -> String {
     let normal = normalise(text);
     match mode {
@@ -78,137 +82,14 @@ pub fn optimise(text: &str, mode: OptimiseMode) -> String {
     }
 }
 
-/// A header written to the output that no content has followed yet.
-#[derive(Clone, Copy, Default)]
-struct Pending {
-    /// Where it begins in the output, separator included.
-    start: usize,
-    /// Its level (`##` → 2).
-    level: usize,
-    /// Whether a blank line stood before it.
-    blank_before: bool,
-}
-
-/// Normal mode: unify line endings, strip trailing spaces, collapse inner
-/// runs of spaces (keeping indentation), drop headers with nothing under
-/// them, collapse blank runs to one blank line, trim.
-///
-/// One pass over the text into one pre-sized `String`, with no allocation
-/// per line: each cleaned line is written straight into the output. A
-/// header is written too but stays *pending* until content follows it; a
-/// header of the same or a higher level (or the end) arriving first drops
-/// it again by truncating the output to where it began. Pending headers
-/// are strictly increasing in level, so at most six are ever pending.
-fn normalise(text: &str) -> String {
-    // Trim first, so the first line's indentation cannot hide a header that
-    // the final trim would reveal (which would break idempotence).
-    let text = text.trim();
-    let has_cr = text.contains('\r');
-    let mut out = String::with_capacity(text.len());
-    let mut pending = [Pending::default(); 6];
-    let mut depth = 0;
-    // A blank line since the last line written: one blank line if more
-    // content follows, nothing otherwise.
-    let mut blank = false;
-    let mut rest = text;
-    while !rest.is_empty() {
-        let (line, next) = split_line(rest, has_cr);
-        rest = next;
-        let line = line.trim_end();
-        if line.is_empty() {
-            blank = true;
-            continue;
-        }
-        let level = header_level(line);
-        if let Some(level) = level {
-            // Pending headers at or below this level had nothing under
-            // them: drop them, keeping the blank lines around them.
-            while depth > 0 && pending[depth - 1].level >= level {
-                depth -= 1;
-                blank |= pending[depth].blank_before;
-                out.truncate(pending[depth].start);
-            }
-        }
-        let start = out.len();
-        if !out.is_empty() {
-            out.push_str(if blank { "\n\n" } else { "\n" });
-        }
-        push_clean(&mut out, line);
-        match level {
-            Some(level) => {
-                pending[depth] = Pending {
-                    start,
-                    level,
-                    blank_before: blank,
-                };
-                depth += 1;
-            }
-            None => depth = 0,
-        }
-        blank = false;
+/// [`optimise`] for a text the caller owns and no longer needs: a text
+/// normal mode leaves as it is comes back without a copy.
+pub fn optimise_owned(text: String, mode: OptimiseMode) -> String {
+    let normal = normalise_owned(text);
+    match mode {
+        OptimiseMode::Normal => normal,
+        OptimiseMode::Aggressive => normalise(&squeeze(&normal)),
     }
-    if depth > 0 {
-        out.truncate(pending[0].start);
-    }
-    out
-}
-
-/// The first line of `text` and what follows its line break (`\n`, `\r\n`
-/// or a lone `\r`). `has_cr` says whether `\r` occurs at all, so text
-/// without it is split by the fast `\n` search alone.
-fn split_line(text: &str, has_cr: bool) -> (&str, &str) {
-    let end = if has_cr {
-        text.find(['\n', '\r'])
-    } else {
-        text.find('\n')
-    };
-    match end {
-        None => (text, ""),
-        Some(i) if text[i..].starts_with("\r\n") => (&text[..i], &text[i + 2..]),
-        Some(i) => (&text[..i], &text[i + 1..]),
-    }
-}
-
-/// Writes `line` (already trimmed at the end) with every run of spaces and
-/// tabs after its indentation collapsed to one space.
-fn push_clean(out: &mut String, line: &str) {
-    let body = line.trim_start();
-    out.push_str(&line[..line.len() - body.len()]);
-    if !body.contains('\t') && !body.contains("  ") {
-        out.push_str(body);
-        return;
-    }
-    let bytes = body.as_bytes();
-    let mut copied = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b' ' || bytes[i] == b'\t' {
-            let mut j = i + 1;
-            while j < bytes.len() && (bytes[j] == b' ' || bytes[j] == b'\t') {
-                j += 1;
-            }
-            if j - i > 1 || bytes[i] == b'\t' {
-                // Spaces and tabs are ASCII: these are character boundaries.
-                out.push_str(&body[copied..i]);
-                out.push(' ');
-                copied = j;
-            }
-            i = j;
-        } else {
-            i += 1;
-        }
-    }
-    out.push_str(&body[copied..]);
-}
-
-/// The level of a Markdown ATX header line (`## Title` → 2; a tab after
-/// the hashes counts as the space it becomes).
-fn header_level(line: &str) -> Option<usize> {
-    let hashes = line.bytes().take_while(|b| *b == b'#').count();
-    let rest = &line[hashes..];
-    ((1..=6).contains(&hashes)
-        && (rest.is_empty() || rest.starts_with(' ') || rest.starts_with('\t')))
-    .then_some(hashes)
 }
 
 /// Phrasings the aggressive mode shortens, matched as whole words.
@@ -369,92 +250,6 @@ mod tests {
         assert_eq!(stats.saved_percent, 25.0);
         assert_eq!(OptimisationStats::compare("", "").saved_percent, 0.0);
         assert_eq!(estimate_tokens("abcde"), 2);
-    }
-
-    /// The normaliser as it was before the single pass (lines collected,
-    /// cleaned into their own strings, headers dropped walking backwards):
-    /// the single pass must match it byte for byte.
-    fn reference_normal(text: &str) -> String {
-        fn clean_line(line: &str) -> String {
-            let line = line.trim_end();
-            let body = line.trim_start();
-            let (indent, body) = line.split_at(line.len() - body.len());
-            let mut out = String::from(indent);
-            let mut in_space = false;
-            for c in body.chars() {
-                if c == ' ' || c == '\t' {
-                    if !in_space {
-                        out.push(' ');
-                    }
-                    in_space = true;
-                } else {
-                    out.push(c);
-                    in_space = false;
-                }
-            }
-            out
-        }
-        fn level(line: &str) -> Option<usize> {
-            let hashes = line.bytes().take_while(|b| *b == b'#').count();
-            let rest = &line[hashes..];
-            ((1..=6).contains(&hashes) && (rest.is_empty() || rest.starts_with(' ')))
-                .then_some(hashes)
-        }
-        let unified = text.replace("\r\n", "\n").replace('\r', "\n");
-        let unified = unified.trim();
-        let lines: Vec<String> = unified.split('\n').map(clean_line).collect();
-        enum Next {
-            End,
-            Header(usize),
-            Content,
-        }
-        let mut next = Next::End;
-        let mut kept = Vec::new();
-        for line in lines.into_iter().rev() {
-            if line.trim().is_empty() {
-                kept.push(line);
-                continue;
-            }
-            if let Some(l) = level(&line) {
-                let empty = match next {
-                    Next::End => true,
-                    Next::Header(below) => below <= l,
-                    Next::Content => false,
-                };
-                if empty {
-                    continue;
-                }
-                next = Next::Header(l);
-            } else {
-                next = Next::Content;
-            }
-            kept.push(line);
-        }
-        kept.reverse();
-        let mut out = String::new();
-        let mut blank_run = 0;
-        for line in &kept {
-            if line.is_empty() {
-                blank_run += 1;
-                if blank_run > 1 {
-                    continue;
-                }
-            } else {
-                blank_run = 0;
-            }
-            out.push_str(line);
-            out.push('\n');
-        }
-        out.trim().to_owned()
-    }
-
-    proptest! {
-        #[test]
-        fn the_single_pass_matches_the_line_by_line_normaliser(
-            text in "([#]{0,7}[ \t]{0,2}[a-zé\u{a0}\u{3000} \t]{0,12}(\r\n|\r|\n){0,3}){0,24}"
-        ) {
-            prop_assert_eq!(normal(&text), reference_normal(&text));
-        }
     }
 
     fn non_whitespace(text: &str) -> String {

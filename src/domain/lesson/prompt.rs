@@ -8,16 +8,19 @@
 
 use crate::domain::declaration::FunctionDeclaration;
 use crate::domain::lesson::config::{
-    fits_lesson, LessonFacts, LessonToolConfiguration, ToolConfig,
+    fits_lesson, LessonFacts, LessonToolConfiguration, ToolConfig, TASK_TOOL,
 };
-use crate::domain::lesson::optimise::{estimate_tokens, optimise, OptimisationStats, OptimiseMode};
+use crate::domain::lesson::optimise::{optimise_owned, OptimisationStats, OptimiseMode};
 use crate::domain::lesson::review::{push_prompt_section as push_review_section, ReviewItem};
-use crate::domain::lesson::tools::{prepared_declarations, PreparedDeclaration, TUTOR_TOOLS};
+use crate::domain::lesson::tools::{
+    catalogue_position, prepared_declarations, PreparedDeclaration, TUTOR_TOOLS,
+};
 use crate::domain::lesson::trigger::{TriggerCondition, TriggerKind};
 use crate::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
 use crate::domain::review_queue::{QueueItem, DUE_ITEMS_PER_LESSON};
 use crate::domain::student::{KnownFact, StudentContext, FACTS_PER_LESSON};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -56,7 +59,7 @@ impl LessonDraft {
 /// wording (the concrete error types and "wait for clear completion" are
 /// what keep the model from over- or under-calling); `{name}` placeholders
 /// are filled by [`trigger_instruction`].
-pub fn template(kind: TriggerKind) -> &'static str {
+pub const fn template(kind: TriggerKind) -> &'static str {
     match kind {
         TriggerKind::Always => "",
         TriggerKind::ErrorDetected => "Call silently whenever the student makes an error: grammar (wrong tense, conjugation, word order), pronunciation (incorrect sounds and stress), vocabulary (wrong word, false friends) or cultural (inappropriate formality). Do not interrupt the conversation or mention the call.",
@@ -84,10 +87,17 @@ pub fn situation_template(kind: TriggerKind) -> &'static str {
 
 /// `1 minute`, `2 minutes`: how the prompt and nudges say a minute count.
 pub fn minutes_phrase(minutes: u8) -> String {
+    let mut out = String::new();
+    push_minutes_phrase(&mut out, minutes);
+    out
+}
+
+/// Writes [`minutes_phrase`] onto `out`.
+fn push_minutes_phrase(out: &mut String, minutes: u8) {
     if minutes == 1 {
-        "1 minute".to_owned()
+        out.push_str("1 minute");
     } else {
-        format!("{minutes} minutes")
+        let _ = write!(out, "{minutes} minutes");
     }
 }
 
@@ -108,38 +118,53 @@ pub fn trigger_instruction(condition: &TriggerCondition) -> String {
     out
 }
 
-/// Writes [`trigger_instruction`] onto `out`: the template with each
-/// `{name}` replaced by the condition's value, without building the value
-/// list or an intermediate string.
+/// Writes [`trigger_instruction`] onto `out`: the template with its
+/// placeholder replaced by the condition's value. Each template has at
+/// most one placeholder, named for its kind's parameter, and is split
+/// around it when compiling, so a build searches no template.
 fn push_trigger_instruction(out: &mut String, condition: &TriggerCondition) {
-    let mut rest = template(condition.kind());
-    while let Some(open) = rest.find('{') {
-        let Some(close) = rest[open..].find('}').map(|c| open + c) else {
-            break;
-        };
-        out.push_str(&rest[..open]);
-        let name = &rest[open + 1..close];
-        match (name, condition) {
-            ("keywords", TriggerCondition::Keyword { keywords }) => {
-                for (i, keyword) in keywords.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    out.push_str(keyword.trim());
+    const KEYWORD: (&str, &str) = around_placeholder(template(TriggerKind::Keyword));
+    const TURNS: (&str, &str) = around_placeholder(template(TriggerKind::TurnCount));
+    const MINUTES: (&str, &str) = around_placeholder(template(TriggerKind::TimeRemaining));
+    match condition {
+        TriggerCondition::Keyword { keywords } => {
+            out.push_str(KEYWORD.0);
+            for (i, keyword) in keywords.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
                 }
+                out.push_str(keyword.trim());
             }
-            ("minTurns", TriggerCondition::TurnCount { min_turns }) => {
-                let _ = write!(out, "{min_turns}");
-            }
-            ("minutesRemaining", TriggerCondition::TimeRemaining { minutes_remaining }) => {
-                out.push_str(&minutes_phrase(*minutes_remaining));
-            }
-            // A placeholder this condition has no value for stays as it is.
-            _ => out.push_str(&rest[open..=close]),
+            out.push_str(KEYWORD.1);
         }
-        rest = &rest[close + 1..];
+        TriggerCondition::TurnCount { min_turns } => {
+            out.push_str(TURNS.0);
+            let _ = write!(out, "{min_turns}");
+            out.push_str(TURNS.1);
+        }
+        TriggerCondition::TimeRemaining { minutes_remaining } => {
+            out.push_str(MINUTES.0);
+            push_minutes_phrase(out, *minutes_remaining);
+            out.push_str(MINUTES.1);
+        }
+        _ => out.push_str(template(condition.kind())),
     }
-    out.push_str(rest);
+}
+
+/// `template` without its `{placeholder}`: what comes before and after it.
+const fn around_placeholder(template: &'static str) -> (&'static str, &'static str) {
+    let bytes = template.as_bytes();
+    let mut open = 0;
+    while bytes[open] != b'{' {
+        open += 1;
+    }
+    let mut close = open;
+    while bytes[close] != b'}' {
+        close += 1;
+    }
+    let (before, rest) = template.split_at(open);
+    let (_, after) = rest.split_at(close + 1 - open);
+    (before, after)
 }
 
 /// The tool's line in the functions section:
@@ -212,8 +237,9 @@ fn default_optimise() -> Option<OptimiseMode> {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCost {
-    /// The tool.
-    pub tool_id: String,
+    /// The tool (borrowed from the catalogue when built, so a build
+    /// allocates no copy of each id).
+    pub tool_id: Cow<'static, str>,
     /// Estimated tokens of its declaration (as compact JSON).
     pub declaration_tokens: usize,
     /// Estimated tokens of its line in the functions section.
@@ -308,17 +334,7 @@ impl PromptInput {
 /// pre-sized string, and each tool's instruction tokens are counted on
 /// its line where it was written.
 pub fn build(input: &PromptInput) -> BuiltPrompt {
-    let facts = input.facts();
-    let mut enabled: Vec<(&ToolConfig, &'static PreparedDeclaration)> =
-        Vec::with_capacity(TUTOR_TOOLS.len());
-    for (tool, prepared) in TUTOR_TOOLS.iter().zip(prepared_declarations()) {
-        if let Some(config) = input.configuration.tool(tool.id) {
-            if config.enabled && fits_lesson(&config.tool_id, facts) {
-                enabled.push((config, prepared));
-            }
-        }
-    }
-    let on = |id: &str| enabled.iter().any(|(t, _)| t.tool_id == id);
+    let enabled = EnabledTools::of(input);
     let mut assembled = String::with_capacity(capacity(input));
     let conversation = input.conversation_prompt.trim();
     assembled.push_str(conversation);
@@ -340,21 +356,7 @@ pub fn build(input: &PromptInput) -> BuiltPrompt {
 
     if !input.tasks.is_empty() {
         start_section(&mut assembled);
-        assembled.push_str("## Lesson Objectives\n");
-        assembled.push_str(if on("mark_task_complete") {
-            "Guide the student through these tasks. When the student completes one, call `mark_task_complete` with its task id.\n"
-        } else {
-            "Guide the student through these tasks.\n"
-        });
-        for (i, task) in input.tasks.iter().enumerate() {
-            if i > 0 {
-                assembled.push('\n');
-            }
-            assembled.push_str("- ");
-            assembled.push_str(&task.id);
-            assembled.push_str(": ");
-            assembled.push_str(task.text.trim());
-        }
+        push_objectives(&mut assembled, &input.tasks, enabled.on(TASK_TOOL_AT));
     }
 
     if input.review && !input.review_items.is_empty() {
@@ -362,57 +364,178 @@ pub fn build(input: &PromptInput) -> BuiltPrompt {
         push_review_section(
             &mut assembled,
             &input.review_items,
-            on("mark_item_mastered"),
-            on("play_student_audio"),
+            enabled.on(MASTERY_TOOL_AT),
+            enabled.on(AUDIO_TOOL_AT),
         );
     }
-    student_chars += push_due_section(&mut assembled, input.due_items(), on("mark_item_mastered"));
+    student_chars += push_due_section(
+        &mut assembled,
+        input.due_items(),
+        enabled.on(MASTERY_TOOL_AT),
+    );
 
-    let mut tool_costs = Vec::with_capacity(enabled.len());
-    if !enabled.is_empty() {
-        start_section(&mut assembled);
-        assembled.push_str("## Available Functions");
-        if let Some(global) = input.configuration.global() {
-            assembled.push('\n');
-            assembled.push_str(global);
-        }
-        for (config, prepared) in &enabled {
-            assembled.push('\n');
-            let line = assembled.len();
-            push_tool_line(&mut assembled, config);
-            let instruction = estimate_tokens(&assembled[line..]);
-            tool_costs.push(ToolCost {
-                tool_id: config.tool_id.clone(),
-                declaration_tokens: prepared.tokens,
-                instruction_tokens: instruction,
-                total_tokens: prepared.tokens + instruction,
-            });
-        }
-    }
-
+    let functions = push_functions_section(&mut assembled, input, enabled.as_slice());
+    // Each text's characters are counted once, for every figure: the tool
+    // lines' were counted for their costs. The prompt's are counted only
+    // when optimising changed its length, since normal mode only removes
+    // characters or swaps one ASCII character for another.
+    let assembled_len = assembled.len();
+    let assembled_chars = assembled[..assembled_len - functions.line_bytes]
+        .chars()
+        .count()
+        + functions.line_chars;
     let system_prompt = match input.optimise {
-        Some(mode) => optimise(&assembled, mode),
-        None => assembled.clone(),
+        Some(mode) => optimise_owned(assembled, mode),
+        None => assembled,
+    };
+    let prompt_chars = match input.optimise {
+        None => assembled_chars,
+        Some(OptimiseMode::Normal) if system_prompt.len() == assembled_len => assembled_chars,
+        Some(_) => system_prompt.chars().count(),
     };
     // The token text is the prompt, then a line break and each
     // declaration's JSON: its characters are summed, not assembled.
-    // Each text's characters are counted once, for every figure.
-    let prompt_chars = system_prompt.chars().count();
-    let assembled_chars = if input.optimise.is_some() {
-        assembled.chars().count()
-    } else {
-        prompt_chars
-    };
-    let token_chars = prompt_chars + enabled.iter().map(|(_, p)| 1 + p.json_chars).sum::<usize>();
+    let declared = enabled.as_slice();
+    let token_chars = prompt_chars
+        + declared
+            .iter()
+            .map(|(_, p)| 1 + p.json_chars)
+            .sum::<usize>();
     BuiltPrompt {
         estimated_tokens: token_chars.div_ceil(4),
         stats: OptimisationStats::from_chars(assembled_chars, prompt_chars),
-        declarations: enabled.iter().map(|(_, p)| p.declaration.clone()).collect(),
+        declarations: declared
+            .iter()
+            .map(|(_, p)| p.declaration.clone())
+            .collect(),
         system_prompt,
-        tool_costs,
+        tool_costs: functions.costs,
         student_tokens: student_chars.div_ceil(4),
     }
 }
+
+/// Catalogue positions of the tools the sections mention.
+const TASK_TOOL_AT: usize = catalogue_position(TASK_TOOL);
+const MASTERY_TOOL_AT: usize = catalogue_position("mark_item_mastered");
+const AUDIO_TOOL_AT: usize = catalogue_position("play_student_audio");
+
+/// Writes the `## Lesson Objectives` section (there are tasks) onto `out`.
+fn push_objectives(out: &mut String, tasks: &[LessonTask], completion: bool) {
+    out.push_str("## Lesson Objectives\n");
+    out.push_str(if completion {
+        "Guide the student through these tasks. When the student completes one, call `mark_task_complete` with its task id.\n"
+    } else {
+        "Guide the student through these tasks.\n"
+    });
+    for (i, task) in tasks.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str("- ");
+        out.push_str(&task.id);
+        out.push_str(": ");
+        out.push_str(task.text.trim());
+    }
+}
+
+/// What writing the functions section gave: each tool's cost, and the size
+/// of the tool lines (each with the line break before it), which end the
+/// prompt.
+struct FunctionsSection {
+    costs: Vec<ToolCost>,
+    line_bytes: usize,
+    line_chars: usize,
+}
+
+/// Writes `## Available Functions` (when any tool is enabled) onto `out`:
+/// the global instructions, then a line per tool, whose characters are
+/// counted where it was written.
+fn push_functions_section(
+    out: &mut String,
+    input: &PromptInput,
+    enabled: &[(&ToolConfig, &'static PreparedDeclaration)],
+) -> FunctionsSection {
+    let mut section = FunctionsSection {
+        costs: Vec::with_capacity(enabled.len()),
+        line_bytes: 0,
+        line_chars: 0,
+    };
+    if enabled.is_empty() {
+        return section;
+    }
+    start_section(out);
+    out.push_str("## Available Functions");
+    if let Some(global) = input.configuration.global() {
+        out.push('\n');
+        out.push_str(global);
+    }
+    let lines_start = out.len();
+    for (config, prepared) in enabled {
+        out.push('\n');
+        let line = out.len();
+        push_tool_line(out, config);
+        let chars = out[line..].chars().count();
+        section.line_chars += 1 + chars;
+        let instruction = chars.div_ceil(4);
+        section.costs.push(ToolCost {
+            tool_id: Cow::Borrowed(prepared.id),
+            declaration_tokens: prepared.tokens,
+            instruction_tokens: instruction,
+            total_tokens: prepared.tokens + instruction,
+        });
+    }
+    section.line_bytes = out.len() - lines_start;
+    section
+}
+
+/// The enabled tools that fit the lesson, with their prepared
+/// declarations, in catalogue order: at most the catalogue's six, so kept
+/// on the stack rather than in a vector allocated per build.
+struct EnabledTools<'a> {
+    tools: [(&'a ToolConfig, &'static PreparedDeclaration); TUTOR_TOOLS.len()],
+    len: usize,
+    /// Whether the tool at each catalogue position is among them.
+    on: [bool; TUTOR_TOOLS.len()],
+}
+
+impl<'a> EnabledTools<'a> {
+    fn of(input: &'a PromptInput) -> Self {
+        let facts = input.facts();
+        let prepared = prepared_declarations();
+        let mut enabled = Self {
+            tools: [(&NO_TOOL, &prepared[0]); TUTOR_TOOLS.len()],
+            len: 0,
+            on: [false; TUTOR_TOOLS.len()],
+        };
+        for (at, (tool, prepared)) in TUTOR_TOOLS.iter().zip(prepared).enumerate() {
+            if let Some(config) = input.configuration.tool(tool.id) {
+                if config.enabled && fits_lesson(tool.id, facts) {
+                    enabled.tools[enabled.len] = (config, prepared);
+                    enabled.len += 1;
+                    enabled.on[at] = true;
+                }
+            }
+        }
+        enabled
+    }
+
+    fn as_slice(&self) -> &[(&'a ToolConfig, &'static PreparedDeclaration)] {
+        &self.tools[..self.len]
+    }
+
+    /// Whether the tool at catalogue position `at` is enabled and fits.
+    fn on(&self, at: usize) -> bool {
+        self.on[at]
+    }
+}
+
+/// What the [`EnabledTools`] slots past the last enabled tool hold.
+static NO_TOOL: ToolConfig = ToolConfig {
+    tool_id: String::new(),
+    enabled: false,
+    trigger_condition: TriggerCondition::Always,
+    custom_instructions: None,
+};
 
 /// Writes the `## About This Student` section (their known facts) onto
 /// `out`; the characters written (none without facts).
@@ -542,6 +665,7 @@ fn capacity(input: &PromptInput) -> usize {
 mod tests {
     use super::*;
     use crate::domain::lesson::config::Preset;
+    use crate::domain::lesson::optimise::estimate_tokens;
 
     fn cafe() -> PromptInput {
         PromptInput {
@@ -566,6 +690,53 @@ mod tests {
             optimise: Some(OptimiseMode::Normal),
             student: None,
         }
+    }
+
+    /// The seed's own builder input (issue #15; the input `make bench`
+    /// times): six tools with keyword, time and task triggers, three tasks,
+    /// 15 minutes, A2, and two review items so the review tools fit.
+    fn seed_lesson() -> PromptInput {
+        serde_json::from_str(include_str!(
+            "../../../tests/fixtures/prompt/seed_lesson.json"
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_seed_lessons_prompt_is_the_pinned_one() {
+        let built = build(&seed_lesson());
+        let golden = include_str!("../../../tests/fixtures/prompt/seed_lesson.prompt.txt");
+        assert_eq!(built.system_prompt, golden.strip_suffix('\n').unwrap());
+        assert_eq!(built.estimated_tokens, 1298);
+        assert_eq!(built.estimated_tokens, estimate_tokens(&built.token_text()));
+        assert_eq!(built.stats, OptimisationStats::from_chars(1809, 1809));
+        assert_eq!(built.student_tokens, 0);
+        let costs: Vec<(&str, usize, usize, usize)> = built
+            .tool_costs
+            .iter()
+            .map(|c| {
+                (
+                    &*c.tool_id,
+                    c.declaration_tokens,
+                    c.instruction_tokens,
+                    c.total_tokens,
+                )
+            })
+            .collect();
+        assert_eq!(
+            costs,
+            [
+                ("mark_for_review", 203, 86, 289),
+                ("update_user_profile", 141, 25, 166),
+                ("show_session_summary", 193, 19, 212),
+                ("mark_task_complete", 95, 47, 142),
+                ("mark_item_mastered", 104, 6, 110),
+                ("play_student_audio", 110, 21, 131),
+            ]
+        );
+        let names: Vec<&str> = built.declarations.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, costs.iter().map(|c| c.0).collect::<Vec<_>>());
+        assert_eq!(built, reference::build(&seed_lesson()));
     }
 
     #[test]
@@ -829,6 +1000,7 @@ mod tests {
     /// per-line strings): the fast one must give the same result.
     mod reference {
         use super::super::*;
+        use crate::domain::lesson::optimise::{estimate_tokens, optimise};
         use crate::domain::lesson::review::prompt_section;
         use crate::domain::lesson::tools::tutor_tool;
 
@@ -948,7 +1120,7 @@ mod tests {
                 .map(|((config, line), declaration)| {
                     let instruction = estimate_tokens(line);
                     ToolCost {
-                        tool_id: config.tool_id.clone(),
+                        tool_id: config.tool_id.clone().into(),
                         declaration_tokens: *declaration,
                         instruction_tokens: instruction,
                         total_tokens: declaration + instruction,

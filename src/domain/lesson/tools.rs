@@ -112,6 +112,26 @@ pub fn tutor_tool(id: &str) -> Option<&'static TutorTool> {
     TUTOR_TOOLS.iter().find(|t| t.id == id)
 }
 
+/// The catalogue position of `id`, for constants: a name that is not in
+/// the catalogue fails the build.
+pub const fn catalogue_position(id: &str) -> usize {
+    let mut at = 0;
+    while at < TUTOR_TOOLS.len() {
+        let (a, b) = (TUTOR_TOOLS[at].id.as_bytes(), id.as_bytes());
+        if a.len() == b.len() {
+            let mut i = 0;
+            while i < a.len() && a[i] == b[i] {
+                i += 1;
+            }
+            if i == a.len() {
+                return at;
+            }
+        }
+        at += 1;
+    }
+    panic!("not a tutor tool")
+}
+
 impl TutorTool {
     /// Whether `kind` is one of this tool's allowed triggers.
     pub fn allows(&self, kind: TriggerKind) -> bool {
@@ -187,6 +207,8 @@ pub const DECLARATIONS: [(&str, &str, &str); 6] = [
 /// thrown away.
 #[derive(Debug)]
 pub struct PreparedDeclaration {
+    /// The tool's id.
+    pub id: &'static str,
     /// The declaration, shared by every prompt that declares the tool.
     pub declaration: Arc<FunctionDeclaration>,
     /// Characters of its compact JSON (its share of the prompt's token
@@ -204,6 +226,7 @@ pub fn prepared_declarations() -> &'static [PreparedDeclaration; 6] {
             let declaration = tool.declaration();
             let json = serde_json::to_string(&declaration).unwrap_or_default();
             PreparedDeclaration {
+                id: tool.id,
                 declaration: Arc::new(declaration),
                 json_chars: json.chars().count(),
                 tokens: estimate_tokens(&json),

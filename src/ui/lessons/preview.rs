@@ -135,7 +135,7 @@ pub fn Preview(
                             .with(|b| b.tool_costs.clone())
                             .into_iter()
                             .map(|c| {
-                                let name = tutor_tool(&c.tool_id).map_or(c.tool_id.clone(), |t| t.name.to_owned());
+                                let name = tutor_tool(&c.tool_id).map_or_else(|| c.tool_id.to_string(), |t| t.name.to_owned());
                                 view! {
                                     <tr>
                                         <td>{name}</td>
