@@ -222,7 +222,10 @@ async fn the_sweep_purges_sessions_past_the_cutoff_with_every_row_and_keeps_the_
     assert_eq!(last["cutoff"], ran_at - 30 * DAY, "{answer}");
     // The answer's own cutoff is "now" less the days, read as it answers.
     let cutoff = answer["cutoff"].as_i64().expect("cutoff");
-    assert!((ran_at - 30 * DAY..=after - 30 * DAY).contains(&cutoff), "{answer}");
+    assert!(
+        (ran_at - 30 * DAY..=after - 30 * DAY).contains(&cutoff),
+        "{answer}"
+    );
     for (table, n) in &expected {
         assert_eq!(last["removed"][table], *n, "{table}: {answer}");
     }
