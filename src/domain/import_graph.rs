@@ -47,6 +47,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("join_code", include_str!("join_code.rs")),
     ("lesson", include_str!("lesson/mod.rs")),
     ("lesson::config", include_str!("lesson/config.rs")),
+    ("lesson::normalise", include_str!("lesson/normalise.rs")),
     ("lesson::nudge", include_str!("lesson/nudge.rs")),
     ("lesson::optimise", include_str!("lesson/optimise.rs")),
     ("lesson::outcome", include_str!("lesson/outcome.rs")),
