@@ -6,6 +6,7 @@
 //! prompt can no longer weaken or delete a tool instruction.
 
 use crate::domain::error::FieldError;
+use crate::domain::lesson::optimise::trimmed;
 use crate::domain::lesson::tools::{tutor_tool, TUTOR_TOOLS};
 use crate::domain::lesson::trigger::{TriggerCondition, TriggerKind};
 use serde::{Deserialize, Serialize};
@@ -44,7 +45,7 @@ impl ToolConfig {
     pub fn instructions(&self) -> Option<&str> {
         self.custom_instructions
             .as_deref()
-            .map(str::trim)
+            .map(trimmed)
             .filter(|s| !s.is_empty())
     }
 }
@@ -103,7 +104,7 @@ impl LessonToolConfiguration {
     pub fn global(&self) -> Option<&str> {
         self.global_instructions
             .as_deref()
-            .map(str::trim)
+            .map(trimmed)
             .filter(|s| !s.is_empty())
     }
 

@@ -5,14 +5,50 @@
 //! Its own module because it runs on every prompt build (every keystroke
 //! in the editor's preview) and is built for that: most of a prompt is
 //! lines that need no change, so those are found with vectorised searches
-//! (`memchr`: tabs, carriage returns and double spaces over the whole text,
-//! then line ends) and copied in runs — or, when the whole text is such a
+//! (`memchr`: double spaces over the whole text, then line ends, tabs and
+//! carriage returns in one search) and copied in runs — or, when the whole text is such a
 //! run, handed back without a copy. Only lines with a tab, a carriage
 //! return, a double space or whitespace at an end, runs of blank lines and
 //! headers not confirmed by the next line go through the line-by-line
 //! rules.
 
-use memchr::{memchr, memchr2, memmem};
+use memchr::{memchr, memchr2, memchr3_iter, memmem};
+use std::sync::OnceLock;
+
+/// Whether normal mode leaves `text` exactly as it stands: the prompt
+/// builder asks this of the teacher's conversation prompt alone, so that
+/// a prompt whose other parts it wrote itself (normal by construction)
+/// need not be scanned whole.
+pub(super) fn is_normal(text: &str) -> bool {
+    text.is_empty() || (has_clean_ends(text) && Scan::new(text).clean_run(0) == text.len())
+}
+
+/// Whether `piece`, written inside a line the prompt builder makes (and
+/// possibly at its end, or at its start after a line break), can change
+/// nothing normal mode would see: no line break, tab or double space, no
+/// whitespace at either end, and no `#` that could make a line a header.
+/// Stricter than needed, so that it is cheap and plainly safe: a piece it
+/// refuses only sends the whole prompt through [`normalise_owned`]. The
+/// bytes are read without an early exit, in a form the compiler turns into
+/// vector compares: the pieces are short, shorter than a vectorised search
+/// takes to set up, and a byte-at-a-time loop costs more than the rest of
+/// the check.
+pub(super) fn is_normal_inline(piece: &str) -> bool {
+    let bytes = piece.as_bytes();
+    if bytes.is_empty() {
+        return true;
+    }
+    if bytes[0] == b'#' || !has_clean_ends(piece) {
+        return false;
+    }
+    let breaks = bytes.iter().fold(0u8, |seen, &b| {
+        seen | u8::from(matches!(b, b'\t' | b'\n' | b'\r'))
+    });
+    let doubles = bytes.iter().zip(&bytes[1..]).fold(0u8, |seen, (&a, &b)| {
+        seen | u8::from(a == b' ' && b == b' ')
+    });
+    breaks | doubles == 0
+}
 
 /// Normal mode on `text`, into a new string.
 pub(super) fn normalise(text: &str) -> String {
@@ -63,15 +99,14 @@ fn finish(text: &str, mut run: usize, scan: &mut Scan) -> String {
     out.finish()
 }
 
-/// Where, in a trimmed text, the bytes that rule out a line-for-line copy
-/// are: tabs and carriage returns, and double spaces. Each position is
-/// searched for again only once the scan has passed it.
+/// Where, in a trimmed text, the next double space is: with tabs and
+/// carriage returns (found while looking for line ends), what rules out a
+/// line-for-line copy. Searched for again only once the scan has passed
+/// it.
 struct Scan<'a> {
     text: &'a str,
-    /// The next tab or carriage return at or after the last search
-    /// (the text's length when there is none).
-    tab_or_cr: usize,
-    /// The next double space, likewise.
+    /// The next double space at or after the last search (the text's
+    /// length when there is none).
     double_space: usize,
 }
 
@@ -80,22 +115,7 @@ impl<'a> Scan<'a> {
         let bytes = text.as_bytes();
         Self {
             text,
-            tab_or_cr: memchr2(b'\t', b'\r', bytes).unwrap_or(bytes.len()),
-            double_space: memmem::find(bytes, b"  ").unwrap_or(bytes.len()),
-        }
-    }
-
-    /// Brings both positions up to `from`: searches again for those the
-    /// scan has passed.
-    fn search_from(&mut self, from: usize) {
-        let bytes = self.text.as_bytes();
-        if self.tab_or_cr < from {
-            self.tab_or_cr =
-                memchr2(b'\t', b'\r', &bytes[from..]).map_or(bytes.len(), |i| from + i);
-        }
-        if self.double_space < from {
-            self.double_space =
-                memmem::find(&bytes[from..], b"  ").map_or(bytes.len(), |i| from + i);
+            double_space: double_spaces().find(bytes).unwrap_or(bytes.len()),
         }
     }
 
@@ -107,17 +127,23 @@ impl<'a> Scan<'a> {
     /// header (which the second confirms) and no two blank lines in a row.
     /// `start` itself when its line does not begin such a run.
     fn clean_run(&mut self, start: usize) -> usize {
-        self.search_from(start);
-        let limit = self.tab_or_cr.min(self.double_space);
         let bytes = self.text.as_bytes();
+        if self.double_space < start {
+            self.double_space = double_spaces()
+                .find(&bytes[start..])
+                .map_or(bytes.len(), |i| start + i);
+        }
         let mut end = start;
         let mut at = start;
         // Since the last content line: a header, and whether the line
         // before was blank.
         let (mut header, mut blank) = (false, false);
+        // Line ends, and the tabs and carriage returns that end a run.
+        let mut stops = memchr3_iter(b'\n', b'\t', b'\r', &bytes[start..]).map(|i| start + i);
         while at < bytes.len() {
-            let line_end = memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
-            if line_end > limit {
+            let line_end = stops.next().unwrap_or(bytes.len());
+            if line_end > self.double_space || (line_end < bytes.len() && bytes[line_end] != b'\n')
+            {
                 break;
             }
             let line = &self.text[at..line_end];
@@ -146,12 +172,28 @@ impl<'a> Scan<'a> {
 }
 
 /// Whether neither end of the non-empty `line` is whitespace, so the line
-/// is not blank and has no indentation or trailing space to trim.
+/// is not blank and has no indentation or trailing space to trim. An ASCII
+/// end is judged by its byte; only another character is decoded.
 fn has_clean_ends(line: &str) -> bool {
-    match (line.chars().next(), line.chars().next_back()) {
-        (Some(first), Some(last)) => !first.is_whitespace() && !last.is_whitespace(),
+    let clean = |byte: u8, decoded: fn(&str) -> Option<char>| {
+        if byte.is_ascii() {
+            !matches!(byte, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+        } else {
+            decoded(line).is_some_and(|c| !c.is_whitespace())
+        }
+    };
+    match (line.as_bytes().first(), line.as_bytes().last()) {
+        (Some(&first), Some(&last)) => {
+            clean(first, |l| l.chars().next()) && clean(last, |l| l.chars().next_back())
+        }
         _ => false,
     }
+}
+
+/// The searcher for double spaces, built once.
+fn double_spaces() -> &'static memmem::Finder<'static> {
+    static FINDER: OnceLock<memmem::Finder<'static>> = OnceLock::new();
+    FINDER.get_or_init(|| memmem::Finder::new(b"  "))
 }
 
 /// A header written to the output that no content has followed yet.

