@@ -49,7 +49,6 @@ const SOURCES: &[(&str, &str)] = &[
     ("lesson::config", include_str!("lesson/config.rs")),
     ("lesson::normalise", include_str!("lesson/normalise.rs")),
     ("lesson::nudge", include_str!("lesson/nudge.rs")),
-    ("lesson::normalise", include_str!("lesson/normalise.rs")),
     ("lesson::optimise", include_str!("lesson/optimise.rs")),
     ("lesson::outcome", include_str!("lesson/outcome.rs")),
     ("lesson::prompt", include_str!("lesson/prompt.rs")),
