@@ -7,7 +7,7 @@ use super::access::{admit_write, get};
 use super::end::end_locked;
 use super::execute::{self, Ctx, Declined, Kind};
 use super::listing::{agent_view, tools_now, withheld_under};
-use super::watch::publish_state_change;
+use super::watch::publish_list_change;
 use crate::domain::agent_session::{
     CallOutcome, CallResponse, CallStatus, SessionEvent, ToolCallRecord,
 };
@@ -374,18 +374,18 @@ fn announce(
         truncated: false,
         status: call.done.status,
     };
-    state.hub.publish(&row.id, &SessionEvent::ToolCall(record));
-    publish_state_change(state, row, before, ws);
+    let mut events = vec![SessionEvent::ToolCall(record)];
+    if ws != before {
+        events.push(SessionEvent::WorkflowUpdate(ws.update()));
+    }
     if ws.agent != before.agent {
-        if let Some(view) = agent_view(state, ws) {
-            state
-                .hub
-                .publish(&row.id, &SessionEvent::AgentChanged(view));
-        }
+        events.extend(agent_view(state, ws).map(SessionEvent::AgentChanged));
     }
     if let Some(tools) = switched {
-        state
-            .hub
-            .publish(&row.id, &SessionEvent::ToolsChanged { tools });
+        events.push(SessionEvent::ToolsChanged { tools });
     }
+    // One delivery, so a watching page draws the call and what it changed
+    // together.
+    state.hub.publish_all(&row.id, &events);
+    publish_list_change(state, row, before, ws);
 }

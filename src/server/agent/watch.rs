@@ -183,6 +183,19 @@ pub(super) fn publish_state_change(
         state
             .hub
             .publish(&row.id, &SessionEvent::WorkflowUpdate(ws.update()));
+    }
+    publish_list_change(state, row, before, ws);
+}
+
+/// Tells the session list's watchers when `ws` differs from `before` (the
+/// session's own watchers are told by the caller).
+pub(super) fn publish_list_change(
+    state: &AppState,
+    row: &SessionRow,
+    before: &WorkflowState,
+    ws: &WorkflowState,
+) {
+    if ws != before {
         state.hub.publish_list(
             &row.id,
             &json!({"type": "updated", "session": summary_of_row(row, ws, now())}),

@@ -122,25 +122,54 @@ impl Hub {
         self.publish_named(session, event.name(), &json);
     }
 
+    /// Publishes `events` on `session`'s stream, in order, as one
+    /// delivery: a watcher the publisher writes to itself gets them in one
+    /// write, so a page applies a call's events (the call, the state it
+    /// changed, its new agent and tools) in one go instead of drawing
+    /// between them. With several instances they are relayed one by one,
+    /// in the same order.
+    pub fn publish_all(&self, session: &str, events: &[SessionEvent]) {
+        let encoded: Vec<(&str, String)> = events
+            .iter()
+            .map(|e| (e.name(), serde_json::to_string(e).unwrap_or_default()))
+            .collect();
+        let named: Vec<(&str, &str)> = encoded.iter().map(|(n, j)| (*n, j.as_str())).collect();
+        self.publish_frames(session, &named);
+    }
+
     /// Publishes `json` as event `name` on `session`'s stream (an event
     /// whose shape is not a [`SessionEvent`], such as the plugin's
     /// `tool-availability-update`).
     pub fn publish_named(&self, session: &str, name: &str, json: &str) {
+        self.publish_frames(session, &[(name, json)]);
+    }
+
+    /// Numbers and delivers `events` (name, JSON) on `session`'s stream,
+    /// or hands them to the relay when several instances share it.
+    fn publish_frames(&self, session: &str, events: &[(&str, &str)]) {
         if let Some(relay) = self.relay.get() {
-            relay.send(Outgoing::Event {
-                session: session.to_owned(),
-                name: name.to_owned(),
-                json: json.to_owned(),
-            });
+            for (name, json) in events {
+                relay.send(Outgoing::Event {
+                    session: session.to_owned(),
+                    name: (*name).to_owned(),
+                    json: (*json).to_owned(),
+                });
+            }
             return;
         }
         let mut sessions = locked(&self.sessions);
         let channel = self.channel(&mut sessions, session);
-        let frame = Arc::new(Frame::new(channel.last_id + 1, name, json));
-        let few = channel.push(&frame);
+        let mut frames = Vec::with_capacity(events.len());
+        // Every push returns the same few watchers: the lock is held.
+        let mut few = Vec::new();
+        for (name, json) in events {
+            let frame = Arc::new(Frame::new(channel.last_id + 1, name, json));
+            few = channel.push(&frame);
+            frames.push(frame);
+        }
         drop(sessions);
         for sink in few {
-            sink.offer(std::slice::from_ref(&frame));
+            sink.offer(&frames);
         }
     }
 

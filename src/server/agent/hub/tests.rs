@@ -179,3 +179,40 @@ async fn many_watchers_get_every_event_in_order_from_the_workers() {
         assert_eq!(got, [1, 2, 3]);
     }
 }
+
+#[tokio::test]
+async fn a_calls_events_reach_a_watchers_socket_together_numbered_in_order() {
+    use tokio::io::AsyncReadExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (client, accepted) = tokio::join!(tokio::net::TcpStream::connect(addr), listener.accept());
+    let (mut client, server_side) = (client.unwrap(), accepted.unwrap().0);
+    let hub = Hub::default();
+    let sub = hub.subscribe("s", None);
+    sub.sink.attach(Arc::new(server_side));
+    // The stream's task, with nothing to write, hands writing over.
+    assert!(matches!(sub.sink.next(), sink::Next::Wait));
+    hub.publish_all("s", &[ended(1), ended(2), ended(3)]);
+    // The publisher wrote them itself: nothing is left for the stream's task.
+    assert!(matches!(sub.sink.next(), sink::Next::Wait));
+    let expected: Vec<u8> = (1..=3)
+        .flat_map(|n| {
+            let json = serde_json::to_string(&ended(n as usize)).unwrap();
+            Frame::new(n, "ended", &json).chunk.to_vec()
+        })
+        .collect();
+    let mut got = vec![0; expected.len()];
+    tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        client.read_exact(&mut got),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        String::from_utf8_lossy(&expected)
+    );
+    let replay = hub.subscribe("s", Some(0)).replay;
+    assert_eq!(replay.iter().map(|f| f.id).collect::<Vec<_>>(), [1, 2, 3]);
+}
