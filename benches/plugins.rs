@@ -1,19 +1,27 @@
-//! Plugin tools against the release server on loopback (issue #13):
+//! Plugin tools against the release server on loopback (issues #13, #40):
 //! registering 1,000 tools, each with its own schema (validation, schema
-//! compilation, store, notify; each into a fresh session, the whole set new) — target ≤ 20 ms median —
-//! and a relayed call agent → Switchboard → plugin → Switchboard → agent
-//! with a scripted plugin answering on its event stream — target ≤ 2 ms
-//! median. Prints medians and p99s.
+//! compilation, store, notify; each into a fresh session, the whole set
+//! new) — target ≤ 20 ms median server time (`Server-Timing`) and ≤ 30 ms
+//! round trip, measured as a plugin registers (`registration`: realistic
+//! schemas near the 1 MiB budget, the plugin's stream and a watcher open)
+//! and, for comparison, with the small schemas and no listeners this bench
+//! used before — and a relayed call agent → Switchboard → plugin →
+//! Switchboard → agent with a scripted plugin answering on its event
+//! stream — target ≤ 2 ms median. Prints medians and p99s.
 
 // Shared with the other server benches; this one uses only part of it.
 #[allow(dead_code)]
 mod common;
+#[path = "plugins/registration.rs"]
+mod registration;
 
 use common::{percentile, spawn};
 use serde_json::{json, Value};
 use std::time::Instant;
 
-fn thousand_tools() -> Value {
+/// The small schemas this bench registered before issue #40 (about 0.3 KB
+/// a tool), kept to compare with; `round` makes them new to the server.
+fn thousand_tools(round: usize) -> Value {
     let tools: Vec<Value> = (0..1000)
         .map(|i| {
             json!({
@@ -23,7 +31,7 @@ fn thousand_tools() -> Value {
                 // compiled once for all.
                 "parameters": {"type": "object", "properties": {
                     "context": {"type": "string", "maxLength": 64, "description": format!("Data context for tool {i}")},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": 500 + i}
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 500 + i + 1000 * round}
                 }, "required": ["context"]}
             })
         })
@@ -36,35 +44,6 @@ async fn open(client: &reqwest::Client, base: &str, key: &str) -> (String, Strin
     common::open(client, base, key, "idv")
         .await
         .expect("session opened")
-}
-
-async fn registrations(client: &reqwest::Client, base: &str, key: &str) {
-    let body = serde_json::to_vec(&thousand_tools()).unwrap();
-    let mut times = Vec::new();
-    for i in 0..60 {
-        let (id, token) = open(client, base, key).await;
-        let started = Instant::now();
-        let res = client
-            .post(format!("http://{base}/api/sessions/{id}/register-tools"))
-            .bearer_auth(&token)
-            .header("content-type", "application/json")
-            .body(body.clone())
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(res.status(), 201);
-        let answer: Value = res.json().await.unwrap();
-        if i >= 10 {
-            times.push(started.elapsed());
-        }
-        assert_eq!(answer["registeredTools"].as_array().unwrap().len(), 1000);
-    }
-    times.sort();
-    println!(
-        "register 1,000 tools (HTTP, loopback, new session each), 50 registrations: median {:?}, p99 {:?}",
-        percentile(&times, 0.5),
-        percentile(&times, 0.99)
-    );
 }
 
 async fn relayed_calls(client: &reqwest::Client, base: &str, key: &str) {
@@ -141,8 +120,7 @@ async fn relayed_calls(client: &reqwest::Client, base: &str, key: &str) {
 
 /// How much of a registration is schema compilation: the 1,000 schemas
 /// compiled in process on one thread (median of 9 rounds).
-fn compile_share() {
-    let body = thousand_tools();
+fn compile_share(label: &str, body: &Value) {
     let schemas: Vec<Value> = body["availableTools"]
         .as_array()
         .unwrap()
@@ -161,7 +139,7 @@ fn compile_share() {
     }
     rounds.sort();
     println!(
-        "compile 1,000 tool schemas in process, one thread: median {:?}",
+        "compile 1,000 tool schemas ({label}) in process, one thread: median {:?}",
         rounds[rounds.len() / 2]
     );
 }
@@ -169,11 +147,11 @@ fn compile_share() {
 /// The other phases of a registration, in process: reading the body,
 /// planning (each tool's checks), storing the set in SQLite, and encoding the
 /// `tool-availability-update` event (medians of 9 rounds).
-async fn phases() {
+async fn phases(label: &str, body: &Value) {
     use switchboard::domain::plugin::{
         plan_registration, AvailabilityUpdate, Limits, PluginSet, Registration,
     };
-    let body = serde_json::to_vec(&thousand_tools()).unwrap();
+    let body = serde_json::to_vec(body).unwrap();
     let registration: Registration = serde_json::from_slice(&body).unwrap();
     let limits = Limits {
         max_tools: 1000,
@@ -210,7 +188,7 @@ async fn phases() {
             updated_at: 1,
             ..PluginSet::described_by(&registration)
         };
-        let session = format!("bench-{round}");
+        let session = format!("bench-{label}-{round}");
         sqlx::query("INSERT INTO agent_sessions (id, token_hash, state, last_activity, created_at) VALUES ($1, $2, '{}', 0, 0)")
             .bind(&session)
             .bind(&session)
@@ -228,7 +206,7 @@ async fn phases() {
         event_t.push(started.elapsed());
     }
     println!(
-        "registration phases in process: parse the body {:?}, plan {:?}, store in SQLite {:?}, encode the event {:?} (medians)",
+        "registration phases ({label}) in process: parse the body {:?}, plan {:?}, store in SQLite {:?}, encode the event {:?} (medians)",
         median(parse_t),
         median(plan_t),
         median(store_t),
@@ -237,16 +215,31 @@ async fn phases() {
 }
 
 fn main() {
-    compile_share();
+    let (small, realistic) = (thousand_tools(0), registration::realistic_registration(0));
+    compile_share("small", &small);
+    compile_share("realistic", &realistic);
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .unwrap()
         .block_on(async {
-            phases().await;
+            phases("small", &small).await;
+            phases("realistic", &realistic).await;
             let (base, key, mut child, _dir) = spawn().await;
             let client = reqwest::Client::new();
-            registrations(&client, &base, &key).await;
+            let same_plugin = |_| registration::realistic_registration(0);
+            let scenarios: [(&str, &dyn Fn(usize) -> Value, bool); 5] = [
+                ("small schemas, no listeners (as before)", &thousand_tools, false),
+                ("small schemas, plugin stream + watcher", &thousand_tools, true),
+                ("realistic schemas, no listeners", &registration::realistic_registration, false),
+                ("realistic schemas, plugin stream + watcher (as a plugin registers)", &registration::realistic_registration, true),
+                ("realistic schemas seen before (the same plugin, next session), plugin stream + watcher", &same_plugin, true),
+            ];
+            // Each scenario's rounds are new to the server (60 rounds apiece).
+            for (n, (label, body, listeners)) in scenarios.into_iter().enumerate() {
+                registration::measure(&client, &base, &key, label, body, listeners, (60 * n, 50))
+                    .await;
+            }
             relayed_calls(&client, &base, &key).await;
             let _ = child.kill();
         });

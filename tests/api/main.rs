@@ -47,6 +47,7 @@ mod retention;
 mod runner;
 mod scopes;
 mod seed_manifests;
+mod server_timing;
 mod sessions;
 mod student_rights;
 mod students;

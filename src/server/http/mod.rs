@@ -2,7 +2,8 @@
 //! REST handlers, the extractors that say who is calling (and with what
 //! body), the server-function context, the browser bundles as files, the
 //! JavaScript plugin client, the caps on open event streams and MCP
-//! sessions, and CORS for the token-authenticated API.
+//! sessions, CORS for the token-authenticated API, and the `Server-Timing`
+//! every API answer carries.
 
 pub mod assets;
 pub mod clients;
@@ -14,3 +15,4 @@ pub mod rest;
 pub mod router;
 pub mod serve;
 pub mod streams;
+pub mod timing;

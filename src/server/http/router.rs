@@ -5,7 +5,7 @@
 //! composition root: the server layer does not import the UI above it.
 
 use crate::error::ApiError;
-use crate::server::http::{cors, rest};
+use crate::server::http::{cors, rest, timing};
 use crate::server::{auth, AppState};
 use crate::RPC_PREFIX;
 use axum::body::Body;
@@ -85,7 +85,8 @@ pub fn routes() -> Router<AppState> {
 }
 
 /// Wraps `router` (every route of the app) in the middleware each request
-/// passes through, outermost first: tracing, CORS for the
+/// passes through, outermost first: tracing, the API's `Server-Timing`
+/// ([`timing`]: it covers everything below), CORS for the
 /// token-authenticated API ([`cors`]: preflights are answered there,
 /// before the timeout and any sign-in lookup), compression of responses on
 /// their way out ([`compression`]), the request timeout, the signed-in
@@ -113,6 +114,7 @@ pub fn with_middleware(router: Router<AppState>, state: AppState) -> Router {
                 .layer(compression()),
         )
         .layer(from_fn_with_state(state.clone(), cors::cors))
+        .layer(from_fn(timing::server_timing))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }

@@ -17,7 +17,8 @@
 //! connects), `offer` (a call as the plugin is told of it), `presence`
 //! (whether a plugin is connected), `across` (all of it across instances
 //! on PostgreSQL) and `notice` (what instances tell each other),
-//! `metadata`.
+//! `metadata`, and `shared` (compiled schemas shared by sessions holding
+//! the same text).
 
 mod across;
 mod change;
@@ -27,6 +28,7 @@ mod offer;
 mod presence;
 mod relay;
 mod session_relay;
+mod shared;
 mod waiting;
 
 pub use across::{Heard, CHANNEL as RELAY_CHANNEL};
@@ -244,32 +246,40 @@ type Compiled = Vec<(String, Result<Arc<jsonschema::Validator>, String>)>;
 
 /// Compiles schemas off the async threads, split over the machine's cores
 /// (a thousand tools' schemas take tens of milliseconds on one); each
-/// result keeps the key it came with. The parts run on tokio's blocking
-/// pool, whose threads are kept: starting threads for each registration
-/// cost their stacks' page faults every time.
+/// result keeps the key it came with. A schema some session already holds
+/// compiled (the same text) is not compiled again (`shared`). The parts run
+/// on tokio's blocking pool, whose threads are kept: starting threads for
+/// each registration cost their stacks' page faults every time.
 pub(crate) async fn compile_all(schemas: Vec<(String, Schema)>) -> Result<Compiled, ServerError> {
-    fn compile(chunk: Vec<(String, Schema)>) -> Compiled {
+    type Part = Vec<(String, Schema, Result<Arc<jsonschema::Validator>, String>)>;
+    fn compile(chunk: Vec<(String, Schema)>) -> Part {
         chunk
             .into_iter()
             .map(|(key, schema)| {
                 let compiled = compile_schema(&schema).map(Arc::new);
-                (key, compiled)
+                (key, schema, compiled)
             })
             .collect()
     }
+    let (known, missing) = shared::split(schemas);
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let parts = if schemas.len() < 64 { 1 } else { cores };
-    let size = schemas.len().div_ceil(parts).max(1);
-    let mut rest = schemas;
+    let parts = if missing.len() < 64 { 1 } else { cores };
+    let size = missing.len().div_ceil(parts).max(1);
+    let mut rest = missing;
     let mut tasks = Vec::with_capacity(parts);
     while !rest.is_empty() {
         let tail = rest.split_off(size.min(rest.len()));
         let chunk = std::mem::replace(&mut rest, tail);
         tasks.push(tokio::task::spawn_blocking(move || compile(chunk)));
     }
-    let mut out = Vec::new();
+    let mut out: Compiled = known.into_iter().map(|(k, v)| (k, Ok(v))).collect();
     for task in tasks {
-        out.extend(task.await?);
+        let part = task.await?;
+        shared::remember(
+            part.iter()
+                .filter_map(|(_, schema, v)| v.as_ref().ok().map(|v| (schema, v))),
+        );
+        out.extend(part.into_iter().map(|(key, _, v)| (key, v)));
     }
     Ok(out)
 }
