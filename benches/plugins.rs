@@ -213,6 +213,9 @@ async fn phases(label: &str, body: &Value) {
         median(event_t)
     );
 }
+/// A registration scenario: its label, the body of round `n`, and
+/// whether the plugin's stream and a watcher listen.
+type Scenario<'a> = (&'a str, &'a dyn Fn(usize) -> Value, bool);
 
 fn main() {
     let (small, realistic) = (thousand_tools(0), registration::realistic_registration(0));
@@ -228,7 +231,7 @@ fn main() {
             let (base, key, mut child, _dir) = spawn().await;
             let client = reqwest::Client::new();
             let same_plugin = |_| registration::realistic_registration(0);
-            let scenarios: [(&str, &dyn Fn(usize) -> Value, bool); 5] = [
+            let scenarios: [Scenario; 5] = [
                 ("small schemas, no listeners (as before)", &thousand_tools, false),
                 ("small schemas, plugin stream + watcher", &thousand_tools, true),
                 ("realistic schemas, no listeners", &registration::realistic_registration, false),

@@ -21,7 +21,7 @@ pub const ALLOWED_HEADERS: &str = "Authorization, Content-Type, Last-Event-ID, M
 
 /// Response headers another origin's script may read.
 pub const EXPOSED_HEADERS: &str =
-    "Mcp-Session-Id, Retry-After, ETag, Last-Modified, API-Version, Session-ID";
+    "Mcp-Session-Id, Retry-After, ETag, Last-Modified, API-Version, Session-ID, Server-Timing";
 
 /// How long a browser may reuse a preflight's answer, seconds (sent as
 /// `Access-Control-Max-Age`): an hour saves a round trip before each

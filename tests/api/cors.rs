@@ -159,6 +159,7 @@ async fn a_listed_origin_reads_answers_and_their_exposed_headers() {
             "Last-Modified",
             "API-Version",
             "Session-ID",
+            "Server-Timing",
         ],
     );
     assert!(varies_by_origin(h));
