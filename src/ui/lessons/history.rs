@@ -76,7 +76,7 @@ pub fn LessonHistory(
             <ol class="history">
                 {move || {
                     versions
-                        .with(|r| r.as_ref().map(Clone::clone).unwrap_or_default())
+                        .with(|r| r.as_ref().ok().cloned().unwrap_or_default())
                         .into_iter()
                         .map(|meta| {
                             let v = meta.version;
