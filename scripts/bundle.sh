@@ -98,8 +98,9 @@ stage_bundle() {
   local bundle=$1 wasm=$2 stage=$stages/$1 source
   # What the stage was made from: the module's path, time and size, so a
   # stage of another profile's module (make run's, then a bench's) is not
-  # taken for this one's.
-  source="$wasm $(stat -c '%Y %s' "$wasm") $([ "$mode" = debug ] && echo debug || echo opt)"
+  # taken for this one's, and the wasm-bindgen that made it (a new one
+  # writes other glue).
+  source="$wasm $(stat -c '%Y %s' "$wasm") $([ "$mode" = debug ] && echo debug || echo opt) $(stat -c '%Y %s' "$WASM_BINDGEN")"
   if [ -f "$stage/${bundle}_bg.wasm" ] && [ "$(cat "$stage/source" 2>/dev/null)" = "$source" ]; then
     echo "browser bundle $bundle up to date"
     return

@@ -1,44 +1,158 @@
 //! `sb-wasm-bindgen INPUT.wasm OUT_DIR NAME`: writes the JavaScript glue
 //! `NAME.js` and the module `NAME_bg.wasm` for a browser bundle, as
 //! `wasm-bindgen --target web --no-typescript --out-name NAME --out-dir
-//! OUT_DIR INPUT.wasm` does (the same builder calls, so the same bytes).
-//! Its library's version is pinned in its Cargo.toml to the `wasm-bindgen`
-//! the bundles link.
+//! OUT_DIR INPUT.wasm` does (the same builder calls), with one change: the
+//! functions the module imports from its glue get short names
+//! ([`short_import_names`]). Its library's version is pinned in its
+//! Cargo.toml to the `wasm-bindgen` the bundles link.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
+use std::path::Path;
 use wasm_bindgen_cli_support::Bindgen;
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
-        [input, out_dir, name] => {
-            let mut bindgen = Bindgen::new();
-            bindgen.web(true)?;
-            // Every setting the CLI passes, at the CLI's defaults: the
-            // builder's own defaults differ (it omits the module's default
-            // path, which the page's loader relies on).
-            bindgen
-                .input_path(input)
-                .debug(false)
-                .demangle(true)
-                .keep_lld_exports(false)
-                .keep_debug(false)
-                .split_debug_info(false)
-                .remove_name_section(false)
-                .remove_producers_section(false)
-                .typescript(false)
-                .omit_imports(false)
-                .omit_default_module_path(false)
-                .split_linked_modules(false)
-                .js_string_builtins(false)
-                .ts_typed_array_buffers(false)
-                .reset_state_function(false)
-                .force_enable_abort_handler(false)
-                .out_name(name);
-            bindgen
-                .generate(out_dir)
-                .with_context(|| format!("wasm-bindgen of {input}"))
-        }
+        [input, out_dir, name] => bindgen(input, Path::new(out_dir), name)
+            .with_context(|| format!("wasm-bindgen of {input}")),
         _ => bail!("usage: sb-wasm-bindgen INPUT.wasm OUT_DIR NAME"),
+    }
+}
+
+/// Generates the glue and module of `input` into `out_dir`, the imports
+/// renamed.
+fn bindgen(input: &str, out_dir: &Path, name: &str) -> Result<()> {
+    let mut bindgen = Bindgen::new();
+    bindgen.web(true)?;
+    // Every setting the CLI passes, at the CLI's defaults: the builder's
+    // own defaults differ (it omits the module's default path, which the
+    // page's loader relies on).
+    bindgen
+        .input_path(input)
+        .debug(false)
+        .demangle(true)
+        .keep_lld_exports(false)
+        .keep_debug(false)
+        .split_debug_info(false)
+        .remove_name_section(false)
+        .remove_producers_section(false)
+        .typescript(false)
+        .omit_imports(false)
+        .omit_default_module_path(false)
+        .split_linked_modules(false)
+        .js_string_builtins(false)
+        .ts_typed_array_buffers(false)
+        .reset_state_function(false)
+        .force_enable_abort_handler(false)
+        .out_name(name);
+    let mut output = bindgen.generate_output()?;
+    let glue = format!("./{name}_bg.js");
+    let js = output.js().to_owned();
+    let renamed = short_import_names(&js, &glue, output.wasm_mut())?;
+    output.emit(out_dir)?;
+    let js_path = out_dir.join(format!("{name}.js"));
+    let written = std::fs::read_to_string(&js_path)?;
+    std::fs::write(&js_path, rename_keys(&written, &renamed)?)?;
+    Ok(())
+}
+
+/// Gives each function the module imports from its glue (`glue`) a short
+/// name (`a`, `b`, … `z`, `ba`, …) and returns the (old, new) pairs.
+///
+/// wasm-bindgen names them `__wbg_{function}_{16 hex digits}` (the digits a
+/// hash, so that two crates' imports never clash), and every name is written
+/// twice: in the module's import section and as a key of the glue's import
+/// object (one a line). About 125 such names in a bundle are 3 KB of brotli
+/// that carry nothing (measured on the editor's bundle: `docs/building.md`).
+/// A name is renamed only if the glue has it as exactly one key, so nothing
+/// can be left pointing at a name that no longer exists.
+fn short_import_names(
+    js: &str,
+    glue: &str,
+    module: &mut walrus::Module,
+) -> Result<Vec<(String, String)>> {
+    let mut renamed = Vec::new();
+    for import in module.imports.iter_mut() {
+        if import.module != glue || key_lines(js, &import.name) != 1 {
+            continue;
+        }
+        let short = short_name(renamed.len());
+        ensure!(
+            key_lines(js, &short) == 0,
+            "the glue already has a key {short}"
+        );
+        let old = std::mem::replace(&mut import.name, short.clone());
+        renamed.push((old, short));
+    }
+    Ok(renamed)
+}
+
+/// How many lines of `js` start (after their indentation) with `name` as an
+/// object key.
+fn key_lines(js: &str, name: &str) -> usize {
+    js.lines().filter(|line| is_key(line, name)).count()
+}
+
+/// Whether `line` starts, after its indentation, with the key `name`.
+fn is_key(line: &str, name: &str) -> bool {
+    line.trim_start()
+        .strip_prefix(name)
+        .is_some_and(|rest| rest.starts_with(": "))
+}
+
+/// The `n`th short name: `a` … `z`, then `ba` … (base 26 in letters, so
+/// every name is a plain JavaScript identifier and none is `__proto__`).
+fn short_name(mut n: usize) -> String {
+    let mut name = Vec::new();
+    loop {
+        name.push(b'a' + (n % 26) as u8);
+        n /= 26;
+        if n == 0 {
+            break;
+        }
+    }
+    name.reverse();
+    String::from_utf8(name).expect("letters")
+}
+
+/// The glue with each renamed import's key written with its new name.
+fn rename_keys(js: &str, renamed: &[(String, String)]) -> Result<String> {
+    let mut lines: Vec<String> = js.split('\n').map(str::to_owned).collect();
+    for (old, new) in renamed {
+        let mut found = lines.iter_mut().filter(|line| is_key(line, old));
+        let (Some(line), None) = (found.next(), found.next()) else {
+            bail!("the glue does not have {old} as exactly one key");
+        };
+        *line = line.replacen(old.as_str(), new, 1);
+    }
+    Ok(lines.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_names_are_distinct_letters() {
+        let names: Vec<String> = (0..26 * 27 + 1).map(short_name).collect();
+        assert_eq!(names[0], "a");
+        assert_eq!(names[25], "z");
+        assert_eq!(names[26], "ba");
+        let unique: std::collections::HashSet<_> = names.iter().collect();
+        assert_eq!(unique.len(), names.len());
+        assert!(names
+            .iter()
+            .all(|n| n.bytes().all(|b| b.is_ascii_lowercase())));
+    }
+
+    #[test]
+    fn keys_are_renamed_once_and_a_missing_key_is_an_error() {
+        let js = "const i = {\n        __wbg_f_0123456789abcdef: function() {},\n    };";
+        let renamed = vec![("__wbg_f_0123456789abcdef".to_owned(), "a".to_owned())];
+        assert_eq!(
+            rename_keys(js, &renamed).unwrap(),
+            "const i = {\n        a: function() {},\n    };"
+        );
+        assert!(rename_keys("const i = {};", &renamed).is_err());
     }
 }

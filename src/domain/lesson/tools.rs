@@ -158,8 +158,11 @@ impl TutorTool {
         FunctionDeclaration {
             name: self.id.to_owned(),
             description: description.to_owned(),
-            // The schemas are constants checked by the tests below.
-            parameters: serde_json::from_str(parameters).unwrap_or_default(),
+            // The schemas are constants checked by the tests below. Read
+            // from bytes: the browser's one JSON reader
+            // (`ui::components::fetched`), where `from_str` compiled a
+            // second one into the editor's bundle.
+            parameters: serde_json::from_slice(parameters.as_bytes()).unwrap_or_default(),
         }
     }
 }

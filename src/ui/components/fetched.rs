@@ -9,14 +9,16 @@
 //! `docs/building.md` has the bytes this saved). [`SliceJson`] reads the
 //! rendered value from its bytes, so only the slice reader is compiled in;
 //! the browser's other JSON (event streams, uploaded files, error bodies)
-//! is read through [`read_json`] for the same reason. The text on the wire
-//! is the same JSON either way.
+//! is read through [`read_json`] for the same reason, and so is a large
+//! island prop ([`JsonProp`]). The text on the wire is the same JSON
+//! either way.
 
 use crate::error::ApiError;
 use leptos::prelude::*;
 use leptos::server::codee::{Decoder, Encoder};
-use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::de::{DeserializeOwned, Error as _};
+use serde::ser::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::future::Future;
 
 /// JSON for a resource's server-rendered value, decoded from its bytes
@@ -46,6 +48,31 @@ impl<T: DeserializeOwned> Decoder<T> for SliceJson {
 /// browser bundle.
 pub fn read_json<T: DeserializeOwned>(text: &str) -> serde_json::Result<T> {
     serde_json::from_slice(text.as_bytes())
+}
+
+/// An island prop carried as its JSON text and read with the slice reader.
+///
+/// Leptos reads an island's props from the page with
+/// `serde_json::from_str`, so a prop of a large type (the lesson the editor
+/// opens) compiled that type's whole deserialiser a second time, for the
+/// `str` reader. Wrapped, the prop is one JSON string for that reader and
+/// its content is read by [`read_json`], like everything else the browser
+/// gets: the `str` reader only ever reads a string.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JsonProp<T>(pub T);
+
+impl<T: Serialize> Serialize for JsonProp<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let text = serde_json::to_string(&self.0).map_err(S::Error::custom)?;
+        serializer.serialize_str(&text)
+    }
+}
+
+impl<'de, T: DeserializeOwned> Deserialize<'de> for JsonProp<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        read_json(&text).map(JsonProp).map_err(D::Error::custom)
+    }
 }
 
 /// Data a page loads from the server: rendered with the page, then kept
@@ -82,5 +109,16 @@ mod tests {
         assert!(<SliceJson as Decoder<Vec<String>>>::decode("[1").is_err());
         assert_eq!(read_json::<Vec<u8>>(" [1, 2] ").unwrap(), vec![1, 2]);
         assert!(read_json::<Vec<u8>>("[1] x").is_err());
+    }
+
+    #[test]
+    fn a_json_prop_is_its_json_text_and_reads_back() {
+        let prop = JsonProp(vec!["a \"quoted\" é".to_owned()]);
+        let text = serde_json::to_string(&prop).unwrap();
+        assert_eq!(text, r#""[\"a \\\"quoted\\\" é\"]""#);
+        let back: JsonProp<Vec<String>> = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, prop);
+        assert!(serde_json::from_str::<JsonProp<Vec<String>>>(r#""[1]""#).is_err());
+        assert!(serde_json::from_str::<JsonProp<Vec<String>>>(r#"["a"]"#).is_err());
     }
 }

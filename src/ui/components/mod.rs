@@ -25,7 +25,7 @@ pub mod tool_checks;
 
 pub use create_form::CreateForm;
 pub use draft::{Draft, DraftArea};
-pub use fetched::{fetched, read_json, Fetched};
+pub use fetched::{fetched, read_json, Fetched, JsonProp};
 pub use field_problem::FieldProblem;
 pub use leave_guard::guard_unsaved;
 pub use loaded::{Loaded, MaybeEmpty};

@@ -13,23 +13,25 @@ use crate::api::lessons::{get_lesson, lesson_history, DuplicateLesson, SaveLesso
 use crate::domain::declaration::DeclarationFormat;
 use crate::domain::lesson::optimise::OptimiseMode;
 use crate::domain::lesson::prompt::build;
-use crate::domain::lesson::record::LessonView;
+use crate::domain::lesson::record::{LessonVersionMeta, LessonView};
 use crate::domain::lesson::LessonDraft;
 use crate::domain::time::format_utc;
 use crate::domain::user::Role;
 use crate::error::ApiError;
 use crate::ui::auth::RequireRole;
-use crate::ui::components::{fetched, guard_unsaved, Loaded, MaybeEmpty, SaveMessage, SaveStatus};
+use crate::ui::components::{
+    fetched, guard_unsaved, JsonProp, Loaded, MaybeEmpty, SaveMessage, SaveStatus,
+};
 use crate::ui::current;
 use crate::ui::lessons::edit::edit_draft;
 use crate::ui::lessons::form::LessonForm;
-use crate::ui::lessons::history::{LessonHistory, Versions};
+use crate::ui::lessons::history::{reload_history, LessonHistory, Versions};
 use crate::ui::lessons::preview::Preview;
 use crate::ui::lessons::tool_panel::ToolPanel;
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
-impl MaybeEmpty for LessonView {}
+impl MaybeEmpty for (LessonView, Vec<LessonVersionMeta>) {}
 
 /// Changes the draft, then brings the tool configuration in line with the
 /// lesson (smart defaults, see `edit_draft`), adding what changed by itself
@@ -48,16 +50,17 @@ pub fn apply(
     });
 }
 
-/// Loads the lesson named in the URL and shows the editor.
+/// Loads the lesson named in the URL, with its history, and shows the
+/// editor.
 #[component]
 pub fn LessonEditorPage() -> impl IntoView {
     let params = use_params_map();
     let id = move || params.read().get("id").and_then(|s| s.parse::<i64>().ok());
     let lesson = fetched(id, |id| async move {
-        match id {
-            Some(id) => get_lesson(id).await,
-            None => Err(ApiError::NotFound("That lesson".into())),
-        }
+        let Some(id) = id else {
+            return Err(ApiError::NotFound("That lesson".into()));
+        };
+        Ok((get_lesson(id).await?, lesson_history(id).await?))
     });
     view! {
         <RequireRole role=Role::Teacher>
@@ -68,9 +71,10 @@ pub fn LessonEditorPage() -> impl IntoView {
                 let:loaded
             >
                 {
-                    let lesson_id = loaded.id;
+                    let (lesson, versions) = loaded;
+                    let lesson_id = lesson.id;
                     view! {
-                        <EditorIsland lesson=loaded />
+                        <EditorIsland lesson=JsonProp(lesson) versions=JsonProp(versions) />
                         <section class="panel" data-testid="try-lesson">
                             <h2>"Try this lesson"</h2>
                             <p class="muted">"Play the student with the tutor this lesson describes, beside the live visualiser. It runs the saved lesson; trials are listed apart from real runs."</p>
@@ -83,32 +87,29 @@ pub fn LessonEditorPage() -> impl IntoView {
     }
 }
 
-/// The editor, hydrated on its own: the lesson comes with the page, the
-/// history is loaded here (and again after each save). Restoring a version
-/// reloads the page, which renders the restored lesson.
+/// The editor, hydrated on its own: the lesson and its history come with
+/// the page as props (read with the one JSON reader, `JsonProp`); the
+/// history is loaded again after each save. Restoring a version reloads
+/// the page, which renders the restored lesson.
 #[island]
-pub fn EditorIsland(lesson: LessonView) -> impl IntoView {
-    let id = lesson.id;
+pub fn EditorIsland(
+    lesson: JsonProp<LessonView>,
+    versions: JsonProp<Vec<LessonVersionMeta>>,
+) -> impl IntoView {
     let reload = RwSignal::new(0u32);
-    let saves = RwSignal::new(0u32);
-    let versions: Versions = fetched(move || saves.get(), move |_| lesson_history(id));
+    let versions: Versions = RwSignal::new(Ok(versions.0));
     Effect::new(move |_| {
         if reload.get() > 0 {
             let _ = window().location().reload();
         }
     });
-    view! { <LessonEditor lesson reload saves versions /> }
+    view! { <LessonEditor lesson=lesson.0 reload versions /> }
 }
 
 /// The editor for one loaded lesson: owns the draft, the last saved copy
 /// and the save; the parts below read and change the draft.
 #[component]
-fn LessonEditor(
-    lesson: LessonView,
-    reload: RwSignal<u32>,
-    saves: RwSignal<u32>,
-    versions: Versions,
-) -> impl IntoView {
+fn LessonEditor(lesson: LessonView, reload: RwSignal<u32>, versions: Versions) -> impl IntoView {
     let lesson_id = lesson.id;
     let draft = RwSignal::new(lesson.draft.clone());
     let saved = RwSignal::new(lesson.draft.clone());
@@ -144,7 +145,7 @@ fn LessonEditor(
                 Ok(new_version) => {
                     version.set(new_version);
                     saved.set(draft.get_untracked());
-                    saves.update(|n| *n += 1);
+                    reload_history(lesson_id, versions);
                     save_message.set(Some(Ok("Saved.".into())));
                 }
                 Err(e) => save_message.set(Some(Err(e))),

@@ -2,19 +2,30 @@
 //! author, time, what changed) with Restore, which saves that version's
 //! content as a new version and reloads the editor.
 
-use crate::api::lessons::RestoreLesson;
+use crate::api::lessons::{lesson_history, RestoreLesson};
 use crate::domain::lesson::record::LessonVersionMeta;
 use crate::domain::time::format_utc;
-use crate::ui::components::{Fetched, Loaded};
+use crate::error::ApiError;
 use crate::ui::current;
 use leptos::prelude::*;
 
-/// The history as the page loads it: created by the page beside the lesson
-/// (not inside the editor), so the server sends it with the page and
-/// hydration finds the same list.
-pub type Versions = Fetched<Vec<LessonVersionMeta>>;
+/// The history: sent with the page beside the lesson, then loaded again
+/// after each save (`reload_history`). A plain signal rather than a
+/// resource: the editor's bundle then carries no resource or `<Suspense>`
+/// machinery for one list it already has.
+pub type Versions = RwSignal<Result<Vec<LessonVersionMeta>, ApiError>>;
 
-/// Saved versions, newest first (the page refetches them after each save).
+/// Loads lesson `id`'s history again (after a save); the list on screen
+/// stays until the new one arrives, and a failure shows in its place.
+pub fn reload_history(id: i64, versions: Versions) {
+    leptos::task::spawn_local(async move {
+        let result = lesson_history(id).await;
+        // The editor may have been left while waiting.
+        let _ = versions.try_set(result);
+    });
+}
+
+/// Saved versions, newest first.
 /// Restoring asks first when there are unsaved edits, and bumps `reload` on
 /// success so the page loads the restored lesson.
 #[component]
@@ -54,10 +65,20 @@ pub fn LessonHistory(
                     .and_then(Result::err)
                     .map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })
             }}
-            <Loaded resource=versions loading="Loading history…" let:list>
-                <ol class="history">
-                    <For each=move || list.clone() key=|meta| meta.version let:meta>
-                        {
+            {move || {
+                versions
+                    .with(|r| r.as_ref().err().map(ToString::to_string))
+                    .map(|e| view! { <p class="error">{e}</p> })
+            }}
+            // Drawn whole again when the list changes (after a save): a
+            // keyed `<For>` would add its diffing code to the bundle for a
+            // list that changes once a save.
+            <ol class="history">
+                {move || {
+                    versions
+                        .with(|r| r.as_ref().ok().cloned().unwrap_or_default())
+                        .into_iter()
+                        .map(|meta| {
                             let v = meta.version;
                             let is_current = move || version.get() == v;
                             view! {
@@ -69,7 +90,7 @@ pub fn LessonHistory(
                                             "current"
                                         </span>
                                     </div>
-                                    <div class="muted small">{meta.summary.clone()}</div>
+                                    <div class="muted small">{meta.summary}</div>
                                     <div class="history-actions">
                                         <button
                                             type="button"
@@ -83,10 +104,10 @@ pub fn LessonHistory(
                                     </div>
                                 </li>
                             }
-                        }
-                    </For>
-                </ol>
-            </Loaded>
+                        })
+                        .collect_view()
+                }}
+            </ol>
         </section>
     }
 }
