@@ -442,30 +442,30 @@ pub fn build(input: &PromptInput) -> BuiltPrompt {
 /// The conversation prompt is scanned as a text of its own; every other
 /// copied piece must be a plain inline one ([`is_normal_inline`]), judged
 /// before the builder trims it (so one with space at an end takes the
-/// long way, still right); the
-/// student's texts, written on one line already, must not be blank where
-/// they end a line. Most prompts pass, and are then not scanned whole.
+/// long way, still right); the student's texts, written on one line
+/// already, must not be blank where they end a line. Most prompts pass, and are then not scanned whole.
 fn written_normal(input: &PromptInput, enabled: &[(&ToolConfig, &PreparedDeclaration)]) -> bool {
-    let inline = |text: &str| is_normal_inline(text);
     // A piece that may end its line: empty, it would leave the space
     // before it there.
     let line_end = |text: &str| !text.is_empty() && is_normal_inline(text);
     let not_blank = |text: &str| text.split_whitespace().next().is_some();
     is_normal(trimmed(&input.conversation_prompt))
-        && input.configuration.global().is_none_or(inline)
+        && input.configuration.global().is_none_or(is_normal_inline)
         && input
             .tasks
             .iter()
-            .all(|t| inline(&t.id) && line_end(&t.text))
+            .all(|t| is_normal_inline(&t.id) && line_end(&t.text))
         && (!input.review
             || input
                 .review_items
                 .iter()
-                .all(|i| inline(&i.id) && line_end(&i.text)))
+                .all(|i| is_normal_inline(&i.id) && line_end(&i.text)))
         && enabled.iter().all(|(config, _)| {
-            config.instructions().is_none_or(inline)
+            config.instructions().is_none_or(is_normal_inline)
                 && match &config.trigger_condition {
-                    TriggerCondition::Keyword { keywords } => keywords.iter().all(|k| inline(k)),
+                    TriggerCondition::Keyword { keywords } => {
+                        keywords.iter().all(|k| is_normal_inline(k))
+                    }
                     _ => true,
                 }
         })
