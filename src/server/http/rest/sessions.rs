@@ -415,10 +415,14 @@ async fn events(
     // Read after subscribing: a session that ended before this point gets
     // its final snapshot and a closed stream (and no channel is kept for
     // it); one that ends after will send `ended` on the live stream.
-    // The same read gives the snapshot, when one is needed.
+    // The same read gives the snapshot, when one is needed. The session's
+    // end already told every instance to close its channel; the one the
+    // subscription may have just made here is closed here, at once (a
+    // relayed close would leave it until its notification came back, and
+    // cost a notification per watch of an ended session).
     let row = sessions::get(&state, &id).await?;
     if row.ended_at.is_some() {
-        state.hub.close(&id);
+        state.hub.close_here(&id);
         let frame = snapshot_frame(&state, row, sub.snapshot_id).await?;
         return Ok(event_stream(vec![frame], None, 0, None));
     }
