@@ -231,19 +231,31 @@ fn main() {
             let (base, key, mut child, _dir) = spawn().await;
             let client = reqwest::Client::new();
             let same_plugin = |_| registration::realistic_registration(0);
-            let scenarios: [Scenario; 5] = [
+            let same_small = |_| thousand_tools(0);
+            let scenarios: [Scenario; 6] = [
                 ("small schemas, no listeners (as before)", &thousand_tools, false),
                 ("small schemas, plugin stream + watcher", &thousand_tools, true),
+                ("small schemas seen before (the same plugin, next session), plugin stream + watcher", &same_small, true),
                 ("realistic schemas, no listeners", &registration::realistic_registration, false),
                 ("realistic schemas, plugin stream + watcher (as a plugin registers)", &registration::realistic_registration, true),
                 ("realistic schemas seen before (the same plugin, next session), plugin stream + watcher", &same_plugin, true),
             ];
             // Each scenario's rounds are new to the server (60 rounds apiece).
+            // `SCENARIOS=2,6` runs only those (numbered from 1), and skips the
+            // relayed calls.
+            let only: Option<Vec<usize>> = std::env::var("SCENARIOS")
+                .ok()
+                .map(|v| v.split(',').filter_map(|n| n.trim().parse().ok()).collect());
             for (n, (label, body, listeners)) in scenarios.into_iter().enumerate() {
+                if only.as_ref().is_some_and(|only| !only.contains(&(n + 1))) {
+                    continue;
+                }
                 registration::measure(&client, &base, &key, label, body, listeners, (60 * n, 50))
                     .await;
             }
-            relayed_calls(&client, &base, &key).await;
+            if only.is_none() {
+                relayed_calls(&client, &base, &key).await;
+            }
             let _ = child.kill();
         });
 }

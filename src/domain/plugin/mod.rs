@@ -14,9 +14,11 @@ use crate::domain::error::FieldError;
 use crate::domain::ids::ToolId;
 use crate::domain::limits::excerpt;
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
+
+mod schema;
+pub use schema::{depth, Schema, Shape};
 
 /// Default most plugin tools one session may hold (`PLUGIN_TOOLS_MAX`).
 pub const DEFAULT_MAX_TOOLS: usize = 1000;
@@ -127,103 +129,6 @@ pub struct Environment {
     /// `userPermissions`), as the plugin describes it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_info: Option<Value>,
-}
-
-/// A plugin tool's JSON Schema, parsed once with its JSON text kept
-/// beside it. A registration of 1,000 tools otherwise serialised every
-/// schema four times (size check, compile-cache keys, validators) and
-/// deep-copied each tree five times on its way into the overlay, the store
-/// and the event: here a copy is two reference counts, equality compares
-/// the texts first, and writing a schema out (events, the store) copies its text
-/// instead of walking its tree.
-///
-/// The text is the schema as the plugin sent it, so reading a request
-/// never serialises a schema again; only one sent over several lines is
-/// rewritten compactly, because every event's JSON must fit on one SSE
-/// `data:` line (a line break in JSON text can only be whitespace between
-/// tokens, never inside a string).
-#[derive(Clone)]
-pub struct Schema {
-    value: std::sync::Arc<Value>,
-    json: std::sync::Arc<RawValue>,
-}
-
-impl Schema {
-    /// `value` with its compact JSON text.
-    pub fn new(value: Value) -> Self {
-        let json =
-            RawValue::from_string(value.to_string()).unwrap_or_else(|_| RawValue::NULL.to_owned());
-        Self {
-            value: std::sync::Arc::new(value),
-            json: json.into(),
-        }
-    }
-
-    /// The schema read from its JSON text (as sent, or as stored).
-    pub fn from_text(text: Box<RawValue>) -> Result<Self, serde_json::Error> {
-        let value: Value = serde_json::from_str(text.get())?;
-        if text.get().contains(['\n', '\r']) {
-            return Ok(Self::new(value));
-        }
-        Ok(Self {
-            value: std::sync::Arc::new(value),
-            json: text.into(),
-        })
-    }
-
-    /// The schema.
-    pub fn value(&self) -> &Value {
-        &self.value
-    }
-
-    /// Its JSON text, on one line: its size, and the key compiled
-    /// validators are cached under.
-    pub fn json(&self) -> &str {
-        self.json.get()
-    }
-}
-
-impl std::ops::Deref for Schema {
-    type Target = Value;
-
-    fn deref(&self) -> &Value {
-        &self.value
-    }
-}
-
-impl From<Value> for Schema {
-    fn from(value: Value) -> Self {
-        Self::new(value)
-    }
-}
-
-/// The same schema: the same text (the usual case, and cheap), or texts
-/// that differ only in layout or key order.
-impl PartialEq for Schema {
-    fn eq(&self, other: &Self) -> bool {
-        self.json() == other.json() || self.value == other.value
-    }
-}
-
-impl std::fmt::Debug for Schema {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.value.fmt(f)
-    }
-}
-
-/// Written as its text: JSON output copies it; other serialisers get the
-/// schema itself.
-impl Serialize for Schema {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.json.serialize(s)
-    }
-}
-
-impl<'de> Deserialize<'de> for Schema {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = Box::<RawValue>::deserialize(d)?;
-        Self::from_text(text).map_err(serde::de::Error::custom)
-    }
 }
 
 /// One tool as a plugin declares it.
@@ -751,15 +656,6 @@ pub fn check_registration(r: &Registration) -> Result<(), FieldError> {
     Ok(())
 }
 
-/// How deep `value` nests (a scalar is 0).
-pub fn depth(value: &Value) -> usize {
-    match value {
-        Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
-        Value::Object(map) => 1 + map.values().map(depth).max().unwrap_or(0),
-        _ => 0,
-    }
-}
-
 fn failed(name: &str, error: String, recoverable: bool) -> FailedTool {
     FailedTool {
         tool_name: excerpt(name),
@@ -814,7 +710,14 @@ fn check_schema(
             true,
         ));
     }
-    let levels = depth(schema);
+    let shape = schema.shape().map_err(|e| {
+        failed(
+            name,
+            format!("parameters: {}", excerpt(&e.to_string())),
+            true,
+        )
+    })?;
+    let levels = shape.depth;
     if levels > SCHEMA_MAX_DEPTH {
         return Err(failed(
             name,
@@ -822,7 +725,7 @@ fn check_schema(
             true,
         ));
     }
-    if schema.get("type").and_then(Value::as_str) != Some("object") {
+    if !shape.object_type {
         return Err(failed(
             name,
             "parameters: must be a JSON Schema with \"type\": \"object\"".into(),
@@ -1083,31 +986,22 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_schema_keeps_its_text_compares_by_it_and_reads_and_writes_as_the_schema() {
-        let a: Schema = serde_json::from_str(r#"{"properties": {},  "type": "object"}"#).unwrap();
-        assert_eq!(a.json(), r#"{"properties": {},  "type": "object"}"#);
-        assert_eq!(a.get("type"), Some(&json!("object")));
-        assert_eq!(
-            serde_json::to_string(&a).unwrap(),
-            r#"{"properties": {},  "type": "object"}"#
-        );
-        let b = Schema::new(json!({"properties": {}, "type": "object"}));
-        assert_eq!(b.json(), r#"{"properties":{},"type":"object"}"#);
-        let multiline: Schema =
-            serde_json::from_str("{\"properties\": {},\n  \"type\": \"object\"\r\n}").unwrap();
-        assert_eq!(multiline, b);
-        assert_ne!(a, Schema::new(json!({"type": "object"})));
-        assert_eq!(serde_json::to_value(&a).unwrap(), *a.value());
-        let copy = a.clone();
-        assert!(
-            std::ptr::eq(copy.value(), a.value()),
-            "a copy shares the tree"
-        );
-    }
-
     fn ok(_: &Schema) -> Result<(), String> {
         Ok(())
+    }
+
+    #[test]
+    fn a_schema_holding_a_number_no_tree_can_hold_fails_alone_naming_it() {
+        let mut big = def("bigNumber");
+        big.parameters = serde_json::from_str(r#"{"type": "object", "maximum": 1e400}"#).unwrap();
+        let err = check_definition(&big, &none, &ok).unwrap_err();
+        assert!(
+            err.error.starts_with("parameters: number out of range"),
+            "{}",
+            err.error
+        );
+        assert!(err.recoverable);
+        assert!(check_definition(&def("fine"), &none, &ok).is_ok());
     }
     const LIMITS: Limits = Limits {
         max_tools: 5,

@@ -1,0 +1,470 @@
+//! A plugin tool's JSON Schema, kept as the text the plugin sent, its tree
+//! built only when something needs it.
+//!
+//! A registration of 1,000 tools otherwise serialised every schema four
+//! times (size check, compile-cache keys, validators) and deep-copied each
+//! tree five times on its way into the overlay, the store and the event:
+//! here a copy is two reference counts, equality compares the texts
+//! first, and writing a schema out (events, the store) copies its text
+//! instead of walking its tree.
+//!
+//! The tree is built lazily, once per schema (copies share it): when the
+//! schema is compiled (on the server's compile threads, beside the other
+//! schemas of the request) or declared to a model. A plugin registering
+//! the same tools in its next session reuses the validators compiled the
+//! first time, so its schemas' trees are never built at all. The checks a
+//! registration makes of each schema (its depth, its `"type"`) read the
+//! text in one pass that builds nothing ([`Schema::shape`]).
+
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::Value;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+/// A plugin tool's JSON Schema: its JSON text on one line, and its tree
+/// once built.
+///
+/// The text is the schema as the plugin sent it, so reading a request
+/// never serialises a schema again; only one sent over several lines is
+/// rewritten compactly, because every event's JSON must fit on one SSE
+/// `data:` line (a line break in JSON text can only be whitespace between
+/// tokens, never inside a string).
+#[derive(Clone)]
+pub struct Schema {
+    json: Arc<RawValue>,
+    value: Arc<OnceLock<Value>>,
+}
+
+/// What a schema's checks need of it, read from its text without building
+/// its tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    /// How deep objects and arrays nest (a scalar is 0), as
+    /// [`depth`] counts on the tree.
+    pub depth: usize,
+    /// Whether it is an object whose `"type"` is the string `"object"`.
+    pub object_type: bool,
+}
+
+impl Schema {
+    /// `value` with its compact JSON text.
+    pub fn new(value: Value) -> Self {
+        let json =
+            RawValue::from_string(value.to_string()).unwrap_or_else(|_| RawValue::NULL.to_owned());
+        Self {
+            json: json.into(),
+            value: Arc::new(OnceLock::from(value)),
+        }
+    }
+
+    /// The schema read from its JSON text (as sent, or as stored). Only a
+    /// text over several lines is parsed here (to be written on one).
+    pub fn from_text(text: Box<RawValue>) -> Result<Self, serde_json::Error> {
+        if text.get().contains(['\n', '\r']) {
+            let value: Value = serde_json::from_str(text.get())?;
+            return Ok(Self::new(value));
+        }
+        Ok(Self {
+            json: text.into(),
+            value: Arc::new(OnceLock::new()),
+        })
+    }
+
+    /// The schema's tree, built from its text the first time it is asked
+    /// for. A text [`Schema::shape`] refuses (a number out of `f64`'s
+    /// range) has no tree: it reads as `null`, which no check accepts.
+    pub fn value(&self) -> &Value {
+        self.value
+            .get_or_init(|| serde_json::from_str(self.json.get()).unwrap_or(Value::Null))
+    }
+
+    /// Its JSON text, on one line: its size, and the key compiled
+    /// validators are cached under.
+    pub fn json(&self) -> &str {
+        self.json.get()
+    }
+
+    /// Its depth and whether its `"type"` is `"object"`, read from the
+    /// text; an error where building the tree would fail too.
+    pub fn shape(&self) -> Result<Shape, serde_json::Error> {
+        if let Some(value) = self.value.get() {
+            return Ok(Shape {
+                depth: depth(value),
+                object_type: is_object_type(value),
+            });
+        }
+        let mut reader = serde_json::Deserializer::from_str(self.json.get());
+        let shape = reader.deserialize_any(TopVisitor)?;
+        reader.end()?;
+        Ok(shape)
+    }
+}
+
+/// How deep `value` nests (a scalar is 0).
+pub fn depth(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+        Value::Object(map) => 1 + map.values().map(depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// Whether `value` is an object whose `"type"` is `"object"`.
+fn is_object_type(value: &Value) -> bool {
+    value.get("type").and_then(Value::as_str) == Some("object")
+}
+
+impl std::ops::Deref for Schema {
+    type Target = Value;
+
+    fn deref(&self) -> &Value {
+        self.value()
+    }
+}
+
+impl From<Value> for Schema {
+    fn from(value: Value) -> Self {
+        Self::new(value)
+    }
+}
+
+/// The same schema: the same text (the usual case, and cheap), or texts
+/// that differ only in layout or key order.
+impl PartialEq for Schema {
+    fn eq(&self, other: &Self) -> bool {
+        self.json() == other.json() || self.value() == other.value()
+    }
+}
+
+impl fmt::Debug for Schema {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.json())
+    }
+}
+
+/// Written as its text: JSON output copies it; other serialisers get the
+/// schema itself.
+impl Serialize for Schema {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.json.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Schema {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = Box::<RawValue>::deserialize(d)?;
+        Self::from_text(text).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Reads the top of a schema: its depth, and its `"type"` if it is an
+/// object (the last `"type"` wins, as in the tree).
+struct TopVisitor;
+
+impl<'de> Visitor<'de> for TopVisitor {
+    type Value = Shape;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shape, A::Error> {
+        let (mut deepest, mut object_type) = (0, false);
+        while let Some(is_type) = map.next_key_seed(IsType)? {
+            let (depth, object) = if is_type {
+                map.next_value_seed(TypeValue)?
+            } else {
+                (map.next_value_seed(Depth)?, false)
+            };
+            if is_type {
+                object_type = object;
+            }
+            deepest = deepest.max(depth);
+        }
+        Ok(Shape {
+            depth: 1 + deepest,
+            object_type,
+        })
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Shape, A::Error> {
+        Ok(Shape {
+            depth: DepthVisitor.visit_seq(seq)?,
+            object_type: false,
+        })
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Shape, E> {
+        Ok(Shape::SCALAR)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Shape, E> {
+        Ok(Shape::SCALAR)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Shape, E> {
+        Ok(Shape::SCALAR)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Shape, E> {
+        Ok(Shape::SCALAR)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Shape, E> {
+        Ok(Shape::SCALAR)
+    }
+    fn visit_unit<E>(self) -> Result<Shape, E> {
+        Ok(Shape::SCALAR)
+    }
+}
+
+impl Shape {
+    /// A scalar's shape.
+    const SCALAR: Shape = Shape {
+        depth: 0,
+        object_type: false,
+    };
+}
+
+/// An object key: whether it is `"type"`.
+struct IsType;
+
+impl<'de> DeserializeSeed<'de> for IsType {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for IsType {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object key")
+    }
+
+    fn visit_str<E>(self, key: &str) -> Result<bool, E> {
+        Ok(key == "type")
+    }
+}
+
+/// The value of the top's `"type"`: its depth, and whether it is the
+/// string `"object"`.
+struct TypeValue;
+
+impl<'de> DeserializeSeed<'de> for TypeValue {
+    type Value = (usize, bool);
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(usize, bool), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TypeValue {
+    type Value = (usize, bool);
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_str<E>(self, text: &str) -> Result<(usize, bool), E> {
+        Ok((0, text == "object"))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(usize, bool), A::Error> {
+        Ok((DepthVisitor.visit_map(map)?, false))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(usize, bool), A::Error> {
+        Ok((DepthVisitor.visit_seq(seq)?, false))
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<(usize, bool), E> {
+        Ok((0, false))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(usize, bool), E> {
+        Ok((0, false))
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(usize, bool), E> {
+        Ok((0, false))
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(usize, bool), E> {
+        Ok((0, false))
+    }
+    fn visit_unit<E>(self) -> Result<(usize, bool), E> {
+        Ok((0, false))
+    }
+}
+
+/// Any value below the top: how deep it nests.
+struct Depth;
+
+impl<'de> DeserializeSeed<'de> for Depth {
+    type Value = usize;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
+        d.deserialize_any(DepthVisitor)
+    }
+}
+
+/// [`Depth`]'s reader: numbers are read as the tree would read them (so a
+/// number out of range is refused here too), strings and keys are skipped.
+struct DepthVisitor;
+
+impl<'de> Visitor<'de> for DepthVisitor {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<usize, A::Error> {
+        let mut deepest = 0;
+        while map.next_key::<IgnoredAny>()?.is_some() {
+            deepest = deepest.max(map.next_value_seed(Depth)?);
+        }
+        Ok(1 + deepest)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<usize, A::Error> {
+        let mut deepest = 0;
+        while let Some(depth) = seq.next_element_seed(Depth)? {
+            deepest = deepest.max(depth);
+        }
+        Ok(1 + deepest)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<usize, E> {
+        Ok(0)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<usize, E> {
+        Ok(0)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<usize, E> {
+        Ok(0)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<usize, E> {
+        Ok(0)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<usize, E> {
+        Ok(0)
+    }
+    fn visit_unit<E>(self) -> Result<usize, E> {
+        Ok(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_schema_keeps_its_text_compares_by_it_and_reads_and_writes_as_the_schema() {
+        let a: Schema = serde_json::from_str(r#"{"properties": {},  "type": "object"}"#).unwrap();
+        assert_eq!(a.json(), r#"{"properties": {},  "type": "object"}"#);
+        assert_eq!(a.get("type"), Some(&json!("object")));
+        assert_eq!(
+            serde_json::to_string(&a).unwrap(),
+            r#"{"properties": {},  "type": "object"}"#
+        );
+        let b = Schema::new(json!({"properties": {}, "type": "object"}));
+        assert_eq!(b.json(), r#"{"properties":{},"type":"object"}"#);
+        let multiline: Schema =
+            serde_json::from_str("{\"properties\": {},\n  \"type\": \"object\"\r\n}").unwrap();
+        assert_eq!(multiline, b);
+        assert_ne!(a, Schema::new(json!({"type": "object"})));
+        assert_eq!(serde_json::to_value(&a).unwrap(), *a.value());
+        let copy = a.clone();
+        assert!(
+            std::ptr::eq(copy.value(), a.value()),
+            "a copy shares the tree"
+        );
+    }
+
+    #[test]
+    fn a_schema_read_from_text_builds_its_tree_only_when_asked() {
+        let a: Schema =
+            serde_json::from_str(r#"{"type": "object", "properties": {"x": {"type": "string"}}}"#)
+                .unwrap();
+        let copy = a.clone();
+        assert!(a.value.get().is_none(), "read, not built");
+        assert_eq!(
+            a.shape().unwrap(),
+            Shape {
+                depth: 3,
+                object_type: true
+            }
+        );
+        assert!(a.value.get().is_none(), "checked without building it");
+        assert_eq!(copy["properties"]["x"]["type"], "string");
+        assert!(a.value.get().is_some(), "copies share what one built");
+    }
+
+    #[test]
+    fn the_shape_reads_the_last_type_and_only_the_tops() {
+        let shape = |text: &str| {
+            serde_json::from_str::<Schema>(text)
+                .unwrap()
+                .shape()
+                .unwrap()
+        };
+        assert!(shape(r#"{"type": "string", "type": "object"}"#).object_type);
+        assert!(!shape(r#"{"type": "object", "type": "string"}"#).object_type);
+        assert!(shape(r#"{"ty\u0070e": "obj\u0065ct"}"#).object_type);
+        assert!(!shape(r#"{"type": ["object"]}"#).object_type);
+        assert!(!shape(r#"{"a": {"type": "object"}}"#).object_type);
+        assert!(!shape(r#"[{"type": "object"}]"#).object_type);
+        assert_eq!(shape(r#"{"type": [[["object"]]]}"#).depth, 4);
+        assert_eq!(shape("7").depth, 0);
+    }
+
+    #[test]
+    fn a_number_the_tree_cannot_hold_is_refused_by_the_shape_and_reads_as_null() {
+        let a: Schema = serde_json::from_str(r#"{"type": "object", "maximum": 1e400}"#).unwrap();
+        assert!(a.shape().is_err());
+        assert_eq!(*a.value(), Value::Null);
+    }
+
+    /// Any JSON value (objects nesting up to five levels).
+    fn any_json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(Value::from),
+            prop_oneof![Just("object".to_owned()), "\\PC{0,8}"].prop_map(Value::from),
+        ];
+        leaf.prop_recursive(5, 48, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::btree_map(
+                    prop_oneof![Just("type".to_owned()), "\\PC{0,6}"],
+                    inner,
+                    0..6
+                )
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// The shape read from the text is the tree's, whatever the value
+        /// and however it is laid out.
+        #[test]
+        fn the_shape_read_from_the_text_is_the_trees(value in any_json(), pretty in any::<bool>()) {
+            let text = if pretty {
+                serde_json::to_string_pretty(&value).unwrap()
+            } else {
+                value.to_string()
+            };
+            let schema: Schema = serde_json::from_str(&text).unwrap();
+            let shape = Schema::from_text(RawValue::from_string(value.to_string()).unwrap())
+                .unwrap()
+                .shape()
+                .unwrap();
+            prop_assert_eq!(shape.depth, depth(&value));
+            prop_assert_eq!(shape.object_type, is_object_type(&value));
+            prop_assert_eq!(schema.shape().unwrap(), shape);
+        }
+    }
+}
