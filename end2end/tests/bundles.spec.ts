@@ -42,6 +42,10 @@ test('every page loads only its own group’s bundle, and it hydrates all of the
   page,
   request,
 }) => {
+  // Fifteen visits, each in a fresh context with an empty cache, so each
+  // downloads and compiles its bundle (20-30 MB unoptimised in the test
+  // build): more than the default 30 s on two busy cores.
+  test.setTimeout(120_000);
   const anonymous = await visit(browser, null, '/login');
   expect(anonymous.wasm).toEqual([expect.stringMatching(HASHED_WASM('start'))]);
   expect(anonymous.missing).toEqual([]);
