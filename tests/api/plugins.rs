@@ -913,3 +913,33 @@ async fn a_change_event_carries_only_the_change() {
         assert!(!text.contains(unchanged), "{unchanged} in {text}");
     }
 }
+
+#[tokio::test]
+async fn a_schema_holding_a_number_no_tree_can_hold_fails_alone_saying_why() {
+    let app = spawn_app().await;
+    let key = app.api_key().await;
+    let s = open(&app, &key, "idv").await;
+    let big = json!({"name": "bigNumber", "description": "x", "parameters": {"type": "object", "properties": {"n": {"type": "number", "maximum": 123_456_789}}}});
+    // JSON may write a number no `f64` holds; `serde_json::Value` cannot.
+    let text = registration(vec![big, tool("addRow")])
+        .to_string()
+        .replace("123456789", "1e400");
+    let res = app
+        .client
+        .post(app.url(&format!("/api/sessions/{}/register-tools", s.id)))
+        .bearer_auth(&s.token)
+        .header("content-type", "application/json")
+        .body(text)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 201);
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["registeredTools"], json!(["addRow"]));
+    assert_eq!(body["failedTools"][0]["toolName"], "bigNumber");
+    let error = body["failedTools"][0]["error"].as_str().unwrap();
+    assert!(
+        error.starts_with("parameters: number out of range"),
+        "{error}"
+    );
+}

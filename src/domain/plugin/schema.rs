@@ -88,13 +88,9 @@ impl Schema {
 
     /// Its depth and whether its `"type"` is `"object"`, read from the
     /// text; an error where building the tree would fail too.
+    /// Always read from the text, even once the tree is built: a text with
+    /// no tree reads as `null`, and that would hide why.
     pub fn shape(&self) -> Result<Shape, serde_json::Error> {
-        if let Some(value) = self.value.get() {
-            return Ok(Shape {
-                depth: depth(value),
-                object_type: is_object_type(value),
-            });
-        }
         let mut reader = serde_json::Deserializer::from_str(self.json.get());
         let shape = reader.deserialize_any(TopVisitor)?;
         reader.end()?;
@@ -109,11 +105,6 @@ pub fn depth(value: &Value) -> usize {
         Value::Object(map) => 1 + map.values().map(depth).max().unwrap_or(0),
         _ => 0,
     }
-}
-
-/// Whether `value` is an object whose `"type"` is `"object"`.
-fn is_object_type(value: &Value) -> bool {
-    value.get("type").and_then(Value::as_str) == Some("object")
 }
 
 impl std::ops::Deref for Schema {
@@ -356,6 +347,12 @@ mod tests {
     use proptest::prelude::*;
     use serde_json::json;
 
+    /// Whether `value` is an object whose `"type"` is `"object"`, read
+    /// from the tree.
+    fn is_object_type(value: &Value) -> bool {
+        value.get("type").and_then(Value::as_str) == Some("object")
+    }
+
     #[test]
     fn a_schema_keeps_its_text_compares_by_it_and_reads_and_writes_as_the_schema() {
         let a: Schema = serde_json::from_str(r#"{"properties": {},  "type": "object"}"#).unwrap();
@@ -421,6 +418,11 @@ mod tests {
         let a: Schema = serde_json::from_str(r#"{"type": "object", "maximum": 1e400}"#).unwrap();
         assert!(a.shape().is_err());
         assert_eq!(*a.value(), Value::Null);
+        let error = a.shape().unwrap_err().to_string();
+        assert!(
+            error.starts_with("number out of range"),
+            "still said once the tree is built (compiling builds it first): {error}"
+        );
     }
 
     /// Any JSON value (objects nesting up to five levels).
