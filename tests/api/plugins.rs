@@ -943,3 +943,49 @@ async fn a_schema_holding_a_number_no_tree_can_hold_fails_alone_saying_why() {
         "{error}"
     );
 }
+
+#[tokio::test]
+async fn a_tools_pattern_refuses_calls_that_miss_it_and_a_bad_pattern_fails_its_tool_alone() {
+    let app = spawn_app().await;
+    let key = app.api_key().await;
+    let s = open(&app, &key, "idv").await;
+    let with_pattern = |name: &str, pattern: &str| {
+        json!({"name": name, "description": "x", "parameters": {"type": "object",
+            "properties": {"attribute": {"type": "string", "pattern": pattern}}, "required": ["attribute"]}})
+    };
+    let attribute = "^[A-Za-z_][A-Za-z0-9_ ]*$";
+    let (status, body) = register(
+        &app,
+        &s,
+        registration(vec![
+            with_pattern("filterRows", attribute),
+            with_pattern("sortRows", attribute),
+            with_pattern("unclosed", "(ab"),
+            with_pattern("lookBehind", "(?<=a)b"),
+        ]),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(body["registeredTools"], json!(["filterRows", "sortRows"]));
+    for (i, (name, pattern)) in [("unclosed", "(ab"), ("lookBehind", "(?<=a)b")]
+        .into_iter()
+        .enumerate()
+    {
+        assert_eq!(body["failedTools"][i]["toolName"], name);
+        let error = body["failedTools"][i]["error"].as_str().unwrap();
+        assert!(error.contains(pattern), "{error}");
+    }
+    // Both tools share one compiled pattern; each refuses what misses it.
+    for name in ["filterRows", "sortRows"] {
+        let (status, reply) = call(&app, &s, name, json!({"attribute": "9 lives"})).await;
+        assert_eq!(status, 200);
+        assert_eq!(reply["allowed"], false, "{reply}");
+        let reason = reply["reason"].as_str().unwrap();
+        assert!(
+            reason.contains(&format!(
+                "field `attribute`: \"9 lives\" does not match \"{attribute}\""
+            )),
+            "{reason}"
+        );
+    }
+}

@@ -387,6 +387,7 @@ fn narrow_to_workflows(tool: &mut CatalogueTool, workflows: &[Workflow]) {
     }
 }
 
+mod pattern;
 mod schema;
 pub use schema::{check_with, compile_schema};
 

@@ -11,4 +11,5 @@ pub mod memory;
 pub mod state;
 pub mod telemetry;
 pub mod tokens;
+pub mod weak_table;
 pub mod windows;

@@ -5,30 +5,20 @@
 //! plugin holds it, so sharing never keeps memory a session let go.
 
 use crate::domain::plugin::Schema;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use crate::server::platform::weak_table::WeakTable;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 type Validator = Arc<jsonschema::Validator>;
 
-/// Schema text → its compiled validator, while some session holds it;
-/// and the size at which entries no session holds are next swept out.
-#[derive(Default)]
-struct Table {
-    validators: HashMap<String, Weak<jsonschema::Validator>>,
-    sweep_at: usize,
-}
-
-/// The process's table (compiling is a pure function of the text).
-fn table() -> std::sync::MutexGuard<'static, Table> {
-    static TABLE: OnceLock<Mutex<Table>> = OnceLock::new();
+/// The process's table, schema text → validator (compiling is a pure
+/// function of the text).
+fn table() -> MutexGuard<'static, WeakTable<jsonschema::Validator>> {
+    static TABLE: OnceLock<Mutex<WeakTable<jsonschema::Validator>>> = OnceLock::new();
     TABLE
         .get_or_init(Default::default)
         .lock()
         .unwrap_or_else(|p| p.into_inner())
 }
-
-/// Fewest entries before the first sweep.
-const FIRST_SWEEP: usize = 4096;
 
 /// Splits `schemas` into those some session already compiled (with their
 /// validator) and those still to compile.
@@ -40,7 +30,7 @@ pub(super) fn split(
     let mut known = Vec::new();
     let mut missing = Vec::new();
     for (key, schema) in schemas {
-        match table.validators.get(schema.json()).and_then(Weak::upgrade) {
+        match table.get(schema.json()) {
             Some(v) => known.push((key, v)),
             None => missing.push((key, schema)),
         }
@@ -48,17 +38,10 @@ pub(super) fn split(
     (known, missing)
 }
 
-/// Remembers validators just compiled, by their schemas' texts; once the
-/// table has doubled since its last sweep, forgets those no session holds.
+/// Remembers validators just compiled, by their schemas' texts.
 pub(super) fn remember<'a>(compiled: impl Iterator<Item = (&'a Schema, &'a Validator)>) {
     let mut table = table();
     for (schema, validator) in compiled {
-        table
-            .validators
-            .insert(schema.json().to_owned(), Arc::downgrade(validator));
-    }
-    if table.validators.len() > table.sweep_at.max(FIRST_SWEEP) {
-        table.validators.retain(|_, w| w.strong_count() > 0);
-        table.sweep_at = 2 * table.validators.len();
+        table.insert(schema.json(), validator);
     }
 }

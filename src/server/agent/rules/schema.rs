@@ -29,13 +29,16 @@ pub fn check_with(validator: &jsonschema::Validator, arguments: &Value) -> Resul
     }
 }
 
-/// Compiles a tool's JSON Schema. Patterns use the `regex` engine (linear
-/// time, no backtracking), and jsonschema's default features are off, so a
-/// schema can never make the server fetch a `$ref` over the network or from
-/// a file. Slow for large schemas: call it off the async threads.
+/// Compiles a tool's JSON Schema. Patterns are compiled once per process
+/// (`pattern.rs`: linear time, no backtracking; `patternProperties` use
+/// jsonschema's `regex` engine, also linear), and jsonschema's default
+/// features are off, so a schema can never make the server fetch a `$ref`
+/// over the network or from a file. Slow for large schemas: call it off the
+/// async threads.
 pub fn compile_schema(schema: &Value) -> Result<jsonschema::Validator, String> {
     jsonschema::options()
         .with_pattern_options(jsonschema::PatternOptions::regex())
+        .with_keyword("pattern", super::pattern::factory)
         .build(schema)
         .map_err(|e| excerpt(&e.to_string()))
 }

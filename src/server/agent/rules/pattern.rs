@@ -1,0 +1,166 @@
+//! The `pattern` keyword of tool schemas, compiled once per process for
+//! every schema holding the same pattern. A plugin's tools repeat their
+//! patterns (an attribute name, an id) across hundreds of schemas, and
+//! jsonschema builds each schema's regexes on its own, each with a full
+//! DFA (another dependency turns regex-automata's `dfa-build` on): that was
+//! two thirds of compiling a realistic registration. Here a pattern is
+//! translated as jsonschema translates it (ECMA 262 → Rust syntax), built
+//! without the full DFA (the lazy DFA and the NFA engines stay: linear
+//! time, no backtracking) and kept in a weak table while any schema holds it.
+
+use crate::server::platform::weak_table::WeakTable;
+use jsonschema::{Keyword, ValidationError};
+use regex_automata::meta;
+use serde_json::{Map, Value};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// A compiled `pattern`, and the text it was compiled from (for messages).
+struct Pattern {
+    regex: meta::Regex,
+    text: Box<str>,
+}
+
+/// One schema's use of a shared pattern.
+struct PatternKeyword(Arc<Pattern>);
+
+impl PatternKeyword {
+    /// Whether a string matches; `None` if the engine gave up (regex
+    /// issue 1344 makes some searches panic: the call is refused, the
+    /// server stays up).
+    fn matches(&self, text: &str) -> Option<bool> {
+        std::panic::catch_unwind(|| self.0.regex.is_match(text)).ok()
+    }
+}
+
+impl<'i> Keyword<'i> for PatternKeyword {
+    fn validate(&self, instance: &'i Value) -> Result<(), ValidationError<'i>> {
+        let Value::String(text) = instance else {
+            return Ok(());
+        };
+        match self.matches(text) {
+            Some(true) => Ok(()),
+            Some(false) => Err(ValidationError::custom(format!(
+                "{instance} does not match \"{}\"",
+                self.0.text
+            ))),
+            None => Err(ValidationError::custom(format!(
+                "{instance} could not be checked against \"{}\"",
+                self.0.text
+            ))),
+        }
+    }
+
+    fn is_valid(&self, instance: &'i Value) -> bool {
+        match instance {
+            Value::String(text) => self.matches(text) == Some(true),
+            _ => true,
+        }
+    }
+}
+
+/// The process's patterns, by their text as schemas wrote them.
+fn table() -> std::sync::MutexGuard<'static, WeakTable<Pattern>> {
+    static TABLE: OnceLock<Mutex<WeakTable<Pattern>>> = OnceLock::new();
+    TABLE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+}
+
+/// Compiles `text` as jsonschema's `regex` engine would, minus the full DFA.
+fn compile(text: &str) -> Result<Pattern, String> {
+    let translated = jsonschema_regex::to_rust_regex(text)
+        .map_err(|()| format!("\"{text}\" is not a regular expression this server can run"))?;
+    let regex = meta::Builder::new()
+        .configure(meta::Config::new().dfa(false))
+        .build(&translated)
+        .map_err(|e| format!("\"{text}\" cannot be compiled: {e}"))?;
+    Ok(Pattern {
+        regex,
+        text: text.into(),
+    })
+}
+
+/// jsonschema's factory for `pattern`: the shared compiled pattern, built
+/// now if no schema holds it. Building happens outside the table's lock,
+/// so one slow pattern never holds up another schema's.
+#[allow(clippy::type_complexity)]
+pub fn factory<'a>(
+    _: &'a Map<String, Value>,
+    value: &'a Value,
+    _: jsonschema::paths::Location,
+) -> Result<Box<dyn for<'i> Keyword<'i>>, ValidationError<'a>> {
+    let Value::String(text) = value else {
+        return Err(ValidationError::schema("`pattern` must be a string"));
+    };
+    if let Some(shared) = table().get(text) {
+        return Ok(Box::new(PatternKeyword(shared)));
+    }
+    let built = Arc::new(compile(text).map_err(ValidationError::schema)?);
+    let mut table = table();
+    // Another thread may have built it meanwhile: keep the first.
+    let shared = match table.get(text) {
+        Some(first) => first,
+        None => {
+            table.insert(text, &built);
+            built
+        }
+    };
+    Ok(Box::new(PatternKeyword(shared)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn compiled(schema: Value) -> jsonschema::Validator {
+        crate::server::agent::rules::compile_schema(&schema).unwrap()
+    }
+
+    #[test]
+    fn matches_as_ecma_patterns_do() {
+        let v = compiled(json!({"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_ ]*$"}));
+        assert!(v.is_valid(&json!("Height cm")));
+        assert!(!v.is_valid(&json!("9lives")));
+        // ECMA `\d` is ASCII only; `\S` excludes ECMA whitespace.
+        let v = compiled(json!({"pattern": "^\\d+$"}));
+        assert!(v.is_valid(&json!("123")) && !v.is_valid(&json!("١٢٣")));
+        let v = compiled(json!({"pattern": "^\\S*$"}));
+        assert!(v.is_valid(&json!("ab")) && !v.is_valid(&json!("a\u{3000}b")));
+        // Unanchored: found anywhere; only strings are checked.
+        let v = compiled(json!({"pattern": "b+"}));
+        assert!(v.is_valid(&json!("abba")) && v.is_valid(&json!(12)));
+    }
+
+    #[test]
+    fn a_mismatch_names_the_value_and_the_pattern() {
+        let v = compiled(json!({"properties": {"id": {"pattern": "^x-"}}}));
+        let instance = json!({"id": "y"});
+        let e = v.validate(&instance).unwrap_err();
+        assert_eq!(e.to_string(), "\"y\" does not match \"^x-\"");
+        assert_eq!(e.instance_path().to_string(), "/id");
+    }
+
+    #[test]
+    fn schemas_holding_one_pattern_share_it_while_one_holds_it() {
+        let text = "^shared-[0-9]{3}$";
+        let a = compiled(json!({"pattern": text}));
+        let b = compiled(json!({"pattern": text, "maxLength": 10}));
+        let first = table().get(text).expect("held by a and b");
+        assert_eq!(Arc::strong_count(&first), 3);
+        drop((a, b));
+        assert_eq!(Arc::strong_count(&first), 1);
+        drop(first);
+        assert!(table().get(text).is_none());
+    }
+
+    #[test]
+    fn patterns_the_engine_cannot_run_fail_to_compile_naming_them() {
+        for bad in ["(", "(?<=a)b", "\\1(a)"] {
+            let e =
+                crate::server::agent::rules::compile_schema(&json!({"pattern": bad})).unwrap_err();
+            assert!(e.contains(bad), "{bad}: {e}");
+        }
+    }
+}

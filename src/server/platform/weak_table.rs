@@ -1,0 +1,81 @@
+//! A process-wide table of things built from text (a compiled schema, a
+//! compiled pattern) that many owners may hold at once: building is a pure
+//! function of the text, so the second owner reuses what the first built.
+//! Entries are weak, so the table never keeps alive what no owner holds,
+//! and it forgets dead entries each time it has doubled since its last sweep.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Weak};
+
+/// Fewest entries before the first sweep.
+const FIRST_SWEEP: usize = 4096;
+
+/// Text → the thing built from it, while some owner holds it.
+pub struct WeakTable<T> {
+    entries: HashMap<Box<str>, Weak<T>>,
+    sweep_at: usize,
+}
+
+impl<T> Default for WeakTable<T> {
+    fn default() -> Self {
+        Self {
+            entries: HashMap::new(),
+            sweep_at: FIRST_SWEEP,
+        }
+    }
+}
+
+impl<T> WeakTable<T> {
+    /// What was built from `text`, if some owner still holds it.
+    pub fn get(&self, text: &str) -> Option<Arc<T>> {
+        self.entries.get(text).and_then(Weak::upgrade)
+    }
+
+    /// Remembers `built` as built from `text`; sweeps when due.
+    pub fn insert(&mut self, text: &str, built: &Arc<T>) {
+        self.entries.insert(text.into(), Arc::downgrade(built));
+        if self.entries.len() > self.sweep_at {
+            self.entries.retain(|_, w| w.strong_count() > 0);
+            self.sweep_at = (2 * self.entries.len()).max(FIRST_SWEEP);
+        }
+    }
+
+    /// How many entries the table keeps (live or not yet swept).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the table keeps no entry.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gives_back_what_an_owner_holds_and_forgets_what_none_does() {
+        let mut table = WeakTable::default();
+        let held = Arc::new(1);
+        table.insert("a", &held);
+        assert_eq!(table.get("a").as_deref(), Some(&1));
+        drop(held);
+        assert_eq!(table.get("a"), None);
+    }
+
+    #[test]
+    fn sweeps_dead_entries_once_it_has_doubled() {
+        let mut table = WeakTable::default();
+        let kept = Arc::new(0);
+        table.insert("kept", &kept);
+        for i in 0..FIRST_SWEEP {
+            table.insert(&i.to_string(), &Arc::new(i));
+        }
+        // The insert past the threshold swept every dead entry: left are
+        // the one held here and the one its caller held while inserting.
+        assert_eq!(table.len(), 2);
+        assert_eq!(table.get("kept").as_deref(), Some(&0));
+    }
+}
