@@ -50,10 +50,7 @@ pub enum TodoCommand {
 }
 
 /// The arguments as an object holding only `allowed` names.
-fn fields<'a>(
-    arguments: &'a Value,
-    allowed: &[&str],
-) -> Result<&'a Map<String, Value>, String> {
+fn fields<'a>(arguments: &'a Value, allowed: &[&str]) -> Result<&'a Map<String, Value>, String> {
     let Value::Object(map) = arguments else {
         return Err("the arguments must be a JSON object".into());
     };
@@ -68,10 +65,7 @@ fn fields<'a>(
 }
 
 /// The string argument `name`, if given (a JSON `null` counts as not given).
-fn optional_str<'a>(
-    map: &'a Map<String, Value>,
-    name: &str,
-) -> Result<Option<&'a str>, String> {
+fn optional_str<'a>(map: &'a Map<String, Value>, name: &str) -> Result<Option<&'a str>, String> {
     match map.get(name) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
