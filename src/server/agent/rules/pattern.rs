@@ -14,6 +14,28 @@ use regex_automata::meta;
 use serde_json::{Map, Value};
 use std::sync::{Arc, Mutex, OnceLock};
 
+/// Compiled bytes every pattern may take, whatever its length: ample for
+/// the patterns schemas use (an e-mail or date pattern takes 6–7 KB,
+/// `^[\w ]{1,200}$` 36 KB).
+pub const PATTERN_BASE_BYTES: usize = 64 * 1024;
+
+/// Compiled bytes a pattern may take per byte of its text, beyond the
+/// base. Tying the size to the text bounds what a session's patterns can
+/// take by its budget of tool text (`PLUGIN_SET_MAX_BYTES`): a few
+/// characters such as `^\p{L}{1,100}$` (4.8 MB) or `^.{0,1000}$` (1 MB)
+/// cannot make the server hold megabytes each (`maxLength` says the latter).
+pub const PATTERN_BYTES_PER_CHAR: usize = 64;
+
+/// Most bytes a pattern's lazy DFA keeps between searches (regex-automata's
+/// default is 2 MB each); a search that needs more starts the cache
+/// afresh or uses an NFA engine, still in linear time.
+pub const PATTERN_CACHE_BYTES: usize = 64 * 1024;
+
+/// The most bytes a pattern of `text_len` bytes may take compiled.
+pub fn pattern_max_bytes(text_len: usize) -> usize {
+    PATTERN_BASE_BYTES + PATTERN_BYTES_PER_CHAR * text_len
+}
+
 /// A compiled `pattern`, and the text it was compiled from (for messages).
 struct Pattern {
     regex: meta::Regex,
@@ -71,10 +93,21 @@ fn table() -> std::sync::MutexGuard<'static, WeakTable<Pattern>> {
 fn compile(text: &str) -> Result<Pattern, String> {
     let translated = jsonschema_regex::to_rust_regex(text)
         .map_err(|()| format!("\"{text}\" is not a regular expression this server can run"))?;
+    let max = pattern_max_bytes(text.len());
     let regex = meta::Builder::new()
-        .configure(meta::Config::new().dfa(false))
+        .configure(
+            meta::Config::new()
+                .dfa(false)
+                .nfa_size_limit(Some(max))
+                .hybrid_cache_capacity(PATTERN_CACHE_BYTES),
+        )
         .build(&translated)
         .map_err(|e| format!("\"{text}\" cannot be compiled: {}", why(&e)))?;
+    if regex.memory_usage() > max {
+        return Err(format!(
+            "\"{text}\" cannot be compiled: it would take over {max} bytes compiled"
+        ));
+    }
     Ok(Pattern {
         regex,
         text: text.into(),
@@ -147,6 +180,15 @@ mod tests {
         assert!(v.is_valid(&json!("123")) && !v.is_valid(&json!("١٢٣")));
         let v = compiled(json!({"pattern": "^\\S*$"}));
         assert!(v.is_valid(&json!("ab")) && !v.is_valid(&json!("a\u{3000}b")));
+        // Patterns schemas use fit their compiled-size bound.
+        for usual in [
+            r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$",
+            r"^[\w ]{1,200}$",
+            r"^\d{4}-\d{2}-\d{2}$",
+        ] {
+            let v = compiled(json!({"pattern": usual}));
+            assert!(!v.is_valid(&json!("\n")), "{usual}");
+        }
         // Unanchored: found anywhere; only strings are checked.
         let v = compiled(json!({"pattern": "b+"}));
         assert!(v.is_valid(&json!("abba")) && v.is_valid(&json!(12)));
@@ -181,6 +223,8 @@ mod tests {
             ("(?<=a)b", "look-around is not supported"),
             ("(a)\\1", "backreferences are not supported"),
             ("(a{1000}){1000}", "it would take over"),
+            ("^.{0,1000}$", "it would take over"),
+            ("^\\p{L}{1,100}$", "it would take over"),
         ] {
             let e =
                 crate::server::agent::rules::compile_schema(&json!({"pattern": bad})).unwrap_err();
