@@ -16,8 +16,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 /// Compiled bytes every pattern may take, whatever its length: ample for
 /// the patterns schemas use (an e-mail or date pattern takes 6–7 KB,
-/// `^[\w ]{1,200}$` 36 KB).
-pub const PATTERN_BASE_BYTES: usize = 64 * 1024;
+/// `^[\w ]{1,200}$` 36 KB, each Unicode letter class `\p{L}` about 48 KB,
+/// so `^\p{L}[\p{L} ]*$` fits).
+pub const PATTERN_BASE_BYTES: usize = 128 * 1024;
 
 /// Compiled bytes a pattern may take per byte of its text, beyond the
 /// base. Tying the size to the text bounds what a session's patterns can
@@ -185,6 +186,8 @@ mod tests {
             r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$",
             r"^[\w ]{1,200}$",
             r"^\d{4}-\d{2}-\d{2}$",
+            r"^\p{L}[\p{L} ]*$",
+            r"^[\p{L}\p{M}' -]+$",
         ] {
             let v = compiled(json!({"pattern": usual}));
             assert!(!v.is_valid(&json!("\n")), "{usual}");
