@@ -5,7 +5,7 @@
 //! and it forgets dead entries each time it has doubled since its last sweep.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 
 /// Fewest entries before the first sweep.
 const FIRST_SWEEP: usize = 4096;
@@ -41,13 +41,35 @@ impl<T> WeakTable<T> {
     }
 
     /// How many entries the table keeps (live or not yet swept).
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    fn len(&self) -> usize {
         self.entries.len()
     }
+}
 
-    /// Whether the table keeps no entry.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+/// A process-wide [`WeakTable`] behind a lock, made on first use: a
+/// `static` of this type is all its user declares.
+pub struct Shared<T>(OnceLock<Mutex<WeakTable<T>>>);
+
+impl<T> Default for Shared<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T> Shared<T> {
+    /// An empty table, for a `static`.
+    pub const fn new() -> Self {
+        Self(OnceLock::new())
+    }
+
+    /// The table, locked. A panic while another thread held it leaves it
+    /// usable: every entry is written whole.
+    pub fn lock(&self) -> MutexGuard<'_, WeakTable<T>> {
+        self.0
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
     }
 }
 

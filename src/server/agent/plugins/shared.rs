@@ -5,20 +5,14 @@
 //! plugin holds it, so sharing never keeps memory a session let go.
 
 use crate::domain::plugin::Schema;
-use crate::server::platform::weak_table::WeakTable;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use crate::server::platform::weak_table::Shared;
+use std::sync::Arc;
 
 type Validator = Arc<jsonschema::Validator>;
 
 /// The process's table, schema text → validator (compiling is a pure
 /// function of the text).
-fn table() -> MutexGuard<'static, WeakTable<jsonschema::Validator>> {
-    static TABLE: OnceLock<Mutex<WeakTable<jsonschema::Validator>>> = OnceLock::new();
-    TABLE
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-}
+static TABLE: Shared<jsonschema::Validator> = Shared::new();
 
 /// Splits `schemas` into those some session already compiled (with their
 /// validator) and those still to compile.
@@ -26,7 +20,7 @@ fn table() -> MutexGuard<'static, WeakTable<jsonschema::Validator>> {
 pub(super) fn split(
     schemas: Vec<(String, Schema)>,
 ) -> (Vec<(String, Validator)>, Vec<(String, Schema)>) {
-    let table = table();
+    let table = TABLE.lock();
     let mut known = Vec::new();
     let mut missing = Vec::new();
     for (key, schema) in schemas {
@@ -40,7 +34,7 @@ pub(super) fn split(
 
 /// Remembers validators just compiled, by their schemas' texts.
 pub(super) fn remember<'a>(compiled: impl Iterator<Item = (&'a Schema, &'a Validator)>) {
-    let mut table = table();
+    let mut table = TABLE.lock();
     for (schema, validator) in compiled {
         table.insert(schema.json(), validator);
     }

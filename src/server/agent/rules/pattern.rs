@@ -8,11 +8,11 @@
 //! without the full DFA (the lazy DFA and the NFA engines stay: linear
 //! time, no backtracking) and kept in a weak table while any schema holds it.
 
-use crate::server::platform::weak_table::WeakTable;
+use crate::server::platform::weak_table::Shared;
 use jsonschema::{Keyword, ValidationError};
 use regex_automata::meta;
 use serde_json::{Map, Value};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 /// Compiled bytes every pattern may take, whatever its length: ample for
 /// the patterns schemas use (an e-mail or date pattern takes 6–7 KB,
@@ -82,13 +82,7 @@ impl<'i> Keyword<'i> for PatternKeyword {
 }
 
 /// The process's patterns, by their text as schemas wrote them.
-fn table() -> std::sync::MutexGuard<'static, WeakTable<Pattern>> {
-    static TABLE: OnceLock<Mutex<WeakTable<Pattern>>> = OnceLock::new();
-    TABLE
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-}
+static TABLE: Shared<Pattern> = Shared::new();
 
 /// Compiles `text` as jsonschema's `regex` engine would, minus the full DFA.
 fn compile(text: &str) -> Result<Pattern, String> {
@@ -137,7 +131,6 @@ fn why(e: &meta::BuildError) -> String {
 /// jsonschema's factory for `pattern`: the shared compiled pattern, built
 /// now if no schema holds it. Building happens outside the table's lock,
 /// so one slow pattern never holds up another schema's.
-#[allow(clippy::type_complexity)]
 pub fn factory<'a>(
     _: &'a Map<String, Value>,
     value: &'a Value,
@@ -146,11 +139,11 @@ pub fn factory<'a>(
     let Value::String(text) = value else {
         return Err(ValidationError::schema("`pattern` must be a string"));
     };
-    if let Some(shared) = table().get(text) {
+    if let Some(shared) = TABLE.lock().get(text) {
         return Ok(Box::new(PatternKeyword(shared)));
     }
     let built = Arc::new(compile(text).map_err(ValidationError::schema)?);
-    let mut table = table();
+    let mut table = TABLE.lock();
     // Another thread may have built it meanwhile: keep the first.
     let shared = match table.get(text) {
         Some(first) => first,
@@ -211,12 +204,12 @@ mod tests {
         let text = "^shared-[0-9]{3}$";
         let a = compiled(json!({"pattern": text}));
         let b = compiled(json!({"pattern": text, "maxLength": 10}));
-        let first = table().get(text).expect("held by a and b");
+        let first = TABLE.lock().get(text).expect("held by a and b");
         assert_eq!(Arc::strong_count(&first), 3);
         drop((a, b));
         assert_eq!(Arc::strong_count(&first), 1);
         drop(first);
-        assert!(table().get(text).is_none());
+        assert!(TABLE.lock().get(text).is_none());
     }
 
     #[test]
