@@ -53,16 +53,14 @@ pub async fn list_api_keys() -> Result<Vec<ApiKeyView>, ApiError> {
 }
 
 /// Revokes one of the signed-in user's API keys (an admin: any; another's
-/// is 404); the sessions it opened end at once.
+/// is 404); the sessions it opened and its open streams end at once.
 #[server(prefix = "/rpc", endpoint = "revoke_api_key")]
 pub async fn revoke_api_key(id: i64) -> Result<(), ApiError> {
-    use crate::server::agent::sessions;
-    use crate::server::{http::ctx, store};
+    use crate::server::{accounts, http::ctx};
     ctx::finish(async {
         let user = ctx::teacher()?;
         let state = ctx::state()?;
-        store::api_keys::revoke(&state.db, id, maker_unless_admin(&user)).await?;
-        sessions::end_opened_by_key(&state, id, "API key revoked").await
+        accounts::revoke_key(&state, id, maker_unless_admin(&user)).await
     })
     .await
 }

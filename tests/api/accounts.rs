@@ -15,7 +15,7 @@ use switchboard::domain::limits::PASSWORD_RESET_LIFETIME_SECS;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 /// A key with `accounts:write`, made outside the app (no account owns it).
-async fn accounts_key(app: &TestApp) -> String {
+pub(crate) async fn accounts_key(app: &TestApp) -> String {
     app.api_key_with(&[Scope::AccountsWrite]).await
 }
 
@@ -31,7 +31,7 @@ async fn create(app: &TestApp, key: &str, body: Value) -> Response {
 }
 
 /// `PATCH /api/accounts/{id}` with `key`.
-async fn patch(app: &TestApp, key: &str, id: i64, body: Value) -> Response {
+pub(crate) async fn patch(app: &TestApp, key: &str, id: i64, body: Value) -> Response {
     app.client
         .patch(app.url(&format!("/api/accounts/{id}")))
         .bearer_auth(key)
@@ -42,7 +42,7 @@ async fn patch(app: &TestApp, key: &str, id: i64, body: Value) -> Response {
 }
 
 /// Makes an account with a password; returns its id.
-async fn make(app: &TestApp, key: &str, email: &str, role: &str, password: &str) -> i64 {
+pub(crate) async fn make(app: &TestApp, key: &str, email: &str, role: &str, password: &str) -> i64 {
     let res = create(
         app,
         key,
@@ -76,7 +76,7 @@ async fn sign_in(app: &TestApp, email: &str, password: &str) -> (u16, Value) {
 }
 
 /// The cookie (`sb_session=…`) of a new sign-in.
-async fn cookie_of(app: &TestApp, email: &str, password: &str) -> String {
+pub(crate) async fn cookie_of(app: &TestApp, email: &str, password: &str) -> String {
     let res = app
         .rpc_with(
             &crate::helpers::new_client(),
@@ -106,7 +106,12 @@ async fn use_link(app: &TestApp, token: &str, password: &str) -> Response {
 
 /// Asks for an event stream at `path` on a new connection, with
 /// `cookie` or `key`; the response once its head is in (the stream open).
-async fn stream(app: &TestApp, path: &str, cookie: Option<&str>, key: Option<&str>) -> Response {
+pub(crate) async fn stream(
+    app: &TestApp,
+    path: &str,
+    cookie: Option<&str>,
+    key: Option<&str>,
+) -> Response {
     // No idle connections kept: every request is a new connection, as an
     // `EventSource` opens it (the stream is then written on the socket).
     let client = Client::builder().pool_max_idle_per_host(0).build().unwrap();
@@ -143,7 +148,7 @@ async fn stream_after_a_request(app: &TestApp, path: &str, cookie: &str) -> Resp
 }
 
 /// Whether the stream's body ends (or breaks off) within 3 s.
-async fn ends(mut res: Response) -> bool {
+pub(crate) async fn ends(mut res: Response) -> bool {
     tokio::time::timeout(Duration::from_secs(3), async {
         while let Ok(Some(_)) = res.chunk().await {}
     })
@@ -152,7 +157,7 @@ async fn ends(mut res: Response) -> bool {
 }
 
 /// Whether the stream is still open after 300 ms.
-async fn stays_open(mut res: Response) -> bool {
+pub(crate) async fn stays_open(mut res: Response) -> bool {
     tokio::time::timeout(Duration::from_millis(300), async {
         while let Ok(Some(_)) = res.chunk().await {}
     })

@@ -15,6 +15,7 @@ mod clients;
 mod cluster;
 mod connections;
 mod cors;
+mod cutoff;
 mod database;
 mod end_session;
 mod event_streams;

@@ -9,9 +9,12 @@
 //! deletes its sign-ins (and `resolve_user` refuses a disabled account's
 //! cookie anyway), its API keys are refused while it is disabled
 //! (`store::api_keys::verify`), and every open event stream counted under
-//! it — opened with its cookie or one of its keys — is ended through the
-//! stream counter ([`StreamCounter::close`](crate::server::http::streams::StreamCounter::close)).
+//! it — opened with its cookie or one of its keys — and its workflow-MCP
+//! sessions end, on every instance ([`cutoff`]). A role change ends them
+//! too, so what reconnects is let in by the new role; revoking an API key
+//! ([`revoke_key`]) ends its sessions and its streams.
 
+pub mod cutoff;
 pub mod mail;
 
 use crate::domain::account::{AccountChange, AccountView, CreatedAccount, NewAccount, ResetLink};
@@ -20,7 +23,6 @@ use crate::domain::limits::PASSWORD_RESET_LIFETIME_SECS;
 use crate::domain::user::{check_new_password, UserView};
 use crate::error::ApiError;
 use crate::server::auth::{self, hash_password, random_token, token_hash, HASH_QUEUE_WAIT};
-use crate::server::http::streams::user_key;
 use crate::server::store::{accounts, auth_sessions, users};
 use crate::server::{AppState, ServerError};
 
@@ -80,9 +82,9 @@ pub async fn change(
     change: AccountChange,
 ) -> Result<AccountView, ServerError> {
     let (before, after) = accounts::change(&state.db, id, change, state.clock.now()).await?;
-    if after.disabled {
-        let streams = state.streams.close(&user_key(id));
-        if !before.disabled {
+    if after.disabled || before.role != after.role {
+        let streams = cutoff::cut_off(state, cutoff::Holder::Account(id)).await;
+        if after.disabled && !before.disabled {
             tracing::info!(actor = %actor.name, account = id, streams, "account disabled");
         }
     } else if before.disabled {
@@ -92,6 +94,16 @@ pub async fn change(
         tracing::info!(actor = %actor.name, account = id, role = %after.role, "role changed");
     }
     Ok(after)
+}
+
+/// Revokes API key `id` (one `maker` made, or any for `None`: an admin;
+/// 404 otherwise): it stops working, the sessions it opened end, and its
+/// open streams and workflow-MCP sessions end on every instance.
+pub async fn revoke_key(state: &AppState, id: i64, maker: Option<i64>) -> Result<(), ServerError> {
+    crate::server::store::api_keys::revoke(&state.db, id, maker).await?;
+    crate::server::agent::sessions::end_opened_by_key(state, id, "API key revoked").await?;
+    cutoff::cut_off(state, cutoff::Holder::ApiKey(id)).await;
+    Ok(())
 }
 
 /// Makes a new one-time password link for account `id` as `actor`,

@@ -3,7 +3,8 @@
 //! the number the database gave it, once and in order (a missed one is
 //! read from `session_events` first); list and workflow changes go to
 //! their watchers here; another instance's rules change makes this one
-//! reload its rules.
+//! reload its rules; a credential that ended elsewhere has its streams
+//! here ended.
 //!
 //! `PgListener` reconnects by itself, and whatever was notified meanwhile
 //! is lost: after a reconnect the listener reads, for every session
@@ -12,6 +13,7 @@
 
 use super::payload::{self, ListFrame, Notice};
 use super::{Cluster, EVENTS_CHANNEL, RULES_CHANNEL};
+use crate::server::accounts::cutoff;
 use crate::server::agent::hub::relay::Delivery;
 use crate::server::agent::hub::{Hub, ListChange};
 use crate::server::agent::plugins;
@@ -90,7 +92,7 @@ async fn listen(state: &AppState, cluster: &Cluster, listener: &mut PgListener) 
                 } else if notice.channel() == plugins::RELAY_CHANNEL {
                     plugins::heard(state, notice.payload());
                 } else {
-                    handle(&state.hub, cluster, notice.payload()).await;
+                    handle(state, cluster, notice.payload()).await;
                 }
             }
             Ok(None) => {
@@ -106,7 +108,8 @@ async fn listen(state: &AppState, cluster: &Cluster, listener: &mut PgListener) 
 }
 
 /// Delivers one events-channel notification here.
-pub(super) async fn handle(hub: &Hub, cluster: &Cluster, text: &str) {
+pub(super) async fn handle(state: &AppState, cluster: &Cluster, text: &str) {
+    let hub = &state.hub;
     let Some(notice) = payload::parse(text) else {
         tracing::warn!("an unknown notification on the events channel was ignored");
         return;
@@ -130,6 +133,10 @@ pub(super) async fn handle(hub: &Hub, cluster: &Cluster, text: &str) {
             Ok(())
         }
         Notice::ListStored(id) | Notice::WorkflowStored(id) => stored(hub, cluster, id).await,
+        Notice::CutOff { holder } => {
+            cutoff::here(state, &holder);
+            Ok(())
+        }
     };
     if let Err(e) = outcome {
         tracing::error!(error = %e, "a relayed frame could not be read from the database");
@@ -234,7 +241,8 @@ fn list_change(frame: ListFrame) -> ListChange {
 
 /// After the connection was lost: every watched session's missed events,
 /// the channels of sessions that ended meanwhile closed, the rules
-/// reloaded (a change may have been missed).
+/// reloaded (a change may have been missed), the streams of credentials
+/// that ended meanwhile ended.
 pub(super) async fn recover(state: &AppState, cluster: &Cluster) {
     let hub = &state.hub;
     for (session, last) in hub.positions() {
@@ -248,4 +256,5 @@ pub(super) async fn recover(state: &AppState, cluster: &Cluster) {
     }
     cluster.rules_wanted.notify_one();
     plugins::heard_again(state);
+    cutoff::recheck(state).await;
 }

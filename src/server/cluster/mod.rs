@@ -12,6 +12,9 @@
 //! - the session list and workflow pages: the same channel;
 //! - the rules: a change notifies a second channel, and every other
 //!   instance reloads;
+//! - a credential that ended (a key revoked, an account disabled or given
+//!   another role): every instance ends its streams
+//!   (`accounts::cutoff`);
 //! - periodic jobs run on one instance at a time ([`once`], an advisory
 //!   lock).
 //!
@@ -135,6 +138,16 @@ impl Cluster {
     pub async fn rules_changed(&self) {
         if let Err(e) = store::notify(&self.db, RULES_CHANNEL, &self.instance).await {
             tracing::error!(error = %e, "telling other instances of new rules failed");
+        }
+    }
+
+    /// Tells every other instance to end what `holder` (`user:<id>`,
+    /// `key:<id>`) holds open there (`accounts::cutoff`); a failure is
+    /// logged, and an instance that missed it checks again when its
+    /// listener reconnects.
+    pub async fn cut_off(&self, holder: &str) {
+        if let Err(e) = store::notify(&self.db, EVENTS_CHANNEL, &payload::cut_off(holder)).await {
+            tracing::error!(error = %e, "telling other instances to end a credential's streams failed");
         }
     }
 

@@ -46,6 +46,12 @@ pub enum Notice {
     },
     /// A workflow change too large to carry: row `id` of `cluster_frames`.
     WorkflowStored(i64),
+    /// The credential counted under `holder` (`user:<id>`, `key:<id>`)
+    /// is no longer good: its streams and MCP sessions end here too.
+    CutOff {
+        /// The key its streams count under.
+        holder: String,
+    },
 }
 
 /// A session-list change as relayed.
@@ -78,6 +84,11 @@ pub fn event_parts(session: &str, name: &str, json: &str) -> (String, String) {
 /// The payload telling that `session` ended.
 pub fn close(session: &str) -> String {
     format!("c\t{session}")
+}
+
+/// The payload telling that what `holder` holds open must end.
+pub fn cut_off(holder: &str) -> String {
+    format!("x\t{holder}")
 }
 
 /// The payload of a session-list change, or `None` when it is too large to
@@ -160,6 +171,9 @@ pub fn parse(payload: &str) -> Option<Notice> {
             })
         }
         "W" => Some(Notice::WorkflowStored(rest.parse().ok()?)),
+        "x" => Some(Notice::CutOff {
+            holder: rest.to_owned(),
+        }),
         _ => None,
     }
 }
@@ -279,6 +293,16 @@ mod tests {
             parse(&close("s")),
             Some(Notice::Close {
                 session: "s".into()
+            })
+        );
+    }
+
+    #[test]
+    fn a_cut_off_names_its_holder() {
+        assert_eq!(
+            parse(&cut_off("key:12")),
+            Some(Notice::CutOff {
+                holder: "key:12".into()
             })
         );
     }

@@ -42,6 +42,12 @@ pub fn user_key(user_id: i64) -> String {
     format!("user:{user_id}")
 }
 
+/// The key an API key's own streams count under (they count under its
+/// maker's [`user_key`] too).
+pub fn api_key_key(key_id: i64) -> String {
+    format!("key:{key_id}")
+}
+
 impl StreamCounter {
     fn locked(&self) -> std::sync::MutexGuard<'_, HashMap<String, Slot>> {
         self.open.lock().unwrap_or_else(|p| p.into_inner())
@@ -96,6 +102,17 @@ impl StreamCounter {
     /// How many keys have open streams (zero when nobody watches).
     pub fn keys(&self) -> usize {
         self.locked().len()
+    }
+
+    /// The keys with open streams that start with `prefix` (`user:`,
+    /// `key:`): whose credentials a cluster instance checks again after
+    /// it may have missed being told one ended.
+    pub fn keys_starting(&self, prefix: &str) -> Vec<String> {
+        self.locked()
+            .keys()
+            .filter(|k| k.starts_with(prefix))
+            .cloned()
+            .collect()
     }
 }
 

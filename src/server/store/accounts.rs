@@ -189,6 +189,16 @@ pub async fn change(
     Ok((before, after))
 }
 
+/// Whether account `id` exists and is not disabled.
+pub async fn is_active(db: &Db, id: i64) -> Result<bool, ServerError> {
+    let active: Option<i64> =
+        sqlx::query_scalar("SELECT id FROM users WHERE id = $1 AND disabled_at IS NULL")
+            .bind(id)
+            .fetch_optional(db)
+            .await?;
+    Ok(active.is_some())
+}
+
 /// Stores a new reset link for account `user_id`, replacing its older
 /// ones; 404 for no such account, 409 for a disabled one (enable it
 /// first: a link would not let it sign in).

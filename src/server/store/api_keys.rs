@@ -180,6 +180,19 @@ pub async fn list(db: &Db, maker: Option<i64>) -> Result<Vec<ApiKeyView>, Server
         .collect())
 }
 
+/// Whether key `id` still works: not revoked, and its maker's account
+/// not disabled (as [`verify`] decides).
+pub async fn is_live(db: &Db, id: i64) -> Result<bool, ServerError> {
+    let live: Option<i64> = sqlx::query_scalar(
+        "SELECT k.id FROM api_keys k LEFT JOIN users u ON u.id = k.created_by
+         WHERE k.id = $1 AND k.revoked_at IS NULL AND u.disabled_at IS NULL",
+    )
+    .bind(id)
+    .fetch_optional(db)
+    .await?;
+    Ok(live.is_some())
+}
+
 /// Revokes key `id` (one `maker` made, or any for `None`: an admin); it
 /// stops working at once. 404 for an unknown, revoked or another's key.
 pub async fn revoke(db: &Db, id: i64, maker: Option<i64>) -> Result<(), ServerError> {

@@ -7,7 +7,7 @@ use crate::domain::api_key::Scope;
 use crate::domain::user::Role;
 use crate::error::ApiError;
 use crate::server::auth::{require_same_origin, AuthUser};
-use crate::server::http::streams::user_key;
+use crate::server::http::streams::{api_key_key, user_key};
 use crate::server::store::api_keys::VerifiedKey;
 use crate::server::{store, AppState, ServerError};
 use axum::extract::{FromRequestParts, OptionalFromRequestParts};
@@ -279,7 +279,7 @@ impl<S: KeyScope + Send + Sync> FromRequestParts<AppState> for KeyOrAdmin<S> {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ServerError> {
         let (listener, key_user) = if parts.headers.get(header::AUTHORIZATION).is_some() {
             let key = Key::<S>::from_request_parts(parts, state).await?;
-            (format!("key:{}", key.id()), key.0 .0.maker_id())
+            (api_key_key(key.id()), key.0 .0.maker_id())
         } else {
             let user = signed_in(parts)?;
             user.require(Role::Admin)?;

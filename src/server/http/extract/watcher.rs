@@ -14,7 +14,7 @@ use crate::domain::ownership::Viewer;
 use crate::domain::session_access::Act;
 use crate::error::ApiError;
 use crate::server::agent::sessions;
-use crate::server::http::streams::user_key;
+use crate::server::http::streams::{api_key_key, user_key};
 use crate::server::store::agent_sessions::SessionRow;
 use crate::server::{AppState, ServerError};
 use axum::extract::FromRequestParts;
@@ -44,7 +44,7 @@ impl Viewing {
             key.require(Scope::Sessions)?;
             return Ok(Some(Viewing {
                 viewer: key.viewer(),
-                listeners: std::iter::once(format!("key:{}", key.id()))
+                listeners: std::iter::once(api_key_key(key.id()))
                     .chain(key.0.maker_id().map(user_key))
                     .collect(),
             }));

@@ -18,7 +18,7 @@ use crate::server::agent::mcp::{McpCaller, McpService};
 use crate::server::auth::AuthUser;
 use crate::server::http::extract::{bearer, user_with_role, ApiKey, CallTool, Session, SignedIn};
 use crate::server::http::mcp_sessions::{session_owner, McpSessions};
-use crate::server::http::streams::{user_key, StreamPermit};
+use crate::server::http::streams::{api_key_key, user_key, StreamPermit};
 use crate::server::workflows::mcp::{Editor, WorkflowMcpService};
 use crate::server::{AppState, ServerError};
 use axum::body::Body;
@@ -199,7 +199,7 @@ async fn editor_of(
         let key = ApiKey::verify(state, secret).await?;
         key.require(Scope::WorkflowsWrite)?;
         let editor = Editor { actor: key.actor() };
-        return Ok((editor, format!("key:{}", key.id()), key.0.maker_id()));
+        return Ok((editor, api_key_key(key.id()), key.0.maker_id()));
     }
     let user = user_with_role(state, user, Role::Admin, method, headers)?;
     let editor = Editor {
