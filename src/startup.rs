@@ -101,7 +101,16 @@ impl Application {
         // before the listener hears of them.
         let relaying = agent::plugins::start(&self.state);
         // Other instances' events, list and rules changes (PostgreSQL).
-        let listening = cluster::start(&self.state);
+        let mut listening = cluster::start(&self.state);
+        // Stream caps across the instances (PostgreSQL): slots leased in
+        // the database, given back when the server stops.
+        if let Some(cluster) = &self.state.cluster {
+            listening.push(self.state.streams.lease_from(
+                self.state.db.clone(),
+                cluster.instance().to_owned(),
+                self.state.shutdown.clone(),
+            ));
+        }
         let sweeper = tokio::spawn(sweep(self.state.clone()));
         // Workflows whose start trigger is a schedule open their sessions
         // from here (`triggers::schedule`: at most once per due time).

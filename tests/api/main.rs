@@ -21,6 +21,7 @@ mod end_session;
 mod event_streams;
 mod freed;
 mod global_limits;
+mod global_streams;
 mod hardening;
 mod health;
 mod helpers;

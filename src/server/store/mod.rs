@@ -21,6 +21,7 @@ pub mod mcp_servers;
 pub mod plugin_relay;
 pub mod plugins;
 pub mod retention;
+pub mod stream_leases;
 pub mod student_data;
 pub mod students;
 pub mod todos;

@@ -111,9 +111,9 @@ where
         _ => None,
     };
     let permit = if matches!(*req.method(), Method::GET | Method::POST) {
-        match state.streams.acquire(&credential.streams) {
+        match state.streams.acquire(&credential.streams).await {
             Ok(permit) => Some(permit),
-            Err(e) => return ServerError::from(e).into_response(),
+            Err(e) => return e.into_response(),
         }
     } else {
         None

@@ -59,7 +59,8 @@ async fn events(
 ) -> Result<Response, ServerError> {
     let permit = state
         .streams
-        .acquire(&who.stream_limits(state.config.max_streams_per_user))?;
+        .acquire(&who.stream_limits(state.config.max_streams_per_user))
+        .await?;
     let (first, rx) = health::subscribe(&state).await?;
     Ok(event_stream(vec![first.sse.clone()], rx, 0, Some(permit)))
 }

@@ -135,12 +135,13 @@ async fn plugin_events(
     session: PluginSession<ListenForCalls>,
 ) -> Response {
     let row = session.into_inner().row;
-    let permit = match state.streams.acquire(&[(
+    let limits = [(
         format!("session:{}", row.id),
         state.config.max_streams_per_session,
-    )]) {
+    )];
+    let permit = match state.streams.acquire(&limits).await {
         Ok(p) => p,
-        Err(e) => return ServerError::from(e).into_response(),
+        Err(e) => return e.into_response(),
     };
     let listening = match plugins::listen(&state, &row.id).await {
         Ok(listening) => listening,

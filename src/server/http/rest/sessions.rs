@@ -405,7 +405,8 @@ async fn events(
     let id = watching.row.id;
     let permit = state
         .streams
-        .acquire(&stream_limits(&state, Some(&id), &watching.listeners))?;
+        .acquire(&stream_limits(&state, Some(&id), &watching.listeners))
+        .await?;
     let last_seen = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
@@ -467,7 +468,8 @@ async fn list_events(
 ) -> Result<Response, ServerError> {
     let permit = state
         .streams
-        .acquire(&stream_limits(&state, None, &viewing.listeners))?;
+        .acquire(&stream_limits(&state, None, &viewing.listeners))
+        .await?;
     let rx = state.hub.subscribe_list();
     Ok(list_stream(state, viewing.viewer, rx, permit))
 }

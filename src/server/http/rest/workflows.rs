@@ -125,7 +125,8 @@ async fn events(
     workflows::get(&state, &id).await?;
     let permit = state
         .streams
-        .acquire(&who.stream_limits(state.config.max_streams_per_user))?;
+        .acquire(&who.stream_limits(state.config.max_streams_per_user))
+        .await?;
     let rx = state.hub.subscribe_workflow(&id);
     Ok(event_stream(Vec::new(), Some(rx), 0, Some(permit)))
 }

@@ -9,24 +9,53 @@
 //! `user:{id}`, which its cookie's streams and its API keys' streams all
 //! count under), and every stream writer watches its permit's
 //! [`StreamPermit::closed`], so no route has its own code for it.
+//!
+//! With several instances (PostgreSQL) the caps hold across all of them:
+//! each instance opens streams only within the slots it leased in the
+//! database for the key ([`lease`]), and leases more, under the key's
+//! lock, when they run out.
+
+pub mod lease;
 
 use crate::error::ApiError;
+use crate::server::ServerError;
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use tokio_util::sync::CancellationToken;
 
 /// Open streams per key (`session:…`, `user:…`).
 #[derive(Default)]
 pub struct StreamCounter {
     open: Mutex<HashMap<String, Slot>>,
+    /// In a cluster, where this instance leases its slots.
+    leases: OnceLock<lease::Leases>,
 }
 
 /// One key's open streams, and what ends them all.
 struct Slot {
     count: usize,
     closer: CancellationToken,
+    /// In a cluster, the slots this instance holds in the database for the
+    /// key: its streams stay within them.
+    leased: usize,
+}
+
+impl Slot {
+    fn new() -> Self {
+        Self {
+            count: 0,
+            closer: CancellationToken::new(),
+            leased: 0,
+        }
+    }
+
+    /// Whether the slot is worth keeping: streams open, or a lease to give
+    /// back.
+    fn held(&self) -> bool {
+        self.count > 0 || self.leased > 0
+    }
 }
 
 /// One open stream's slots; frees them when dropped.
@@ -54,24 +83,50 @@ impl StreamCounter {
     }
 
     /// Takes a slot under every `(key, cap)`, or none and 429 naming the
-    /// first cap that is full.
-    pub fn acquire(self: &Arc<Self>, limits: &[(String, usize)]) -> Result<StreamPermit, ApiError> {
+    /// first cap that is full. In a cluster a key whose lease is used up
+    /// leases more first ([`lease`]); 429 when the other instances hold the
+    /// rest of its cap.
+    pub async fn acquire(
+        self: &Arc<Self>,
+        limits: &[(String, usize)],
+    ) -> Result<StreamPermit, ServerError> {
+        let Some(leases) = self.leases.get() else {
+            return self
+                .take(limits, false)
+                .map_err(|(key, cap)| full(&key, cap).into());
+        };
+        // A key's lease may be used up again by another stream between
+        // leasing and taking; each round leases more, so a few suffice.
+        for _ in 0..4 {
+            let short = match self.take(limits, true) {
+                Ok(permit) => return Ok(permit),
+                Err(short) => short,
+            };
+            if !leases.grow(self, &short.0, short.1).await? {
+                return Err(full(&short.0, short.1).into());
+            }
+        }
+        Err(full(&limits[0].0, limits[0].1).into())
+    }
+
+    /// Takes a slot under every key if each has room — under its cap, or
+    /// in a cluster within its lease — or names the first that has none.
+    fn take(
+        self: &Arc<Self>,
+        limits: &[(String, usize)],
+        leased: bool,
+    ) -> Result<StreamPermit, (String, usize)> {
         let mut open = self.locked();
-        if let Some((key, cap)) = limits
-            .iter()
-            .find(|(key, cap)| open.get(key).map_or(0, |s| s.count) >= *cap)
-        {
-            let what = key.split(':').next().unwrap_or("this");
-            return Err(ApiError::TooManyStreams {
-                limit: format!("{cap} open event streams per {what}"),
-            });
+        let room = |slot: Option<&Slot>, cap: usize| {
+            let (count, leased_slots) = slot.map_or((0, 0), |s| (s.count, s.leased));
+            count < if leased { leased_slots.min(cap) } else { cap }
+        };
+        if let Some((key, cap)) = limits.iter().find(|(key, cap)| !room(open.get(key), *cap)) {
+            return Err((key.clone(), *cap));
         }
         let mut closers = Vec::with_capacity(limits.len());
         for (key, _) in limits {
-            let slot = open.entry(key.clone()).or_insert_with(|| Slot {
-                count: 0,
-                closer: CancellationToken::new(),
-            });
+            let slot = open.entry(key.clone()).or_insert_with(Slot::new);
             slot.count += 1;
             closers.push(slot.closer.clone());
         }
@@ -101,7 +156,7 @@ impl StreamCounter {
 
     /// How many keys have open streams (zero when nobody watches).
     pub fn keys(&self) -> usize {
-        self.locked().len()
+        self.locked().values().filter(|s| s.count > 0).count()
     }
 
     /// The keys with open streams that start with `prefix` (`user:`,
@@ -109,9 +164,9 @@ impl StreamCounter {
     /// it may have missed being told one ended.
     pub fn keys_starting(&self, prefix: &str) -> Vec<String> {
         self.locked()
-            .keys()
-            .filter(|k| k.starts_with(prefix))
-            .cloned()
+            .iter()
+            .filter(|(k, s)| s.count > 0 && k.starts_with(prefix))
+            .map(|(k, _)| k.clone())
             .collect()
     }
 }
@@ -147,7 +202,7 @@ impl Drop for StreamPermit {
         for key in &self.keys {
             if let Some(slot) = open.get_mut(key) {
                 slot.count -= 1;
-                if slot.count == 0 {
+                if !slot.held() {
                     open.remove(key);
                 }
             }
@@ -155,17 +210,26 @@ impl Drop for StreamPermit {
     }
 }
 
+/// The refusal of a full cap.
+fn full(key: &str, cap: usize) -> ApiError {
+    let what = key.split(':').next().unwrap_or("this");
+    ApiError::TooManyStreams {
+        limit: format!("{cap} open event streams per {what}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_full_cap_refuses_and_a_dropped_permit_frees_its_slots() {
+    #[tokio::test]
+    async fn a_full_cap_refuses_and_a_dropped_permit_frees_its_slots() {
         let counter = Arc::new(StreamCounter::default());
         let limits = vec![("session:s".to_owned(), 2), ("user:1".to_owned(), 5)];
-        let a = counter.acquire(&limits).unwrap();
-        let _b = counter.acquire(&limits).unwrap();
-        let err = counter.acquire(&limits).err().unwrap();
+        let a = counter.acquire(&limits).await.unwrap();
+        let _b = counter.acquire(&limits).await.unwrap();
+        let err = counter.acquire(&limits).await.err().unwrap();
+        let err = ApiError::from(err);
         assert_eq!(err.status(), 429);
         assert!(
             err.to_string().contains("2 open event streams per session"),
@@ -174,7 +238,7 @@ mod tests {
         assert_eq!(counter.open("user:1"), 2);
         drop(a);
         assert_eq!(counter.open("session:s"), 1);
-        assert!(counter.acquire(&limits).is_ok());
+        assert!(counter.acquire(&limits).await.is_ok());
     }
 
     #[tokio::test]
@@ -182,13 +246,14 @@ mod tests {
         let counter = Arc::new(StreamCounter::default());
         let mine = counter
             .acquire(&[("session:s".into(), 9), (user_key(1), 9)])
+            .await
             .unwrap();
-        let other = counter.acquire(&[(user_key(2), 9)]).unwrap();
+        let other = counter.acquire(&[(user_key(2), 9)]).await.unwrap();
         assert_eq!(counter.close(&user_key(1)), 1);
         tokio::time::timeout(std::time::Duration::from_secs(1), mine.closed())
             .await
             .expect("the closed key's stream ends");
-        let later = counter.acquire(&[(user_key(1), 9)]).unwrap();
+        let later = counter.acquire(&[(user_key(1), 9)]).await.unwrap();
         for still_open in [other.closed(), later.closed()] {
             let waited =
                 tokio::time::timeout(std::time::Duration::from_millis(50), still_open).await;
