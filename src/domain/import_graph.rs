@@ -100,7 +100,18 @@ const SOURCES: &[(&str, &str)] = &[
     ("vibe::template", include_str!("vibe/template.rs")),
     ("vibe::tool_file", include_str!("vibe/tool_file.rs")),
     ("workflow_chat", include_str!("workflow_chat.rs")),
-    ("workflow_def", include_str!("workflow_def.rs")),
+    ("workflow_def", include_str!("workflow_def/mod.rs")),
+    (
+        "workflow_def::definition",
+        include_str!("workflow_def/definition.rs"),
+    ),
+    ("workflow_def::edit", include_str!("workflow_def/edit.rs")),
+    ("workflow_def::error", include_str!("workflow_def/error.rs")),
+    ("workflow_def::step", include_str!("workflow_def/step.rs")),
+    (
+        "workflow_def::trigger",
+        include_str!("workflow_def/trigger.rs"),
+    ),
     ("workflow_state", include_str!("workflow_state.rs")),
 ];
 

@@ -1,0 +1,289 @@
+//! Edits of a definition, each applied whole or refused naming the
+//! argument and why, in words for a person and a model alike; the
+//! small pure helpers they use (new uuids, reorderings checked).
+
+use super::definition::Definition;
+use super::error::{refuse, EditError};
+use super::step::{
+    Step, StepType, MAX_PROMPT_CHARS, MAX_STEPS, MAX_STEP_NAME_CHARS, MAX_STEP_TOOLS,
+};
+use super::trigger::{trigger_types, Trigger, MAX_FILTER_BYTES};
+use crate::domain::ids::ToolId;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+
+/// One change to a definition: what the settings page and the agent's
+/// tools do.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "edit", rename_all = "snake_case")]
+pub enum Edit {
+    /// Sets (or replaces) the start trigger, with empty filter rules.
+    SetTrigger {
+        /// A [`TriggerType`] id.
+        trigger_type_id: String,
+    },
+    /// Replaces the trigger's filter rules.
+    UpdateTriggerSettings {
+        /// The trigger's uuid.
+        trigger_uuid: String,
+        /// The new rules.
+        filter_rules: Value,
+    },
+    /// Adds a step at the end.
+    AddStep {
+        /// `custom_llm` or `custom_agent`.
+        step_type: String,
+        /// Its name.
+        name: String,
+    },
+    /// Removes a step.
+    RemoveStep {
+        /// The step's uuid.
+        step_uuid: String,
+    },
+    /// Puts the steps in this order (every current step, once).
+    ReorderSteps {
+        /// The step uuids in their new order.
+        ordered_step_uuids: Vec<String>,
+    },
+    /// Replaces a step's system prompt.
+    UpdateSystemPrompt {
+        /// The step's uuid.
+        step_uuid: String,
+        /// The new prompt.
+        system_prompt: String,
+    },
+    /// Replaces a custom_agent step's tools (the full list).
+    UpdateStepTools {
+        /// The step's uuid.
+        step_uuid: String,
+        /// The tool ids it may call.
+        enabled_tools: Vec<String>,
+    },
+}
+
+/// What an edit needs from outside: the catalogue, the filter-rule check
+/// against a trigger type's schema, and fresh uuids.
+pub struct EditContext<'a> {
+    /// Whether a tool id is in the catalogue.
+    pub is_tool: &'a dyn Fn(&str) -> bool,
+    /// Checks `rules` against `schema`: the first problem, named.
+    pub check_filter: &'a dyn Fn(&Value, &Value) -> Result<(), String>,
+    /// A new uuid.
+    pub new_uuid: &'a mut dyn FnMut() -> String,
+}
+
+/// `random` as a version 4 UUID (the version and variant bits set): step
+/// and trigger ids on the server, conversation ids in the browser, each
+/// side supplying its own randomness.
+pub fn uuid_v4(random: u128) -> String {
+    let n = (random & !(0xf << 76) | (0x4 << 76)) & !(0x3 << 62) | (0x2 << 62);
+    let hex = format!("{n:032x}");
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
+
+/// Checks that `ordered` holds every one of `current` exactly once.
+pub fn check_permutation(current: &[String], ordered: &[String]) -> Result<(), String> {
+    let have: BTreeSet<&String> = current.iter().collect();
+    let mut seen = BTreeSet::new();
+    for id in ordered {
+        if !have.contains(id) {
+            return Err(format!(
+                "`{}` is not a step of this workflow",
+                crate::domain::limits::excerpt(id)
+            ));
+        }
+        if !seen.insert(id) {
+            return Err(format!("`{id}` is listed twice"));
+        }
+    }
+    let missing: Vec<&str> = current
+        .iter()
+        .filter(|id| !seen.contains(id))
+        .map(String::as_str)
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "every step must be listed once; missing: {}",
+            missing.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// Applies `edit` to `def`: the new definition, or why not (nothing
+/// changes).
+pub fn apply(
+    def: &Definition,
+    edit: &Edit,
+    ctx: &mut EditContext<'_>,
+) -> Result<Definition, EditError> {
+    let mut next = def.clone();
+    match edit {
+        Edit::SetTrigger { trigger_type_id } => {
+            let types = trigger_types();
+            let Some(kind) = types.iter().find(|t| t.id == *trigger_type_id) else {
+                let ids: Vec<&str> = types.iter().map(|t| t.id.as_str()).collect();
+                return Err(refuse(
+                    "trigger_type_id",
+                    format!(
+                        "there is no trigger type `{}`; trigger types: {}",
+                        crate::domain::limits::excerpt(trigger_type_id),
+                        ids.join(", ")
+                    ),
+                ));
+            };
+            next.trigger = Some(Trigger {
+                uuid: (ctx.new_uuid)(),
+                trigger_type_id: kind.id.clone(),
+                filter_rules: json!({}),
+            });
+        }
+        Edit::UpdateTriggerSettings {
+            trigger_uuid,
+            filter_rules,
+        } => {
+            let Some(trigger) = next.trigger.as_mut().filter(|t| t.uuid == *trigger_uuid) else {
+                return Err(refuse(
+                    "trigger_uuid",
+                    match &def.trigger {
+                        Some(t) => format!(
+                            "there is no trigger `{}`; this workflow's trigger is `{}`",
+                            crate::domain::limits::excerpt(trigger_uuid),
+                            t.uuid
+                        ),
+                        None => "this workflow has no trigger yet; call set_trigger first".into(),
+                    },
+                ));
+            };
+            let bytes = filter_rules.to_string().len();
+            if bytes > MAX_FILTER_BYTES {
+                return Err(refuse(
+                    "filter_rules",
+                    format!("must be at most {MAX_FILTER_BYTES} bytes as JSON (got {bytes})"),
+                ));
+            }
+            let schema = trigger_types()
+                .into_iter()
+                .find(|t| t.id == trigger.trigger_type_id)
+                .map(|t| t.filter_schema)
+                .unwrap_or_else(|| json!({"type": "object"}));
+            (ctx.check_filter)(&schema, filter_rules).map_err(|e| {
+                refuse(
+                    "filter_rules",
+                    format!("do not fit trigger type `{}`: {e}", trigger.trigger_type_id),
+                )
+            })?;
+            trigger.filter_rules = filter_rules.clone();
+        }
+        Edit::AddStep { step_type, name } => {
+            let step_type = StepType::parse(step_type).map_err(|m| refuse("step_type", m))?;
+            let name = checked_name(name)?;
+            if next.steps.len() >= MAX_STEPS {
+                return Err(refuse(
+                    "workflow_uuid",
+                    format!("a workflow has at most {MAX_STEPS} steps"),
+                ));
+            }
+            next.steps.push(Step {
+                uuid: (ctx.new_uuid)(),
+                step_type,
+                name,
+                system_prompt: String::new(),
+                tools: Vec::new(),
+            });
+        }
+        Edit::RemoveStep { step_uuid } => {
+            next.step(step_uuid)?;
+            next.steps.retain(|s| s.uuid != *step_uuid);
+        }
+        Edit::ReorderSteps { ordered_step_uuids } => {
+            let current: Vec<String> = next.steps.iter().map(|s| s.uuid.clone()).collect();
+            check_permutation(&current, ordered_step_uuids)
+                .map_err(|m| refuse("ordered_step_uuids", m))?;
+            let mut steps = std::mem::take(&mut next.steps);
+            next.steps = ordered_step_uuids
+                .iter()
+                .filter_map(|id| {
+                    steps
+                        .iter()
+                        .position(|s| s.uuid == *id)
+                        .map(|i| steps.remove(i))
+                })
+                .collect();
+        }
+        Edit::UpdateSystemPrompt {
+            step_uuid,
+            system_prompt,
+        } => {
+            let chars = system_prompt.chars().count();
+            if chars > MAX_PROMPT_CHARS {
+                return Err(refuse(
+                    "system_prompt",
+                    format!("must be at most {MAX_PROMPT_CHARS} characters (got {chars})"),
+                ));
+            }
+            next.step_mut(step_uuid)?.system_prompt = system_prompt.clone();
+        }
+        Edit::UpdateStepTools {
+            step_uuid,
+            enabled_tools,
+        } => {
+            let step = next.step_mut(step_uuid)?;
+            if step.step_type != StepType::CustomAgent {
+                return Err(refuse(
+                    "step_uuid",
+                    format!(
+                        "step type `{}` has no tools; use a `custom_agent` step",
+                        step.step_type.as_str()
+                    ),
+                ));
+            }
+            if enabled_tools.len() > MAX_STEP_TOOLS {
+                return Err(refuse(
+                    "enabled_tools",
+                    format!("a step may enable at most {MAX_STEP_TOOLS} tools"),
+                ));
+            }
+            let mut tools: Vec<ToolId> = Vec::new();
+            for (i, raw) in enabled_tools.iter().enumerate() {
+                let field = format!("enabled_tools[{i}]");
+                let id = ToolId::parse(raw).map_err(|e| refuse(&field, e.rule))?;
+                if !(ctx.is_tool)(raw) {
+                    return Err(refuse(
+                        &field,
+                        format!("`{raw}` is not a catalogue tool; list_available_mcp_tools gives the ids"),
+                    ));
+                }
+                if !tools.contains(&id) {
+                    tools.push(id);
+                }
+            }
+            step.tools = tools;
+        }
+    }
+    Ok(next)
+}
+
+pub(super) fn checked_name(name: &str) -> Result<String, EditError> {
+    let name = name.trim();
+    let chars = name.chars().count();
+    if chars == 0 {
+        return Err(refuse("name", "is required"));
+    }
+    if chars > MAX_STEP_NAME_CHARS {
+        return Err(refuse(
+            "name",
+            format!("must be at most {MAX_STEP_NAME_CHARS} characters (got {chars})"),
+        ));
+    }
+    Ok(name.to_owned())
+}
