@@ -46,7 +46,23 @@ const SOURCES: &[(&str, &str)] = &[
     ("ids", include_str!("ids.rs")),
     ("join_code", include_str!("join_code.rs")),
     ("lesson", include_str!("lesson/mod.rs")),
-    ("lesson::config", include_str!("lesson/config.rs")),
+    ("lesson::config", include_str!("lesson/config/mod.rs")),
+    (
+        "lesson::config::configuration",
+        include_str!("lesson/config/configuration.rs"),
+    ),
+    (
+        "lesson::config::defaults",
+        include_str!("lesson/config/defaults.rs"),
+    ),
+    (
+        "lesson::config::facts",
+        include_str!("lesson/config/facts.rs"),
+    ),
+    (
+        "lesson::config::preset",
+        include_str!("lesson/config/preset.rs"),
+    ),
     ("lesson::normalise", include_str!("lesson/normalise.rs")),
     ("lesson::nudge", include_str!("lesson/nudge.rs")),
     ("lesson::optimise", include_str!("lesson/optimise.rs")),
