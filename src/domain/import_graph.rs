@@ -66,7 +66,23 @@ const SOURCES: &[(&str, &str)] = &[
     ("lesson::normalise", include_str!("lesson/normalise.rs")),
     ("lesson::nudge", include_str!("lesson/nudge.rs")),
     ("lesson::optimise", include_str!("lesson/optimise.rs")),
-    ("lesson::outcome", include_str!("lesson/outcome.rs")),
+    ("lesson::outcome", include_str!("lesson/outcome/mod.rs")),
+    (
+        "lesson::outcome::args",
+        include_str!("lesson/outcome/args.rs"),
+    ),
+    (
+        "lesson::outcome::kinds",
+        include_str!("lesson/outcome/kinds.rs"),
+    ),
+    (
+        "lesson::outcome::record",
+        include_str!("lesson/outcome/record.rs"),
+    ),
+    (
+        "lesson::outcome::student",
+        include_str!("lesson/outcome/student.rs"),
+    ),
     ("lesson::prompt", include_str!("lesson/prompt.rs")),
     ("lesson::record", include_str!("lesson/record.rs")),
     ("lesson::review", include_str!("lesson/review.rs")),
