@@ -116,13 +116,15 @@ fn sqlite_migrations() -> PathBuf {
 
 /// Tables only PostgreSQL has, on purpose: what several instances relay
 /// to each other (`migrations/postgres/0002_cluster.sql`, `server::cluster`;
-/// `0004_plugin_relay.sql`, calls relayed to plugins on other instances);
+/// `0004_plugin_relay.sql`, calls relayed to plugins on other instances;
+/// `0005_stream_leases.sql`, each instance's share of the stream caps);
 /// on SQLite one instance serves and relays nothing.
 const POSTGRES_ONLY: &[&str] = &[
     "session_events",
     "cluster_frames",
     "plugin_relay_calls",
     "plugin_streams",
+    "stream_leases",
 ];
 
 /// Every difference, one line each, grouped by table; empty when none.
