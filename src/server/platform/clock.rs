@@ -4,6 +4,14 @@
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
+/// Now by the machine's clock, Unix milliseconds, with no test offset:
+/// for times other instances compare (stream leases) and stamps.
+pub fn wall_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
 /// Wall-clock time plus an offset only tests change.
 #[derive(Debug, Default)]
 pub struct Clock {
@@ -18,10 +26,7 @@ impl Clock {
 
     /// Now, Unix milliseconds (deadlines of calls relayed to plugins).
     pub fn now_ms(&self) -> i64 {
-        let wall = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as i64);
-        wall + self.offset.load(Ordering::Relaxed) * 1000
+        wall_ms() + self.offset.load(Ordering::Relaxed) * 1000
     }
 
     /// Moves this clock `seconds` ahead (tests: "ten minutes later").

@@ -2,7 +2,7 @@
 //! schemas compiled once (off the async threads, before the session's call
 //! lock), then stored and swapped in under that lock, and announced.
 
-use super::{compile_all, now_ms, Loaded};
+use super::{compile_all, Loaded};
 use crate::domain::agent_session::SessionEvent;
 use crate::domain::limits::{bytes_in_words, excerpt, PLUGIN_SET_MAX_BYTES};
 use crate::domain::plugin::{
@@ -13,6 +13,7 @@ use crate::domain::plugin::{
 use crate::error::ApiError;
 use crate::server::agent::rules::compile_schema;
 use crate::server::agent::{access, listing};
+use crate::server::platform::clock::wall_ms;
 use crate::server::store::agent_sessions::SessionRow;
 use crate::server::store::plugins as store;
 use crate::server::{AppState, ServerError};
@@ -91,7 +92,7 @@ pub async fn change(
             }
         }
     }
-    let at = now_ms();
+    let at = wall_ms();
     let (plan, set) = plan(state, &row, &change, previous.as_deref(), &known, at)?;
     let registered = matches!(change, Change::Register(_));
     install(state, &row, &set, &known, &plan, registered, at).await?;

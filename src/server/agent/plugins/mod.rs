@@ -235,13 +235,6 @@ pub async fn load(state: &AppState) -> Result<usize, ServerError> {
     Ok(count)
 }
 
-/// Now, Unix milliseconds.
-pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
-}
-
 type Compiled = Vec<(String, Result<Arc<jsonschema::Validator>, String>)>;
 
 /// Compiles schemas off the async threads, split over the machine's cores

@@ -21,6 +21,7 @@
 //! this process alone.
 
 use super::StreamCounter;
+use crate::server::platform::clock::wall_ms;
 use crate::server::platform::db::Db;
 use crate::server::store::{locks, stream_leases as store};
 use crate::server::ServerError;
@@ -29,7 +30,8 @@ use std::time::Duration;
 /// How often an instance refreshes and trims its leases.
 pub const HEARTBEAT: Duration = Duration::from_secs(5);
 
-/// How long an instance's leases count after it was last seen.
+/// How long an instance's leases count after it was last seen (by the
+/// machines' clocks, which must agree to well under it).
 pub const ALIVE_WITHIN_MS: i64 = 15_000;
 
 /// How long the leases of an instance no longer seen are kept.
@@ -61,7 +63,7 @@ impl Leases {
     ) -> Result<bool, ServerError> {
         let mut tx = self.db.begin().await?;
         locks::lock(&mut tx, &lock_name(key)).await?;
-        let now = now_ms();
+        let now = wall_ms();
         let others = store::others(&mut tx, key, &self.instance, now - ALIVE_WITHIN_MS).await?;
         let others = usize::try_from(others).unwrap_or(usize::MAX);
         // Decided and written under the key's lock, so no other instance
@@ -113,7 +115,7 @@ impl Leases {
             }
             keep
         };
-        store::set(&mut tx, key, &self.instance, keep, now_ms()).await?;
+        store::set(&mut tx, key, &self.instance, keep, wall_ms()).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -121,7 +123,7 @@ impl Leases {
     /// One heartbeat: this instance's leases marked as seen, unused slots
     /// given back, dead instances' leases deleted.
     async fn beat(&self, counter: &StreamCounter) -> Result<(), ServerError> {
-        let now = now_ms();
+        let now = wall_ms();
         store::refresh(&self.db, &self.instance, now, now - DELETE_AFTER_MS).await?;
         for key in counter.over_leased() {
             self.trim(counter, &key).await?;
@@ -133,14 +135,6 @@ impl Leases {
 /// The advisory lock a key's leases are changed under.
 fn lock_name(key: &str) -> String {
     format!("streams:{key}")
-}
-
-/// Now, Unix milliseconds (instances compare them: their clocks must
-/// agree to well under [`ALIVE_WITHIN_MS`]).
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
 }
 
 impl StreamCounter {

@@ -154,11 +154,6 @@ impl StreamCounter {
         self.locked().get(key).map_or(0, |s| s.count)
     }
 
-    /// How many keys have open streams (zero when nobody watches).
-    pub fn keys(&self) -> usize {
-        self.locked().values().filter(|s| s.count > 0).count()
-    }
-
     /// The keys with open streams that start with `prefix` (`user:`,
     /// `key:`): whose credentials a cluster instance checks again after
     /// it may have missed being told one ended.
