@@ -2,13 +2,18 @@
 //! database (issue #39): a session's stream cap and an account's hold
 //! whichever instance each stream is opened on (each instance leases its
 //! slots in the database), a slot freed on one instance is free on the
-//! other within a heartbeat, and the leases of an instance that stopped
-//! refreshing them stop counting. Each test needs `TEST_POSTGRES_URL`.
+//! other within a heartbeat, and the leases of an instance killed (its
+//! listener's connection gone) or that stopped refreshing them stop
+//! counting. Each test needs `TEST_POSTGRES_URL`.
 
 use crate::helpers::{two_instances, TestApp, TEACHER};
 use crate::sessions::{open, Session};
+use sqlx::postgres::{PgConnectOptions, PgConnection};
+use sqlx::Connection;
+use std::str::FromStr;
 use std::time::Duration;
 use switchboard::server::http::streams::lease::{ALIVE_WITHIN_MS, HEARTBEAT};
+use switchboard::server::store::stream_leases::LISTENER_PREFIX;
 
 /// Asks `app` for session `s`'s event stream: the answer once its head is in.
 async fn watch(app: &TestApp, s: &Session) -> reqwest::Response {
@@ -100,8 +105,8 @@ async fn an_accounts_stream_cap_holds_across_two_instances() {
 }
 
 #[tokio::test]
-async fn the_leases_of_an_instance_no_longer_seen_stop_counting() {
-    let test = "the_leases_of_an_instance_no_longer_seen_stop_counting";
+async fn the_leases_of_an_instance_killed_or_no_longer_seen_stop_counting() {
+    let test = "the_leases_of_an_instance_killed_or_no_longer_seen_stop_counting";
     let Some((a, _b)) = two_instances(test, &[("MAX_STREAMS_PER_SESSION", "2")]).await else {
         return;
     };
@@ -110,10 +115,20 @@ async fn the_leases_of_an_instance_no_longer_seen_stop_counting() {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_millis() as i64;
-    // A third instance holding a session's whole cap: once dead it does
-    // not count, while alive it does.
+    // Listener connections of two more instances, as `cluster::listener`
+    // names them: "hung" (connected, not seen for long) and "alive".
+    let mut listeners = Vec::new();
+    for instance in ["hung", "alive"] {
+        let options = PgConnectOptions::from_str(a.database_url())
+            .unwrap()
+            .application_name(&format!("{LISTENER_PREFIX}{instance}"));
+        listeners.push(PgConnection::connect_with(&options).await.unwrap());
+    }
+    // A further instance holding a session's whole cap: it counts only
+    // while its listener is connected and it was seen lately.
     for (instance, seen, expected) in [
-        ("dead", now - ALIVE_WITHIN_MS - 1_000, 200),
+        ("killed", now + 60_000, 200),
+        ("hung", now - ALIVE_WITHIN_MS - 1_000, 200),
         ("alive", now + 60_000, 429),
     ] {
         let s = open(&a, &key, "idv").await;
@@ -129,4 +144,5 @@ async fn the_leases_of_an_instance_no_longer_seen_stop_counting() {
         let (status, _) = status_of(watch(&a, &s).await).await;
         assert_eq!(status, expected, "{instance}");
     }
+    drop(listeners);
 }

@@ -2,13 +2,17 @@
 //! watcher reconnects to another instance with `Last-Event-ID` and misses
 //! nothing, and no acknowledged write is lost. The killed instance is the
 //! real server binary in a process of its own; the survivor is the test's
-//! in-process app on the same database.
+//! in-process app on the same database. With a stream cap of one per
+//! session, the dead instance's share of it does not keep the watcher out.
 
-use crate::helpers::{on_postgres, spawn_app, TestApp};
+use crate::helpers::{on_postgres, spawn_app_with, TestApp};
 use crate::sessions::{open, Session};
 use serde_json::{json, Value};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
+
+/// Both instances' `MAX_STREAMS_PER_SESSION`.
+const STREAM_CAP: &str = "1";
 
 /// The server binary on `app`'s database as a second instance, serving on
 /// a port of its own once `/healthz` answers.
@@ -22,6 +26,7 @@ async fn second_process(app: &TestApp) -> (Child, String) {
         .env("DATABASE_URL", app.database_url())
         .env("PORT", port.to_string())
         .env("SWITCHBOARD_DEMO_LESSONS", "0")
+        .env("MAX_STREAMS_PER_SESSION", STREAM_CAP)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -117,7 +122,10 @@ async fn a_killed_instances_watcher_resumes_on_another_and_no_acknowledged_call_
         eprintln!("skipped: needs TEST_POSTGRES_URL (several instances run on PostgreSQL)");
         return;
     }
-    let survivor = spawn_app().await;
+    // One stream per session, held by the doomed instance until it dies:
+    // the survivor lets the watcher back in at once, not once the dead
+    // instance's lease would have aged out.
+    let survivor = spawn_app_with(&[("MAX_STREAMS_PER_SESSION", STREAM_CAP)]).await;
     let key = survivor.api_key().await;
     let s = open(&survivor, &key, "idv").await;
     let (mut doomed, doomed_base) = second_process(&survivor).await;

@@ -19,6 +19,7 @@ use crate::server::agent::hub::{Hub, ListChange};
 use crate::server::agent::plugins;
 use crate::server::cluster::order::Admit;
 use crate::server::store::cluster as store;
+use crate::server::store::stream_leases::LISTENER_PREFIX;
 use crate::server::AppState;
 use sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
 use std::str::FromStr;
@@ -60,8 +61,8 @@ pub(super) async fn run(state: AppState, cluster: Arc<Cluster>) {
 /// A listener on both channels, on a connection of its own named
 /// `switchboard-listener-<instance>` (`pg_stat_activity` shows whose it is).
 pub(super) async fn connect(url: &str, instance: &str) -> Result<PgListener, sqlx::Error> {
-    let options = PgConnectOptions::from_str(url)?
-        .application_name(&format!("switchboard-listener-{instance}"));
+    let options =
+        PgConnectOptions::from_str(url)?.application_name(&format!("{LISTENER_PREFIX}{instance}"));
     // One connection, kept for as long as it lives (what
     // `PgListener::connect` does with a URL).
     let pool = PgPoolOptions::new()

@@ -5,8 +5,16 @@
 use crate::server::platform::db::{Conn, Db};
 use crate::server::ServerError;
 
-/// Slots leased for `holder` by the other live instances (seen after
-/// `alive_after_ms`).
+/// What an instance's listener connection is named before its id
+/// (`cluster::listener` names it so; `pg_stat_activity` shows it).
+pub const LISTENER_PREFIX: &str = "switchboard-listener-";
+
+/// Slots leased for `holder` by the other live instances: seen after
+/// `alive_after_ms`, and with their listener's connection open (named
+/// `LISTENER_PREFIX` + the instance's id). An instance killed outright
+/// loses that connection at once, so its leases stop counting at once and
+/// its watchers reconnecting elsewhere are not refused for slots no one
+/// holds.
 pub async fn others(
     conn: &mut Conn,
     holder: &str,
@@ -14,12 +22,15 @@ pub async fn others(
     alive_after_ms: i64,
 ) -> Result<i64, ServerError> {
     let slots: i64 = sqlx::query_scalar(
-        "SELECT COALESCE(SUM(slots), 0)::BIGINT FROM stream_leases
-         WHERE holder = $1 AND instance <> $2 AND seen_at_ms > $3",
+        "SELECT COALESCE(SUM(l.slots), 0)::BIGINT FROM stream_leases l
+         WHERE l.holder = $1 AND l.instance <> $2 AND l.seen_at_ms > $3
+           AND EXISTS (SELECT 1 FROM pg_stat_activity a
+                       WHERE a.application_name = $4 || l.instance)",
     )
     .bind(holder)
     .bind(instance)
     .bind(alive_after_ms)
+    .bind(LISTENER_PREFIX)
     .fetch_one(conn)
     .await?;
     Ok(slots)

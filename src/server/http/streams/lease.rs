@@ -13,9 +13,14 @@
 //!   back what it does not use, so a slot freed on one instance is free on
 //!   the others within a heartbeat (until then a stream near the cap may
 //!   be refused early, never let in late);
-//! - the leases of an instance not seen for [`ALIVE_WITHIN_MS`] (killed, or
-//!   cut off from the database) stop counting, and are deleted a minute
-//!   later.
+//! - the leases of an instance whose listener's connection is gone (killed:
+//!   the database sees the connection close at once) stop counting at once,
+//!   so its watchers reconnecting to another instance are let in; those of
+//!   an instance not seen for [`ALIVE_WITHIN_MS`] (hung) stop counting then;
+//!   both are deleted a minute after they were last seen. An instance cut
+//!   off from the database counts as gone until its listener is back: what
+//!   it has open stays open, so while it is away the others may let in up
+//!   to its share again (no stream is refused for an instance that died).
 //!
 //! On SQLite there is one instance and no lease: the caps are counted in
 //! this process alone.
