@@ -146,3 +146,59 @@ async fn the_leases_of_an_instance_killed_or_no_longer_seen_stop_counting() {
     }
     drop(listeners);
 }
+
+/// A raw MCP `initialize` on `app`'s workflow endpoint with `key`: the
+/// status and the session id it opened.
+async fn initialize(app: &TestApp, key: &str) -> (u16, Option<String>) {
+    let res = app
+        .client
+        .post(app.url("/mcp"))
+        .bearer_auth(key)
+        .header("accept", "application/json, text/event-stream")
+        .json(&serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}}))
+        .send()
+        .await
+        .unwrap();
+    let id = res
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    (res.status().as_u16(), id)
+}
+
+#[tokio::test]
+async fn a_credentials_mcp_sessions_are_capped_across_two_instances() {
+    use switchboard::domain::api_key::Scope;
+    use switchboard::domain::limits::MCP_SESSIONS_PER_CREDENTIAL;
+    let test = "a_credentials_mcp_sessions_are_capped_across_two_instances";
+    let Some((a, b)) = two_instances(test, &[]).await else {
+        return;
+    };
+    let key = a.api_key_with(&[Scope::WorkflowsWrite]).await;
+    let mut on_a = Vec::new();
+    for n in 0..MCP_SESSIONS_PER_CREDENTIAL {
+        let app = if n % 2 == 0 { &a } else { &b };
+        let (status, id) = initialize(app, &key).await;
+        assert_eq!(status, 200, "initialize {n}");
+        if n % 2 == 0 {
+            on_a.push(id.unwrap());
+        }
+    }
+    for app in [&a, &b] {
+        let (status, _) = initialize(app, &key).await;
+        assert_eq!(status, 429, "one past the cap, on either instance");
+    }
+    // Ending one on A frees its slot.
+    let res = a
+        .client
+        .delete(a.url("/mcp"))
+        .bearer_auth(&key)
+        .header("mcp-session-id", &on_a[0])
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_success(), "DELETE: {}", res.status());
+    assert_eq!(initialize(&a, &key).await.0, 200);
+}

@@ -3,7 +3,7 @@
 //! enforced like any call, and `notifications/tools/list_changed` arrives
 //! after a plugin registration and after a workflow switch.
 
-use crate::helpers::spawn_app;
+use crate::helpers::{spawn_app, spawn_app_with};
 use crate::sessions::{call, open};
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::NotificationContext;
@@ -374,4 +374,34 @@ async fn an_ended_sessions_mcp_endpoint_refuses_and_its_mcp_sessions_close() {
     let body = res.text().await.unwrap();
     assert!(body.contains("has ended"), "{body}");
     assert_eq!(list_in(&app, &url, &s.token, &mcp_session).await, 409);
+}
+
+#[tokio::test]
+async fn an_idle_mcp_session_closes_and_frees_its_slot() {
+    use switchboard::domain::api_key::Scope;
+    use switchboard::domain::limits::MCP_SESSIONS_PER_CREDENTIAL;
+    let app = spawn_app_with(&[("MCP_SESSION_IDLE_SECONDS", "1")]).await;
+    let key = app.api_key_with(&[Scope::WorkflowsWrite]).await;
+    let url = app.url("/mcp");
+    let mut opened = Vec::new();
+    for n in 0..MCP_SESSIONS_PER_CREDENTIAL {
+        let res = initialize_response(&app.client, &url, Some(&key), None).await;
+        assert_eq!(res.status(), 200, "initialize {n}");
+        opened.push(res.headers()["mcp-session-id"].to_str().unwrap().to_owned());
+    }
+    let res = initialize_response(&app.client, &url, Some(&key), None).await;
+    assert_eq!(res.status(), 429, "the cap is full");
+    assert!(res.text().await.unwrap().contains("idle out after 1 s"));
+    // Idle past the limit: every session closed, its slot free again, and
+    // its id answers 404 (the client initialises anew).
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    assert_eq!(list_in(&app, &url, &key, &opened[0]).await, 404);
+    for n in 0..MCP_SESSIONS_PER_CREDENTIAL {
+        let res = initialize_response(&app.client, &url, Some(&key), None).await;
+        assert_eq!(
+            res.status(),
+            200,
+            "initialize {n} after the idle ones closed"
+        );
+    }
 }

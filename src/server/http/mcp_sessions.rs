@@ -4,11 +4,16 @@
 //! wraps it so each session belongs to the credential that opened it (an
 //! agent session's token, an API key, a signed-in admin):
 //!
-//! - a credential holds at most [`MCP_SESSIONS_PER_CREDENTIAL`]; the HTTP
-//!   entry reserves a slot before rmcp runs `initialize` ([`reserve`]) and
-//!   answers 429 when there is none, so a burst cannot overshoot;
+//! - a credential holds at most [`MCP_SESSIONS_PER_CREDENTIAL`] per
+//!   endpoint, on every instance together: the HTTP entry reserves a slot
+//!   before rmcp runs `initialize` ([`reserve`]) and answers 429 when there
+//!   is none, so a burst cannot overshoot. The slot is a permit of the
+//!   server's [`StreamCounter`] (the stream caps' counter, whose slots are
+//!   leased across the instances of a cluster), held by the session until
+//!   it closes;
 //! - a session is used only by the credential that opened it ([`owns`]);
-//! - a session idle for [`MCP_SESSION_IDLE_SECS`] closes and frees its slot;
+//! - a session idle for the configured time (`MCP_SESSION_IDLE_SECONDS`)
+//!   closes and frees its slot (rmcp closes it through this manager);
 //! - all of a credential's sessions can be closed at once ([`close_owner`]):
 //!   an agent session that ends closes its MCP sessions.
 //!
@@ -18,6 +23,8 @@
 
 use crate::domain::limits::{MCP_SESSIONS_PER_CREDENTIAL, MCP_SESSION_IDLE_SECS};
 use crate::error::ApiError;
+use crate::server::http::streams::{StreamCounter, StreamPermit};
+use crate::server::ServerError;
 use futures_util::Stream;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_server::session::local::{
@@ -44,42 +51,26 @@ pub fn session_owner(session_id: &str) -> String {
 pub struct McpSessions {
     inner: LocalSessionManager,
     owners: Mutex<Owners>,
+    /// Where the slots are counted (and, in a cluster, leased).
+    slots: Arc<StreamCounter>,
+    /// The endpoint's name in its slots' keys (`mcp-<endpoint>:<owner>`).
+    endpoint: &'static str,
     cap: usize,
+    idle: Duration,
 }
 
 #[derive(Default)]
 struct Owners {
-    of: HashMap<SessionId, String>,
-    by: HashMap<String, Slots>,
-}
-
-#[derive(Default)]
-struct Slots {
-    open: HashSet<SessionId>,
-    reserved: usize,
+    /// Each open session: its owner, and the slot it holds.
+    of: HashMap<SessionId, (String, StreamPermit)>,
+    by: HashMap<String, HashSet<SessionId>>,
 }
 
 /// A slot taken for a session about to be opened; given back when dropped
 /// unless a session was opened in it.
 pub struct Reservation {
-    sessions: Arc<McpSessions>,
     owner: String,
-    bound: bool,
-}
-
-impl Drop for Reservation {
-    fn drop(&mut self) {
-        if self.bound {
-            return;
-        }
-        let mut owners = self.sessions.locked();
-        if let Some(slots) = owners.by.get_mut(&self.owner) {
-            slots.reserved = slots.reserved.saturating_sub(1);
-            if slots.reserved == 0 && slots.open.is_empty() {
-                owners.by.remove(&self.owner);
-            }
-        }
-    }
+    permit: StreamPermit,
 }
 
 /// Why no session was made.
@@ -93,52 +84,62 @@ pub enum McpSessionError {
     NoSlot,
 }
 
-impl Default for McpSessions {
-    fn default() -> Self {
-        Self::new(
-            MCP_SESSIONS_PER_CREDENTIAL,
-            Duration::from_secs(MCP_SESSION_IDLE_SECS),
-        )
-    }
-}
-
 impl McpSessions {
-    /// A manager allowing `cap` sessions per credential, each closed after
-    /// `idle` without traffic.
-    pub fn new(cap: usize, idle: Duration) -> Self {
+    /// A manager for `endpoint` allowing `cap` sessions per credential,
+    /// counted in `slots`, each closed after `idle` without traffic.
+    pub fn new(
+        endpoint: &'static str,
+        slots: Arc<StreamCounter>,
+        cap: usize,
+        idle: Duration,
+    ) -> Self {
         let mut inner = LocalSessionManager::default();
         inner.session_config.keep_alive = Some(idle);
         Self {
             inner,
             owners: Mutex::default(),
+            slots,
+            endpoint,
             cap,
+            idle,
         }
+    }
+
+    /// The default cap and idle time, counted in a counter of its own (for
+    /// tests).
+    pub fn standalone(endpoint: &'static str) -> Self {
+        Self::new(
+            endpoint,
+            Arc::default(),
+            MCP_SESSIONS_PER_CREDENTIAL,
+            Duration::from_secs(MCP_SESSION_IDLE_SECS),
+        )
     }
 
     fn locked(&self) -> std::sync::MutexGuard<'_, Owners> {
         self.owners.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Takes a slot for a new session of `owner`, or 429 naming the cap.
-    pub fn reserve(self: &Arc<Self>, owner: &str) -> Result<Reservation, ApiError> {
-        let mut owners = self.locked();
-        let slots = owners.by.entry(owner.to_owned()).or_default();
-        if slots.open.len() + slots.reserved >= self.cap {
-            return Err(ApiError::RateLimited {
+    /// Takes a slot for a new session of `owner`, or 429 naming the cap
+    /// (on every instance together, in a cluster).
+    pub async fn reserve(&self, owner: &str) -> Result<Reservation, ServerError> {
+        let key = format!("mcp-{}:{owner}", self.endpoint);
+        match self.slots.acquire(&[(key, self.cap)]).await {
+            Ok(permit) => Ok(Reservation {
+                owner: owner.to_owned(),
+                permit,
+            }),
+            Err(ServerError::Api(ApiError::TooManyStreams { .. })) => Err(ApiError::RateLimited {
                 limit: format!(
-                    "{} open MCP sessions per credential (end one with DELETE and its Mcp-Session-Id, or let it idle out after {} minutes)",
+                    "{} open MCP sessions per credential (end one with DELETE and its Mcp-Session-Id, or let it idle out after {} s)",
                     self.cap,
-                    MCP_SESSION_IDLE_SECS / 60
+                    self.idle.as_secs()
                 ),
                 retry_after_secs: 60,
-            });
+            }
+            .into()),
+            Err(e) => Err(e),
         }
-        slots.reserved += 1;
-        Ok(Reservation {
-            sessions: self.clone(),
-            owner: owner.to_owned(),
-            bound: false,
-        })
     }
 
     /// Runs `handle` (rmcp answering an `initialize`) with `reservation`
@@ -152,12 +153,12 @@ impl McpSessions {
         self.locked()
             .of
             .get(id)
-            .is_some_and(|opened_by| opened_by == owner)
+            .is_some_and(|(opened_by, _)| opened_by == owner)
     }
 
     /// Open sessions of `owner`.
     pub fn open_for(&self, owner: &str) -> usize {
-        self.locked().by.get(owner).map_or(0, |s| s.open.len())
+        self.locked().by.get(owner).map_or(0, HashSet::len)
     }
 
     /// Closes every session of `owner` (its slots are free at once; the
@@ -165,13 +166,13 @@ impl McpSessions {
     pub fn close_owner(self: &Arc<Self>, owner: &str) {
         let ids: Vec<SessionId> = {
             let mut owners = self.locked();
-            let Some(slots) = owners.by.remove(owner) else {
+            let Some(ids) = owners.by.remove(owner) else {
                 return;
             };
-            for id in &slots.open {
+            for id in &ids {
                 owners.of.remove(id);
             }
-            slots.open.into_iter().collect()
+            ids.into_iter().collect()
         };
         let sessions = self.clone();
         tokio::spawn(async move {
@@ -183,15 +184,15 @@ impl McpSessions {
         });
     }
 
-    /// Forgets `id`'s owner (the session closed).
+    /// Forgets `id`'s owner and frees its slot (the session closed).
     fn release(&self, id: &SessionId) {
         let mut owners = self.locked();
-        let Some(owner) = owners.of.remove(id) else {
+        let Some((owner, _slot)) = owners.of.remove(id) else {
             return;
         };
-        if let Some(slots) = owners.by.get_mut(&owner) {
-            slots.open.remove(id);
-            if slots.open.is_empty() && slots.reserved == 0 {
+        if let Some(ids) = owners.by.get_mut(&owner) {
+            ids.remove(id);
+            if ids.is_empty() {
                 owners.by.remove(&owner);
             }
         }
@@ -199,18 +200,18 @@ impl McpSessions {
 
     /// Binds the reservation of the `initialize` on this task to `id`.
     fn bind(&self, id: &SessionId) -> Result<(), McpSessionError> {
-        let reservation = OPENING
+        let Reservation { owner, permit } = OPENING
             .try_with(|slot| slot.lock().unwrap_or_else(|p| p.into_inner()).take())
             .ok()
             .flatten()
             .ok_or(McpSessionError::NoSlot)?;
-        let mut reservation = reservation;
         let mut owners = self.locked();
-        let slots = owners.by.entry(reservation.owner.clone()).or_default();
-        slots.reserved = slots.reserved.saturating_sub(1);
-        slots.open.insert(id.clone());
-        owners.of.insert(id.clone(), reservation.owner.clone());
-        reservation.bound = true;
+        owners
+            .by
+            .entry(owner.clone())
+            .or_default()
+            .insert(id.clone());
+        owners.of.insert(id.clone(), (owner, permit));
         Ok(())
     }
 }
@@ -285,27 +286,39 @@ impl SessionManager for McpSessions {
 mod tests {
     use super::*;
 
+    fn sessions(cap: usize) -> Arc<McpSessions> {
+        Arc::new(McpSessions::new(
+            "test",
+            Arc::default(),
+            cap,
+            Duration::from_secs(60),
+        ))
+    }
+
     #[tokio::test]
     async fn a_credential_gets_its_cap_of_slots_and_a_dropped_reservation_frees_one() {
-        let sessions = Arc::new(McpSessions::new(2, Duration::from_secs(60)));
-        let a = sessions.reserve("key:1").unwrap();
-        let _b = sessions.reserve("key:1").unwrap();
-        let err = sessions.reserve("key:1").err().unwrap();
+        let sessions = sessions(2);
+        let a = sessions.reserve("key:1").await.unwrap();
+        let _b = sessions.reserve("key:1").await.unwrap();
+        let err = ApiError::from(sessions.reserve("key:1").await.err().unwrap());
         assert_eq!(err.status(), 429);
         assert!(
             err.to_string()
                 .contains("2 open MCP sessions per credential"),
             "{err}"
         );
-        assert!(sessions.reserve("key:2").is_ok(), "another credential");
+        assert!(
+            sessions.reserve("key:2").await.is_ok(),
+            "another credential"
+        );
         drop(a);
-        assert!(sessions.reserve("key:1").is_ok());
+        assert!(sessions.reserve("key:1").await.is_ok());
     }
 
     #[tokio::test]
     async fn a_session_opened_in_a_slot_belongs_to_its_owner_until_closed() {
-        let sessions = Arc::new(McpSessions::new(1, Duration::from_secs(60)));
-        let reservation = sessions.reserve("session:s").unwrap();
+        let sessions = sessions(1);
+        let reservation = sessions.reserve("session:s").await.unwrap();
         let (id, _transport) =
             McpSessions::opening(reservation, async { sessions.create_session().await })
                 .await
@@ -313,15 +326,27 @@ mod tests {
         assert!(sessions.owns("session:s", &id));
         assert!(!sessions.owns("session:t", &id));
         assert_eq!(sessions.open_for("session:s"), 1);
-        assert!(sessions.reserve("session:s").is_err(), "the slot is used");
+        assert!(
+            sessions.reserve("session:s").await.is_err(),
+            "the slot is used"
+        );
         sessions.close_session(&id).await.unwrap();
         assert_eq!(sessions.open_for("session:s"), 0);
-        assert!(sessions.reserve("session:s").is_ok());
+        assert!(sessions.reserve("session:s").await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn two_endpoints_sharing_a_counter_count_apart() {
+        let counter = Arc::new(StreamCounter::default());
+        let session = McpSessions::new("session", counter.clone(), 1, Duration::from_secs(60));
+        let workflow = McpSessions::new("workflow", counter, 1, Duration::from_secs(60));
+        let _one = session.reserve("key:1").await.unwrap();
+        assert!(workflow.reserve("key:1").await.is_ok());
     }
 
     #[tokio::test]
     async fn no_session_is_made_without_a_reserved_slot() {
-        let sessions = McpSessions::default();
+        let sessions = McpSessions::standalone("test");
         assert!(matches!(
             sessions.create_session().await,
             Err(McpSessionError::NoSlot)

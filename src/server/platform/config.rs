@@ -61,6 +61,9 @@ pub struct Config {
     /// Most event streams open at once for one signed-in user
     /// (`MAX_STREAMS_PER_USER`, default 50).
     pub max_streams_per_user: usize,
+    /// How long an MCP session may be idle before it closes and frees its
+    /// slot (`MCP_SESSION_IDLE_SECONDS`, default 300).
+    pub mcp_session_idle: Duration,
     /// How long a graceful shutdown waits for open requests before it
     /// drops them (`SHUTDOWN_GRACE_SECONDS`, default 10).
     pub shutdown_grace: Duration,
@@ -255,6 +258,11 @@ impl Config {
         };
         let max_streams_per_session = count("MAX_STREAMS_PER_SESSION", 20_000, 1_000_000)?;
         let max_streams_per_user = count("MAX_STREAMS_PER_USER", 50, 1_000_000)?;
+        let mcp_session_idle = Duration::from_secs(count(
+            "MCP_SESSION_IDLE_SECONDS",
+            limits::MCP_SESSION_IDLE_SECS as usize,
+            86_400,
+        )? as u64);
         let shutdown_grace =
             Duration::from_secs(count("SHUTDOWN_GRACE_SECONDS", 10, 3_600)? as u64);
         let header_read_timeout =
@@ -382,6 +390,7 @@ impl Config {
             api_origins,
             max_streams_per_session,
             max_streams_per_user,
+            mcp_session_idle,
             shutdown_grace,
             header_read_timeout,
             plugin_tools_max,
@@ -477,6 +486,7 @@ mod tests {
             ("MAX_STREAMS_PER_USER", "0"),
             ("SHUTDOWN_GRACE_SECONDS", "soon"),
             ("HEADER_READ_TIMEOUT_SECONDS", "0"),
+            ("MCP_SESSION_IDLE_SECONDS", "forever"),
             ("EMBED_ORIGINS", "https://ok.example javascript:alert(1)"),
             ("TRUSTED_PROXIES", "127.0.0.1 proxy.internal"),
             ("API_ORIGINS", "https://ok.example, codap.concord.org"),

@@ -1,9 +1,11 @@
 //! The state every handler and server function shares.
 
+use crate::domain::limits::MCP_SESSIONS_PER_CREDENTIAL;
 use crate::server::agent::budget::Budgets;
 use crate::server::agent::hub::Hub;
 use crate::server::agent::rules::Rules;
 use crate::server::auth::throttle::LoginThrottle;
+use crate::server::http::mcp_sessions::McpSessions;
 use crate::server::http::streams::StreamCounter;
 use crate::server::platform::config::Config;
 use crate::server::platform::db::Db;
@@ -36,7 +38,8 @@ pub struct AppState {
     /// This instance's part in a cluster of instances on one PostgreSQL
     /// database (`server::cluster`); `None` on SQLite.
     pub cluster: Option<Arc<crate::server::cluster::Cluster>>,
-    /// Open event streams per session and per user, for the caps.
+    /// Open event streams per session and per user, and MCP sessions per
+    /// credential, for the caps (leased across instances in a cluster).
     pub streams: Arc<StreamCounter>,
     /// Recent sign-in attempts per account and address, per account and
     /// per address (counted as they start).
@@ -56,10 +59,10 @@ pub struct AppState {
     pub budgets: Arc<Budgets>,
     /// The MCP sessions of `/api/sessions/{id}/mcp`, each owned by the
     /// agent session whose token opened it (capped, closed when it ends).
-    pub session_mcp: Arc<crate::server::http::mcp_sessions::McpSessions>,
+    pub session_mcp: Arc<McpSessions>,
     /// The MCP sessions of `/mcp`, each owned by the API key or admin
     /// that opened it (capped).
-    pub workflow_mcp: Arc<crate::server::http::mcp_sessions::McpSessions>,
+    pub workflow_mcp: Arc<McpSessions>,
     /// Connected MCP servers: which catalogue tools came from which, and
     /// the live connections calls are forwarded on.
     pub mcp_servers: Arc<crate::server::mcp_servers::Registry>,
@@ -98,6 +101,18 @@ impl AppState {
         let lock_pool = locks::lock_pool(&db);
         let session_locks = Arc::new(Locks::new("session", lock_pool.clone()));
         let edit_locks = Arc::new(Locks::new("edit", lock_pool));
+        // Stream caps and MCP sessions per credential, counted (and in a
+        // cluster leased) in one counter.
+        let streams = Arc::new(StreamCounter::default());
+        let mcp_idle = config.mcp_session_idle;
+        let mcp_sessions = |endpoint| {
+            Arc::new(McpSessions::new(
+                endpoint,
+                streams.clone(),
+                MCP_SESSIONS_PER_CREDENTIAL,
+                mcp_idle,
+            ))
+        };
         Self {
             db,
             instance_lock: None,
@@ -107,7 +122,7 @@ impl AppState {
             hub: Arc::new(Hub::starting_at(event_id_base())),
             cluster: None,
             login_throttle,
-            streams: Arc::new(StreamCounter::default()),
+            streams: streams.clone(),
             hashing: Arc::new(tokio::sync::Semaphore::new(
                 std::thread::available_parallelism().map_or(2, usize::from),
             )),
@@ -115,8 +130,8 @@ impl AppState {
             shutdown: tokio_util::sync::CancellationToken::new(),
             plugins: Arc::default(),
             budgets,
-            session_mcp: Arc::default(),
-            workflow_mcp: Arc::default(),
+            session_mcp: mcp_sessions("session"),
+            workflow_mcp: mcp_sessions("workflow"),
             mcp_servers: Arc::default(),
             retention_lock: Arc::default(),
             rules: Arc::new(RwLock::new(Arc::new(Rules::empty()))),

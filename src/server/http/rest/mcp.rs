@@ -6,8 +6,8 @@
 //! reaches the MCP server, which then knows whose session it serves.
 //!
 //! Both endpoints count what a credential holds ([`serve`]): MCP sessions
-//! against `MCP_SESSIONS_PER_CREDENTIAL` (a slot is reserved before rmcp
-//! runs `initialize`), and their event streams against the stream caps
+//! against `MCP_SESSIONS_PER_CREDENTIAL` on every instance together (a
+//! slot is reserved before rmcp runs `initialize`), and their event streams against the stream caps
 //! like any other stream; a session id is usable only by the credential
 //! that opened it.
 
@@ -104,9 +104,9 @@ where
             return ServerError::from(ApiError::NotFound("This MCP session".into()))
                 .into_response();
         }
-        (None, &Method::POST) => match sessions.reserve(&credential.owner) {
+        (None, &Method::POST) => match sessions.reserve(&credential.owner).await {
             Ok(slot) => Some(slot),
-            Err(e) => return ServerError::from(e).into_response(),
+            Err(e) => return e.into_response(),
         },
         _ => None,
     };

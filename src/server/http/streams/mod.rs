@@ -10,6 +10,9 @@
 //! count under), and every stream writer watches its permit's
 //! [`StreamPermit::closed`], so no route has its own code for it.
 //!
+//! MCP sessions per credential are counted here too (`mcp-<endpoint>:…`
+//! keys, [`crate::server::http::mcp_sessions`]), a permit per session.
+//!
 //! With several instances (PostgreSQL) the caps hold across all of them:
 //! each instance opens streams only within the slots it leased in the
 //! database for the key ([`lease`]), and leases more, under the key's
@@ -25,7 +28,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use tokio_util::sync::CancellationToken;
 
-/// Open streams per key (`session:…`, `user:…`).
+/// Open streams per key (`session:…`, `user:…`, `key:…`; MCP sessions'
+/// `mcp-…`).
 #[derive(Default)]
 pub struct StreamCounter {
     open: Mutex<HashMap<String, Slot>>,
