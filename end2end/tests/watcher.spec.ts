@@ -169,3 +169,29 @@ test('the sessions list filters by words and status, and keeps updating live', a
   await expect(search).toHaveValue('disputes');
   await expect(status).toHaveValue('open');
 });
+
+test('a stream refused outright (a proxy answering 503 while an instance restarts) is opened again and the page catches up', async ({ page, request }) => {
+  const key = await apiKey(page, 'Refused agent');
+  const s = await openSession(request, key, 'idv');
+  // The browser's EventSource gives up for good on an answer that is not
+  // an event stream; the page must open it again by itself.
+  let refused = 0;
+  await page.route(`**/api/sessions/${s.sessionId}/events`, async (route) => {
+    if (refused < 2) {
+      refused += 1;
+      await route.fulfill({ status: 503, contentType: 'text/plain', body: 'no server is available' });
+    } else {
+      await route.fallback();
+    }
+  });
+  await page.goto(`/sessions/${s.sessionId}`);
+  await hydrated(page);
+  // A call made while the page had no stream is in what it reads on reconnecting.
+  await callTool(request, s, 'perform_idv_check', idv);
+  await expect(page.getByTestId('connection')).toHaveText('live', { timeout: 15_000 });
+  expect(refused).toBe(2);
+  await expect(page.locator('[data-check="identity_verified"]')).toHaveClass(/check-true/);
+  // And the stream it opened is the live one.
+  await callTool(request, s, 'get_server_time', {});
+  await expect(page.getByTestId('timeline').locator(':scope > li')).toHaveCount(2);
+});

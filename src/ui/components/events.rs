@@ -39,11 +39,26 @@ impl Link {
     }
 }
 
+/// How long to wait before opening a stream the browser gave up on (an
+/// answer that was not an event stream: a proxy's 502 or 503 while an
+/// instance restarts, a 429 at a cap); doubled after each failure up to
+/// [`REOPEN_MAX_MS`], and back to this once a stream opens.
+#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+const REOPEN_FIRST_MS: u32 = 1_000;
+
+/// The longest wait between two attempts to open a stream again.
+#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+const REOPEN_MAX_MS: u32 = 30_000;
+
 /// Subscribes to `url` with the browser's `EventSource` (which reconnects by
-/// itself and sends `Last-Event-ID`), for as long as the calling component
-/// lives; `on_event` gets each event's name and data. Every frame carries
-/// an `event:` name, which `onmessage` never sees, so there is one
-/// listener per name in `names`. Does nothing on the server.
+/// itself after a dropped connection and sends `Last-Event-ID`), for as
+/// long as the calling component lives; `on_event` gets each event's name
+/// and data. Every frame carries an `event:` name, which `onmessage` never
+/// sees, so there is one listener per name in `names`. When the browser
+/// gives the stream up for good (any answer but an event stream), it is
+/// opened again after [`REOPEN_FIRST_MS`], backing off: the server's
+/// answer to a new stream (its history and a snapshot, or the whole list)
+/// brings the page up to date. Does nothing on the server.
 pub fn subscribe(
     url: String,
     names: &'static [&'static str],
@@ -52,39 +67,132 @@ pub fn subscribe(
 ) {
     #[cfg(feature = "hydrate")]
     {
-        use std::rc::Rc;
-        use wasm_bindgen::closure::Closure;
-        use wasm_bindgen::JsCast;
-        let Ok(source) = web_sys::EventSource::new(&url) else {
-            link.set(Link::Reconnecting);
-            return;
-        };
-        let on_event = Rc::new(on_event);
-        let listeners: Vec<Closure<dyn Fn(web_sys::MessageEvent)>> = names
-            .iter()
-            .map(|name| {
-                let on_event = on_event.clone();
-                let listener = Closure::<dyn Fn(web_sys::MessageEvent)>::new(
-                    move |ev: web_sys::MessageEvent| {
-                        if let Some(text) = ev.data().as_string() {
-                            on_event(name, text);
-                        }
-                    },
-                );
-                let _ = source
-                    .add_event_listener_with_callback(name, listener.as_ref().unchecked_ref());
-                listener
-            })
-            .collect();
-        let open = Closure::<dyn Fn()>::new(move || link.set(Link::Live));
-        let error = Closure::<dyn Fn()>::new(move || link.set(Link::Reconnecting));
-        source.set_onopen(Some(open.as_ref().unchecked_ref()));
-        source.set_onerror(Some(error.as_ref().unchecked_ref()));
-        let held = send_wrapper::SendWrapper::new((source, listeners, open, error));
-        on_cleanup(move || held.0.close());
+        let feed = std::rc::Rc::new(browser::Feed {
+            url,
+            names,
+            on_event: Box::new(on_event),
+            link,
+            open: Default::default(),
+            wait_ms: std::cell::Cell::new(REOPEN_FIRST_MS),
+        });
+        browser::Feed::connect(&feed);
+        let held = send_wrapper::SendWrapper::new(feed);
+        on_cleanup(move || held.close());
     }
     #[cfg(not(feature = "hydrate"))]
     let _ = (url, names, on_event, link);
+}
+
+/// The browser's side of [`subscribe`].
+#[cfg(feature = "hydrate")]
+mod browser {
+    use super::{Link, REOPEN_MAX_MS};
+    use leptos::prelude::*;
+    use std::cell::{Cell, RefCell};
+    use std::rc::Rc;
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::JsCast;
+    use web_sys::{EventSource, MessageEvent};
+
+    /// What gets each event's name and data.
+    pub(super) type OnEvent = Box<dyn Fn(&str, String)>;
+
+    /// One subscription: what it opens, and the stream open now.
+    pub(super) struct Feed {
+        pub(super) url: String,
+        pub(super) names: &'static [&'static str],
+        pub(super) on_event: OnEvent,
+        pub(super) link: RwSignal<Link>,
+        pub(super) open: RefCell<Option<Open>>,
+        pub(super) wait_ms: Cell<u32>,
+    }
+
+    /// An `EventSource` and the listeners it calls.
+    pub(super) struct Open {
+        source: EventSource,
+        _listeners: Vec<Closure<dyn Fn(MessageEvent)>>,
+        _opened: Closure<dyn Fn()>,
+        _failed: Closure<dyn Fn()>,
+    }
+
+    impl Feed {
+        /// Opens the stream (again); when the browser gives it up, opens
+        /// it once more after a wait, as long as the feed is kept.
+        pub(super) fn connect(feed: &Rc<Feed>) {
+            let Ok(source) = EventSource::new(&feed.url) else {
+                feed.link.set(Link::Reconnecting);
+                return;
+            };
+            let listeners = feed
+                .names
+                .iter()
+                .map(|name| {
+                    let weak = Rc::downgrade(feed);
+                    let listener = Closure::<dyn Fn(MessageEvent)>::new(move |ev: MessageEvent| {
+                        if let (Some(feed), Some(text)) = (weak.upgrade(), ev.data().as_string()) {
+                            (feed.on_event)(name, text);
+                        }
+                    });
+                    let _ = source
+                        .add_event_listener_with_callback(name, listener.as_ref().unchecked_ref());
+                    listener
+                })
+                .collect();
+            let (link, weak) = (feed.link, Rc::downgrade(feed));
+            let opened = Closure::<dyn Fn()>::new(move || {
+                link.set(Link::Live);
+                if let Some(feed) = weak.upgrade() {
+                    feed.wait_ms.set(super::REOPEN_FIRST_MS);
+                }
+            });
+            let weak = Rc::downgrade(feed);
+            let failed = Closure::<dyn Fn()>::new(move || {
+                link.set(Link::Reconnecting);
+                if let Some(feed) = weak.upgrade() {
+                    feed.given_up();
+                }
+            });
+            source.set_onopen(Some(opened.as_ref().unchecked_ref()));
+            source.set_onerror(Some(failed.as_ref().unchecked_ref()));
+            *feed.open.borrow_mut() = Some(Open {
+                source,
+                _listeners: listeners,
+                _opened: opened,
+                _failed: failed,
+            });
+        }
+
+        /// After an error: if the browser will not retry by itself, open
+        /// the stream again after the wait. The given-up stream (whose
+        /// error listener is running now) is replaced then, not dropped
+        /// here.
+        fn given_up(self: Rc<Self>) {
+            let closed = self
+                .open
+                .borrow()
+                .as_ref()
+                .is_some_and(|o| o.source.ready_state() == EventSource::CLOSED);
+            if !closed {
+                return;
+            }
+            let wait = self.wait_ms.get();
+            self.wait_ms.set(wait.saturating_mul(2).min(REOPEN_MAX_MS));
+            let weak = Rc::downgrade(&self);
+            gloo_timers::callback::Timeout::new(wait, move || {
+                if let Some(feed) = weak.upgrade() {
+                    Feed::connect(&feed);
+                }
+            })
+            .forget();
+        }
+
+        /// Closes the stream open now, if any.
+        pub(super) fn close(&self) {
+            if let Some(open) = self.open.borrow_mut().take() {
+                open.source.close();
+            }
+        }
+    }
 }
 
 /// The connection badge: `link link-{state}` with the state's words; with
