@@ -1,0 +1,52 @@
+//! Reading sessions: the list a person or key may see, a session's tools
+//! in any declaration format, and its calls page by page.
+
+use super::SessionQuery;
+use crate::domain::declaration::DeclarationFormat;
+use crate::domain::limits::CALLS_PAGE_MAX;
+use crate::server::agent::listing::Listing;
+use crate::server::agent::sessions;
+use crate::server::http::extract::{ReadTools, Session, Viewing, Watching};
+use crate::server::{AppState, ServerError};
+use axum::extract::{Query, State};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+/// `GET /api/sessions` (the signed-in account, or an API key with
+/// `sessions`): the sessions the caller may see (`domain::ownership`).
+pub(super) async fn list(
+    viewing: Viewing,
+    State(state): State<AppState>,
+) -> Result<Response, ServerError> {
+    Ok(Json(sessions::list(&state, viewing.viewer).await?).into_response())
+}
+
+pub(super) async fn tools(
+    State(state): State<AppState>,
+    Query(query): Query<SessionQuery>,
+    session: Session<ReadTools>,
+) -> Result<Response, ServerError> {
+    let row = session.into_inner().row;
+    let format = DeclarationFormat::parse(query.format.as_deref().unwrap_or("gemini"))?;
+    let listing = Listing::of(&state, &row).await?;
+    sessions::tools_told(&state, &row, &listing.available).await?;
+    Ok(Json(listing.rest(format)).into_response())
+}
+
+/// `GET /api/sessions/{id}/calls?before=&limit=`: the calls older than call
+/// `before` (default: the newest), oldest first, in full; `before` in the
+/// answer is what to ask for next, `null` when there is nothing older.
+pub(super) async fn calls(
+    State(state): State<AppState>,
+    Query(query): Query<SessionQuery>,
+    watching: Watching,
+) -> Result<Response, ServerError> {
+    let id = watching.row.id;
+    let limit = query.limit.unwrap_or(CALLS_PAGE_MAX);
+    let page = sessions::calls_page(&state, &id, query.before, limit).await?;
+    let next = (page.len() == limit.clamp(1, CALLS_PAGE_MAX))
+        .then(|| page.first().map(|c| c.id))
+        .flatten();
+    Ok(Json(json!({"calls": page, "before": next})).into_response())
+}
