@@ -26,7 +26,19 @@ const SOURCES: &[(&str, &str)] = &[
     ("account", include_str!("account.rs")),
     ("actor", include_str!("actor.rs")),
     ("agent_runner", include_str!("agent_runner.rs")),
-    ("agent_session", include_str!("agent_session.rs")),
+    ("agent_session", include_str!("agent_session/mod.rs")),
+    (
+        "agent_session::calls",
+        include_str!("agent_session/calls.rs"),
+    ),
+    (
+        "agent_session::events",
+        include_str!("agent_session/events.rs"),
+    ),
+    (
+        "agent_session::patch",
+        include_str!("agent_session/patch.rs"),
+    ),
     ("api_key", include_str!("api_key.rs")),
     ("assets", include_str!("assets.rs")),
     ("bindings", include_str!("bindings.rs")),
