@@ -149,7 +149,16 @@ const SOURCES: &[(&str, &str)] = &[
     ("vibe::rules", include_str!("vibe/rules.rs")),
     ("vibe::template", include_str!("vibe/template.rs")),
     ("vibe::tool_file", include_str!("vibe/tool_file.rs")),
-    ("workflow_chat", include_str!("workflow_chat.rs")),
+    ("workflow_chat", include_str!("workflow_chat/mod.rs")),
+    (
+        "workflow_chat::check",
+        include_str!("workflow_chat/check.rs"),
+    ),
+    (
+        "workflow_chat::messages",
+        include_str!("workflow_chat/messages.rs"),
+    ),
+    ("workflow_chat::turn", include_str!("workflow_chat/turn.rs")),
     ("workflow_def", include_str!("workflow_def/mod.rs")),
     (
         "workflow_def::definition",
