@@ -51,7 +51,19 @@ const SOURCES: &[(&str, &str)] = &[
     ("declaration::export", include_str!("declaration/export.rs")),
     (
         "declaration::ultravox",
-        include_str!("declaration/ultravox.rs"),
+        include_str!("declaration/ultravox/mod.rs"),
+    ),
+    (
+        "declaration::ultravox::parameters",
+        include_str!("declaration/ultravox/parameters.rs"),
+    ),
+    (
+        "declaration::ultravox::stages",
+        include_str!("declaration/ultravox/stages.rs"),
+    ),
+    (
+        "declaration::ultravox::tools",
+        include_str!("declaration/ultravox/tools.rs"),
     ),
     ("effect", include_str!("effect.rs")),
     ("error", include_str!("error.rs")),
