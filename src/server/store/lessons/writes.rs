@@ -12,6 +12,9 @@ use crate::error::ApiError;
 use crate::server::platform::db::now;
 use crate::server::platform::db::{Conn, Db};
 use crate::server::ServerError;
+use sqlx::any::{Any, AnyArguments};
+use sqlx::query::Query;
+use sqlx::Row;
 
 /// Stores a new lesson owned by `owner` as version 1; the draft must
 /// already be valid.
@@ -56,31 +59,41 @@ async fn insert(
         .transpose()
         .map_err(json_err)?;
     let mut tx = db.begin().await?;
-    let id = sqlx::query_scalar::<_, i64>(
+    let insert = sqlx::query(
         "INSERT INTO lessons (owner_id, title, conversation_prompt, tasks, review_items, duration_minutes, level,
                               review, tool_configuration, version, created_at, updated_at, updated_by)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 1, $10, $11, $12) RETURNING id",
     )
-    .bind(owner)
-    .bind(draft.title.trim())
-    .bind(&draft.conversation_prompt)
-    .bind(serde_json::to_string(&draft.tasks).map_err(json_err)?)
-    .bind(serde_json::to_string(&draft.review_items).map_err(json_err)?)
-    .bind(draft.duration_minutes.map(i64::from))
-    .bind(draft.level.map(|l| l.as_str()))
-    .bind(i64::from(draft.review))
-    .bind(config_json)
-    .bind(t)
-    .bind(t)
-    .bind(owner)
-    .fetch_one(&mut *tx)
-    .await?
-    ;
+    .bind(owner);
+    let id: i64 = with_draft(insert, draft)?
+        .bind(config_json)
+        .bind(t)
+        .bind(t)
+        .bind(owner)
+        .fetch_one(&mut *tx)
+        .await?
+        .try_get(0)?;
     if configuration.is_some() {
         record_version(&mut tx, id, 1, draft, summary, owner, t).await?;
     }
     tx.commit().await?;
     Ok(id)
+}
+
+/// Binds the draft's columns, title to review, in the order both the
+/// INSERT and the UPDATE name them.
+fn with_draft<'q>(
+    query: Query<'q, Any, AnyArguments<'q>>,
+    draft: &'q LessonDraft,
+) -> Result<Query<'q, Any, AnyArguments<'q>>, ServerError> {
+    Ok(query
+        .bind(draft.title.trim())
+        .bind(&draft.conversation_prompt)
+        .bind(serde_json::to_string(&draft.tasks).map_err(json_err)?)
+        .bind(serde_json::to_string(&draft.review_items).map_err(json_err)?)
+        .bind(draft.duration_minutes.map(i64::from))
+        .bind(draft.level.map(|l| l.as_str()))
+        .bind(i64::from(draft.review)))
 }
 
 /// Adds version `version` of lesson `id` to its history, with the author's
@@ -165,26 +178,20 @@ async fn save_version(
     let t = now();
     let (filter, bind) = visible_to(user, 13);
     let mut tx = db.begin().await?;
-    let done = sqlx::query(&format!(
+    let update = format!(
         "UPDATE lessons AS l SET title = $1, conversation_prompt = $2, tasks = $3, review_items = $4, duration_minutes = $5, level = $6,
                 review = $7, tool_configuration = $8, version = version + 1, updated_at = $9, updated_by = $10
          WHERE l.id = $11 AND l.version = $12 AND {filter}"
-    ))
-    .bind(draft.title.trim())
-    .bind(&draft.conversation_prompt)
-    .bind(serde_json::to_string(&draft.tasks).map_err(json_err)?)
-    .bind(serde_json::to_string(&draft.review_items).map_err(json_err)?)
-    .bind(draft.duration_minutes.map(i64::from))
-    .bind(draft.level.map(|l| l.as_str()))
-    .bind(i64::from(draft.review))
-    .bind(serde_json::to_string(&draft.tool_configuration).map_err(json_err)?)
-    .bind(t)
-    .bind(user.id)
-    .bind(id)
-    .bind(expected_version)
-    .bind(bind)
-    .execute(&mut *tx)
-    .await?;
+    );
+    let done = with_draft(sqlx::query(&update), draft)?
+        .bind(serde_json::to_string(&draft.tool_configuration).map_err(json_err)?)
+        .bind(t)
+        .bind(user.id)
+        .bind(id)
+        .bind(expected_version)
+        .bind(bind)
+        .execute(&mut *tx)
+        .await?;
     if done.rows_affected() != 1 {
         drop(tx);
         // Either gone/invisible (404) or changed since (409): tell which.
