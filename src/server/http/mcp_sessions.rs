@@ -4,7 +4,7 @@
 //! wraps it so each session belongs to the credential that opened it (an
 //! agent session's token, an API key, a signed-in admin):
 //!
-//! - a credential holds at most [`MCP_SESSIONS_PER_CREDENTIAL`] per
+//! - a credential holds at most `MCP_SESSIONS_PER_CREDENTIAL` per
 //!   endpoint, on every instance together: the HTTP entry reserves a slot
 //!   before rmcp runs `initialize` ([`reserve`]) and answers 429 when there
 //!   is none, so a burst cannot overshoot. The slot is a permit of the
@@ -21,7 +21,6 @@
 //! [`owns`]: McpSessions::owns
 //! [`close_owner`]: McpSessions::close_owner
 
-use crate::domain::limits::{MCP_SESSIONS_PER_CREDENTIAL, MCP_SESSION_IDLE_SECS};
 use crate::error::ApiError;
 use crate::server::http::streams::{StreamCounter, StreamPermit};
 use crate::server::ServerError;
@@ -103,17 +102,6 @@ impl McpSessions {
             cap,
             idle,
         }
-    }
-
-    /// The default cap and idle time, counted in a counter of its own (for
-    /// tests).
-    pub fn standalone(endpoint: &'static str) -> Self {
-        Self::new(
-            endpoint,
-            Arc::default(),
-            MCP_SESSIONS_PER_CREDENTIAL,
-            Duration::from_secs(MCP_SESSION_IDLE_SECS),
-        )
     }
 
     fn locked(&self) -> std::sync::MutexGuard<'_, Owners> {
@@ -346,7 +334,7 @@ mod tests {
 
     #[tokio::test]
     async fn no_session_is_made_without_a_reserved_slot() {
-        let sessions = McpSessions::standalone("test");
+        let sessions = sessions(1);
         assert!(matches!(
             sessions.create_session().await,
             Err(McpSessionError::NoSlot)
