@@ -1,13 +1,11 @@
 //! What every other server module stands on: start-up configuration, the
-//! database, the shared state, the clock sessions run on, allocator tuning,
-//! logging, exact token counts, and the locks and rate windows that must
+//! database, the shared state, the clock sessions run on, logging, exact token counts, and the locks and rate windows that must
 //! hold across instances on PostgreSQL.
 
 pub mod clock;
 pub mod config;
 pub mod db;
 pub mod locks;
-pub mod memory;
 pub mod state;
 pub mod telemetry;
 pub mod tokens;

@@ -15,9 +15,7 @@ use tokio::net::TcpStream;
 
 /// Bytes read while looking for the first request head. An event-stream
 /// request (a path, a cookie or token, a few headers) fits many times over;
-/// a larger head goes to hyper, whose own limit is higher. At least
-/// [`crate::server::platform::memory::MMAP_THRESHOLD`], so the buffer has pages of its
-/// own that go back to the system as soon as the head is parsed.
+/// a larger head goes to hyper, whose own limit is higher.
 pub const HEAD_BUFFER: usize = 8192;
 
 /// Most header lines an event-stream request may have; more go to hyper.
