@@ -19,7 +19,6 @@ use crate::server::store::plugins as store;
 use crate::server::{AppState, ServerError};
 use serde::Serialize;
 use serde_json::{json, Value};
-use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// The answer to a registration or patch.
@@ -62,8 +61,9 @@ fn configuration(set: &PluginSet) -> Value {
     })
 }
 
-/// Compiled schemas by their JSON text (or why one does not compile).
-type Known = HashMap<String, Result<Arc<jsonschema::Validator>, String>>;
+/// Compiled schemas by their JSON text (or why one does not compile);
+/// foldhash, as every map keyed by schema text (`weak_table`).
+type Known = foldhash::HashMap<String, Result<Arc<jsonschema::Validator>, String>>;
 
 /// Applies a registration or patch from `row`'s plugin: 422 for a field
 /// over its limit or a set over the session's tool limit (nothing
@@ -156,12 +156,12 @@ async fn precompile(
             .chain(p.modify.iter().filter_map(|m| m.parameters.as_ref()))
             .collect(),
     };
-    let compiled_before: HashSet<String> = state
+    let compiled_before: foldhash::HashSet<String> = state
         .plugins
         .get(&row.id)
         .map(|l| l.compiled_schemas())
         .unwrap_or_default();
-    let mut unique: HashMap<&str, &Schema> = HashMap::new();
+    let mut unique: foldhash::HashMap<&str, &Schema> = foldhash::HashMap::default();
     for schema in incoming {
         let key = schema.json();
         if key.len() <= crate::domain::plugin::SCHEMA_MAX_BYTES && !compiled_before.contains(key) {

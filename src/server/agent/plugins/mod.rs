@@ -86,7 +86,7 @@ impl Loaded {
 
     /// The schemas (as JSON text) this set has compiled, so a change
     /// compiles only new ones.
-    pub fn compiled_schemas(&self) -> std::collections::HashSet<String> {
+    pub fn compiled_schemas(&self) -> foldhash::HashSet<String> {
         self.set
             .tools
             .iter()
