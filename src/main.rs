@@ -15,11 +15,12 @@ const WORKER_STACK_BYTES: usize = 8 * 1024 * 1024;
 /// The server's allocator. A registration's large, short-lived buffers (a
 /// thousand tools' bodies, sets and events) and thousands of watchers'
 /// connections that come and go in crowds are both its daily work;
-/// jemalloc serves the first faster than glibc's allocator and gives the
-/// second's pages back without the heap creeping up. Measured against glibc
+/// jemalloc serves the first faster than glibc's allocator, and the second
+/// no longer creeps the heap up crowd after crowd. Measured against glibc
 /// as tuned before (every allocation of 8,000 bytes and more `mmap`ed):
-/// registering 1,000 new tools 0.7–0.8× the server time, fan-out to 10,000
-/// watchers p99 0.8× and RSS added 0.85×; `benches/README.md`.
+/// registering 1,000 new tools 0.8–0.95× the server time (larger schemas
+/// 0.75–0.9×), fan-out to 10,000 watchers and the memory it adds the same
+/// within noise; `benches/README.md`, "The allocator".
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
