@@ -23,7 +23,7 @@
 
 use super::notice::{decode, encode, parse, Notice};
 use super::offer::{Answer, Offer, Waiting};
-use super::{compile_all, Listening, Loaded};
+use super::{check_all, Listening, Loaded};
 use crate::domain::plugin::Schema;
 use crate::server::cluster::Cluster;
 use crate::server::store::plugin_relay::{self as store, WaitingRow};
@@ -246,7 +246,7 @@ async fn handle(state: &AppState, text: &str) -> Result<(), ServerError> {
 }
 
 /// Loads `session`'s plugin set as stored (another instance changed it),
-/// compiling only schemas not compiled here already; an ended session is
+/// checking only schemas not checked here already; an ended session is
 /// forgotten.
 async fn reload(state: &AppState, session: &str) -> Result<(), ServerError> {
     let Some(set) = crate::server::store::plugins::get(&state.db, session).await? else {
@@ -255,7 +255,7 @@ async fn reload(state: &AppState, session: &str) -> Result<(), ServerError> {
     };
     let previous = state.plugins.get(session);
     let mut validators = std::collections::HashMap::new();
-    let mut compile: Vec<(String, Schema)> = Vec::new();
+    let mut check: Vec<(String, Schema)> = Vec::new();
     for tool in &set.tools {
         let name = &tool.definition.name;
         let known = previous.as_ref().and_then(|p| {
@@ -268,11 +268,11 @@ async fn reload(state: &AppState, session: &str) -> Result<(), ServerError> {
             Some(v) => {
                 validators.insert(name.clone(), v);
             }
-            None => compile.push((name.clone(), tool.definition.parameters.clone())),
+            None => check.push((name.clone(), tool.definition.parameters.clone())),
         }
     }
-    for (name, compiled) in compile_all(compile).await? {
-        if let Ok(v) = compiled {
+    for (name, checked) in check_all(check).await? {
+        if let Ok(v) = checked {
             validators.insert(name, v);
         }
     }

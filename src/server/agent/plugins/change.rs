@@ -1,8 +1,9 @@
 //! Registrations and patches: checked, planned by `domain::plugin`, the
-//! schemas compiled once (off the async threads, before the session's call
-//! lock), then stored and swapped in under that lock, and announced.
+//! schemas checked once (off the async threads, before the session's call
+//! lock; `checked`), then stored and swapped in under that lock, and
+//! announced.
 
-use super::{compile_all, Loaded};
+use super::{check_all, CheckedSchema, Loaded};
 use crate::domain::agent_session::SessionEvent;
 use crate::domain::limits::{bytes_in_words, excerpt, PLUGIN_SET_MAX_BYTES};
 use crate::domain::plugin::{
@@ -11,7 +12,6 @@ use crate::domain::plugin::{
     AVAILABILITY_EVENT,
 };
 use crate::error::ApiError;
-use crate::server::agent::rules::compile_schema;
 use crate::server::agent::{access, listing};
 use crate::server::platform::clock::wall_ms;
 use crate::server::store::agent_sessions::SessionRow;
@@ -61,9 +61,9 @@ fn configuration(set: &PluginSet) -> Value {
     })
 }
 
-/// Compiled schemas by their JSON text (or why one does not compile);
-/// foldhash, as every map keyed by schema text (`weak_table`).
-type Known = foldhash::HashMap<String, Result<Arc<jsonschema::Validator>, String>>;
+/// Checked schemas by their JSON text (or why one is refused); foldhash,
+/// as every map keyed by schema text (`weak_table`).
+type Known = foldhash::HashMap<String, Result<Arc<CheckedSchema>, String>>;
 
 /// Applies a registration or patch from `row`'s plugin: 422 for a field
 /// over its limit or a set over the session's tool limit (nothing
@@ -75,7 +75,7 @@ pub async fn change(
     change: Change,
 ) -> Result<ChangeAnswer, ServerError> {
     admit(state, row, &change).await?;
-    // Compiled before taking the lock: the slow part holds nothing up.
+    // Checked before taking the lock: the slow part holds nothing up.
     let mut known = precompile(state, row, &change).await?;
     let _guard = state.lock_session(&row.id).await?;
     let row = access::get(state, &row.id).await?;
@@ -139,9 +139,9 @@ async fn admit(state: &AppState, row: &SessionRow, change: &Change) -> Result<()
         .await
 }
 
-/// The schemas this change brings, each compiled once (keyed by its JSON
+/// The schemas this change brings, each checked once (keyed by its JSON
 /// text, computed when the request was read): a schema this session
-/// already compiled, or one repeated within the request, is compiled once.
+/// already checked, or one repeated within the request, is checked once.
 async fn precompile(
     state: &AppState,
     row: &SessionRow,
@@ -156,19 +156,19 @@ async fn precompile(
             .chain(p.modify.iter().filter_map(|m| m.parameters.as_ref()))
             .collect(),
     };
-    let compiled_before: foldhash::HashSet<String> = state
+    let checked_before: foldhash::HashSet<String> = state
         .plugins
         .get(&row.id)
-        .map(|l| l.compiled_schemas())
+        .map(|l| l.checked_schemas())
         .unwrap_or_default();
     let mut unique: foldhash::HashMap<&str, &Schema> = foldhash::HashMap::default();
     for schema in incoming {
         let key = schema.json();
-        if key.len() <= crate::domain::plugin::SCHEMA_MAX_BYTES && !compiled_before.contains(key) {
+        if key.len() <= crate::domain::plugin::SCHEMA_MAX_BYTES && !checked_before.contains(key) {
             unique.entry(key).or_insert(schema);
         }
     }
-    Ok(compile_all(
+    Ok(check_all(
         unique
             .into_iter()
             .map(|(key, schema)| (key.to_owned(), schema.clone()))
@@ -200,7 +200,7 @@ fn plan(
     let compile = |schema: &Schema| -> Result<(), String> {
         match known.get(schema.json()) {
             Some(compiled) => compiled.as_ref().map(|_| ()).map_err(Clone::clone),
-            None => compile_schema(schema).map(|_| ()),
+            None => CheckedSchema::check(schema.clone()).map(|_| ()),
         }
     };
     let (planned, registration) = match change {

@@ -5,7 +5,8 @@
 //! tool to the plugin and its answer back.
 //!
 //! A change is planned by `domain::plugin` (each tool checked alone), the
-//! schemas compiled off the async threads, then stored and swapped in
+//! schemas checked off the async threads (`checked`: compiled then, or by
+//! their first call), then stored and swapped in
 //! under the session's call lock, so a call is always checked against one
 //! whole set. Watchers and the agent get `tool-availability-update` (and
 //! `tools_changed` when the available list changed) on the session stream.
@@ -17,11 +18,13 @@
 //! connects), `offer` (a call as the plugin is told of it), `presence`
 //! (whether a plugin is connected), `across` (all of it across instances
 //! on PostgreSQL) and `notice` (what instances tell each other),
-//! `metadata`, and `shared` (compiled schemas shared by sessions holding
-//! the same text).
+//! `metadata`, `checked` (a tool's schema, checked, compiled when needed)
+//! and `shared` (checked schemas shared by sessions holding the same
+//! text).
 
 mod across;
 mod change;
+mod checked;
 mod metadata;
 mod notice;
 mod offer;
@@ -41,26 +44,26 @@ pub use session_relay::RECONNECT_GRACE_MS;
 pub use waiting::{ListenGuard, Listening, Relays};
 
 use crate::domain::plugin::{PluginSet, Schema};
-use crate::server::agent::rules::{check_with, compile_schema};
 use crate::server::store::plugins as store;
 use crate::server::{AppState, ServerError};
+use checked::CheckedSchema;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 use tokio::sync::mpsc;
 
-/// One session's plugin as in force: the set, a compiled schema per tool,
+/// One session's plugin as in force: the set, a checked schema per tool,
 /// and live use counts (the set's own counts are as of its last change).
 pub struct Loaded {
     /// What the plugin registered.
     pub set: PluginSet,
-    validators: HashMap<String, Arc<jsonschema::Validator>>,
+    validators: HashMap<String, Arc<CheckedSchema>>,
     usage: HashMap<String, AtomicU64>,
 }
 
 impl Loaded {
-    fn new(set: PluginSet, validators: HashMap<String, Arc<jsonschema::Validator>>) -> Self {
+    fn new(set: PluginSet, validators: HashMap<String, Arc<CheckedSchema>>) -> Self {
         let usage = set
             .tools
             .iter()
@@ -84,9 +87,9 @@ impl Loaded {
         set
     }
 
-    /// The schemas (as JSON text) this set has compiled, so a change
-    /// compiles only new ones.
-    pub fn compiled_schemas(&self) -> foldhash::HashSet<String> {
+    /// The schemas (as JSON text) this set has checked, so a change
+    /// checks only new ones.
+    pub fn checked_schemas(&self) -> foldhash::HashSet<String> {
         self.set
             .tools
             .iter()
@@ -95,10 +98,11 @@ impl Loaded {
             .collect()
     }
 
-    /// Checks `arguments` against plugin tool `tool`'s schema.
+    /// Checks `arguments` against plugin tool `tool`'s schema (compiling
+    /// it, if no call has yet).
     pub fn check_arguments(&self, tool: &str, arguments: &Value) -> Result<(), String> {
         match self.validators.get(tool) {
-            Some(v) => check_with(v, arguments),
+            Some(v) => v.check_arguments(arguments),
             None => Ok(()),
         }
     }
@@ -213,7 +217,7 @@ pub async fn session_ended(state: &AppState, session: &str) {
     across::session_ended(state, session).await;
 }
 
-/// Loads every open session's plugin at start-up, compiling its schemas.
+/// Loads every open session's plugin at start-up, checking its schemas.
 pub async fn load(state: &AppState) -> Result<usize, ServerError> {
     let all = store::open_sessions(&state.db).await?;
     let count = all.len();
@@ -223,8 +227,8 @@ pub async fn load(state: &AppState) -> Result<usize, ServerError> {
             .iter()
             .map(|t| (t.definition.name.clone(), t.definition.parameters.clone()))
             .collect();
-        let compiled = compile_all(schemas).await?;
-        let validators = compiled
+        let checked = check_all(schemas).await?;
+        let validators = checked
             .into_iter()
             .filter_map(|(name, v)| v.ok().map(|v| (name, v)))
             .collect();
@@ -235,23 +239,19 @@ pub async fn load(state: &AppState) -> Result<usize, ServerError> {
     Ok(count)
 }
 
-type Compiled = Vec<(String, Result<Arc<jsonschema::Validator>, String>)>;
+type Checked = Vec<(String, Result<Arc<CheckedSchema>, String>)>;
 
-/// Compiles schemas off the async threads, split over the machine's cores
-/// (a thousand tools' schemas take tens of milliseconds on one); each
-/// result keeps the key it came with. A schema some session already holds
-/// compiled (the same text) is not compiled again (`shared`). The parts run
-/// on tokio's blocking pool, whose threads are kept: starting threads for
-/// each registration cost their stacks' page faults every time.
-pub(crate) async fn compile_all(schemas: Vec<(String, Schema)>) -> Result<Compiled, ServerError> {
-    type Part = Vec<(String, Schema, Result<Arc<jsonschema::Validator>, String>)>;
-    fn compile(chunk: Vec<(String, Schema)>) -> Part {
+/// Checks schemas off the async threads (`CheckedSchema::check`: compiling
+/// those that must be), split over the machine's cores; each result keeps
+/// the key it came with. A schema some session already holds checked (the
+/// same text) is not checked again (`shared`). The parts run on tokio's
+/// blocking pool, whose threads are kept: starting threads for each
+/// registration cost their stacks' page faults every time.
+pub(crate) async fn check_all(schemas: Vec<(String, Schema)>) -> Result<Checked, ServerError> {
+    fn check(chunk: Vec<(String, Schema)>) -> Checked {
         chunk
             .into_iter()
-            .map(|(key, schema)| {
-                let compiled = compile_schema(&schema).map(Arc::new);
-                (key, schema, compiled)
-            })
+            .map(|(key, schema)| (key, CheckedSchema::check(schema).map(Arc::new)))
             .collect()
     }
     let (known, missing) = shared::split(schemas);
@@ -263,16 +263,13 @@ pub(crate) async fn compile_all(schemas: Vec<(String, Schema)>) -> Result<Compil
     while !rest.is_empty() {
         let tail = rest.split_off(size.min(rest.len()));
         let chunk = std::mem::replace(&mut rest, tail);
-        tasks.push(tokio::task::spawn_blocking(move || compile(chunk)));
+        tasks.push(tokio::task::spawn_blocking(move || check(chunk)));
     }
-    let mut out: Compiled = known.into_iter().map(|(k, v)| (k, Ok(v))).collect();
+    let mut out: Checked = known.into_iter().map(|(k, v)| (k, Ok(v))).collect();
     for task in tasks {
         let part = task.await?;
-        shared::remember(
-            part.iter()
-                .filter_map(|(_, schema, v)| v.as_ref().ok().map(|v| (schema, v))),
-        );
-        out.extend(part.into_iter().map(|(key, _, v)| (key, v)));
+        shared::remember(part.iter().filter_map(|(_, v)| v.as_ref().ok()));
+        out.extend(part);
     }
     Ok(out)
 }

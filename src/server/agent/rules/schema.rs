@@ -1,6 +1,9 @@
 //! Tool argument schemas for the rules in force: compiled once per change
 //! (never fetching a `$ref`), and the readable refusal a call's arguments
-//! get when they do not fit.
+//! get when they do not fit. A plain schema (only keywords that compile
+//! whenever the meta-schema accepts them, [`is_plain`]) can be checked
+//! without compiling it ([`check_plain`]): a plugin's thousand tools are
+//! checked when registered and each compiled when first called.
 
 use crate::domain::limits::excerpt;
 use serde_json::Value;
@@ -41,4 +44,179 @@ pub fn compile_schema(schema: &Value) -> Result<jsonschema::Validator, String> {
         .with_keyword("pattern", super::pattern::factory)
         .build(schema)
         .map_err(|e| excerpt(&e.to_string()))
+}
+
+/// Keywords of a plain schema that hold data, not subschemas: each one's
+/// compiled form cannot fail once the meta-schema accepts its value.
+/// Anything else (`pattern`, `$ref`, `$defs`, `format`, `$schema`, …)
+/// makes a schema one to compile at once.
+const PLAIN_DATA_KEYWORDS: &[&str] = &[
+    "title",
+    "description",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+    "type",
+    "enum",
+    "const",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "required",
+    "minProperties",
+    "maxProperties",
+];
+
+/// Whether `schema` is plain: a boolean, or an object of the
+/// [`PLAIN_DATA_KEYWORDS`] and of `properties`, `items`,
+/// `additionalProperties`, `not`, `anyOf`, `oneOf` and `allOf` whose
+/// subschemas are plain. For such a schema, compiling fails exactly when
+/// the meta-schema refuses it, with the same message (a property test
+/// below holds the two equal), so [`check_plain`] can stand in for
+/// [`compile_schema`] until the schema is needed. Recursion is bounded by
+/// the JSON reader's nesting limit, as compiling is.
+pub fn is_plain(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(_) => true,
+        Value::Object(map) => map.iter().all(|(keyword, value)| match keyword.as_str() {
+            "properties" => value.as_object().is_some_and(|m| m.values().all(is_plain)),
+            "items" | "additionalProperties" | "not" => is_plain(value),
+            "anyOf" | "oneOf" | "allOf" => value.as_array().is_some_and(|a| a.iter().all(is_plain)),
+            other => PLAIN_DATA_KEYWORDS.contains(&other),
+        }),
+        _ => false,
+    }
+}
+
+/// Checks a plain schema ([`is_plain`]) against its meta-schema: what
+/// [`compile_schema`] would refuse it for, in the same words, for a small
+/// part of the cost.
+pub fn check_plain(schema: &Value) -> Result<(), String> {
+    jsonschema::meta::validate(schema).map_err(|e| excerpt(&e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    #[test]
+    fn plain_schemas_are_the_ones_without_other_keywords() {
+        let plain = json!({"type": "object", "properties": {
+            "pattern": {"type": "string", "maxLength": 9, "description": "a property named like a keyword"},
+            "n": {"anyOf": [{"type": "integer", "minimum": 1}, {"const": null}]},
+            "rows": {"type": "array", "items": {"type": "object", "additionalProperties": false}}
+        }, "required": ["n"]});
+        assert!(is_plain(&plain));
+        for risky in [
+            json!({"type": "string", "pattern": "^a"}),
+            json!({"$ref": "#/$defs/a", "$defs": {"a": true}}),
+            json!({"type": "string", "format": "email"}),
+            json!({"properties": {"a": {"patternProperties": {"x": true}}}}),
+            json!({"properties": ["not", "an", "object"]}),
+            json!({"anyOf": {"type": "string"}}),
+            json!("a string is no schema"),
+        ] {
+            assert!(!is_plain(&risky), "{risky}");
+        }
+    }
+
+    #[test]
+    fn a_plain_schema_the_meta_schema_refuses_is_refused_as_compiling_would() {
+        let bad = json!({"type": "object", "properties": {"n": {"type": "integr"}}});
+        assert!(is_plain(&bad));
+        let refused = check_plain(&bad).unwrap_err();
+        assert_eq!(Err(refused), compile_schema(&bad).map(|_| ()));
+    }
+
+    /// Values a keyword may be given, right or wrong.
+    fn data() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(json!(null)),
+            Just(json!(true)),
+            Just(json!(-1)),
+            Just(json!(0)),
+            Just(json!(3)),
+            Just(json!(2.5)),
+            Just(json!(1e300)),
+            Just(json!("string")),
+            Just(json!("integr")),
+            Just(json!([])),
+            Just(json!(["a", "a"])),
+            Just(json!(["a", "b"])),
+            Just(json!(["string", "null"])),
+            Just(json!({})),
+        ]
+    }
+
+    /// Plain schemas, and near-plain ones with a wrong value anywhere.
+    fn schema() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(json!(true)),
+            Just(json!(false)),
+            proptest::collection::btree_map(
+                proptest::sample::select(PLAIN_DATA_KEYWORDS.to_vec()),
+                data(),
+                0..4
+            )
+            .prop_map(|m| Value::Object(m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                proptest::collection::btree_map("[a-c]", inner.clone(), 0..3)
+                    .prop_map(|m| json!({"type": "object", "properties": m})),
+                inner
+                    .clone()
+                    .prop_map(|s| json!({"type": "array", "items": s})),
+                inner
+                    .clone()
+                    .prop_map(|s| json!({"additionalProperties": s})),
+                inner.clone().prop_map(|s| json!({"not": s})),
+                (
+                    proptest::sample::select(vec!["anyOf", "oneOf", "allOf"]),
+                    proptest::collection::vec(inner, 0..3)
+                )
+                    .prop_map(|(k, v)| json!({ k: v })),
+            ]
+        })
+    }
+
+    #[test]
+    fn the_generator_makes_schemas_both_accepted_and_refused() {
+        use proptest::strategy::ValueTree;
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let (mut accepted, mut refused) = (0, 0);
+        for _ in 0..300 {
+            let schema = schema().new_tree(&mut runner).unwrap().current();
+            if is_plain(&schema) {
+                match check_plain(&schema) {
+                    Ok(()) => accepted += 1,
+                    Err(_) => refused += 1,
+                }
+            }
+        }
+        assert!(
+            accepted > 30 && refused > 30,
+            "{accepted} accepted, {refused} refused"
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn checking_a_plain_schema_agrees_with_compiling_it(schema in schema()) {
+            prop_assume!(is_plain(&schema));
+            prop_assert_eq!(check_plain(&schema), compile_schema(&schema).map(|_| ()));
+        }
+    }
 }
