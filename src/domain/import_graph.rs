@@ -107,7 +107,19 @@ const SOURCES: &[(&str, &str)] = &[
         "lesson::outcome::student",
         include_str!("lesson/outcome/student.rs"),
     ),
-    ("lesson::prompt", include_str!("lesson/prompt.rs")),
+    ("lesson::prompt", include_str!("lesson/prompt/mod.rs")),
+    (
+        "lesson::prompt::input",
+        include_str!("lesson/prompt/input.rs"),
+    ),
+    (
+        "lesson::prompt::lines",
+        include_str!("lesson/prompt/lines.rs"),
+    ),
+    (
+        "lesson::prompt::sections",
+        include_str!("lesson/prompt/sections.rs"),
+    ),
     ("lesson::record", include_str!("lesson/record.rs")),
     ("lesson::review", include_str!("lesson/review.rs")),
     ("lesson::run_report", include_str!("lesson/run_report.rs")),
