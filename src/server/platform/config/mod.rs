@@ -5,8 +5,11 @@
 
 use crate::domain::limits;
 use crate::server::ServerError;
+use read::Env;
 use std::net::SocketAddr;
 use std::time::Duration;
+
+mod read;
 
 /// Settings the server runs with.
 #[derive(Debug, Clone)]
@@ -172,70 +175,13 @@ impl Config {
 
     /// Same as `from_env`, reading from any key→value source (for tests).
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Self, ServerError> {
-        let host = get("HOST").unwrap_or_else(|| "127.0.0.1".into());
-        let port = match get("PORT") {
-            Some(raw) => raw.parse::<u16>().map_err(|_| {
-                ServerError::Config(format!("PORT must be a number 0-65535, got {raw:?}"))
-            })?,
-            None => 3000,
-        };
-        let addr: SocketAddr = format!("{host}:{port}")
-            .parse()
-            .or_else(|_| format!("[{host}]:{port}").parse())
-            .map_err(|_| {
-                ServerError::Config(format!("HOST must be an IP address, got {host:?}"))
-            })?;
-        let ttl_hours = match get("SESSION_TTL_HOURS") {
-            Some(raw) => raw
-                .parse::<u64>()
-                .ok()
-                .filter(|h| (1..=24 * 90).contains(h))
-                .ok_or_else(|| {
-                    ServerError::Config(format!("SESSION_TTL_HOURS must be 1-2160, got {raw:?}"))
-                })?,
-            None => 12,
-        };
-        let idle_minutes = match get("SESSION_IDLE_MINUTES") {
-            Some(raw) => raw
-                .parse::<u64>()
-                .ok()
-                .filter(|m| (1..=24 * 60).contains(m))
-                .ok_or_else(|| {
-                    ServerError::Config(format!("SESSION_IDLE_MINUTES must be 1-1440, got {raw:?}"))
-                })?,
-            None => 30,
-        };
-        let public_origin = get("PUBLIC_ORIGIN")
-            .filter(|o| !o.is_empty())
-            .map(|o| o.trim_end_matches('/').to_owned());
-        if let Some(origin) = &public_origin {
-            if !(origin.starts_with("http://") || origin.starts_with("https://")) {
-                return Err(ServerError::Config(format!(
-                    "PUBLIC_ORIGIN must start with http:// or https://, got {origin:?}"
-                )));
-            }
-        }
-        let embed_origins: Vec<String> = get("EMBED_ORIGINS")
-            .unwrap_or_default()
-            .split([' ', ','])
-            .filter(|o| !o.is_empty())
-            .map(|o| o.trim_end_matches('/').to_owned())
-            .collect();
-        if let Some(bad) = embed_origins.iter().find(|o| {
-            let rest = o
-                .strip_prefix("https://")
-                .or_else(|| o.strip_prefix("http://"));
-            !rest.is_some_and(|host| {
-                !host.is_empty()
-                    && host
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b))
-            })
-        }) {
-            return Err(ServerError::Config(format!(
-                "EMBED_ORIGINS must list origins like https://lms.example, got {bad:?}"
-            )));
-        }
+        let env = Env(&get);
+        let count = |key: &str, default: usize, max: usize| env.count(key, default, max);
+        let addr = env.addr()?;
+        let ttl_hours = count("SESSION_TTL_HOURS", 12, 24 * 90)? as u64;
+        let idle_minutes = count("SESSION_IDLE_MINUTES", 30, 24 * 60)? as u64;
+        let public_origin = env.public_origin()?;
+        let embed_origins = env.embed_origins()?;
         let api_origins =
             crate::domain::cors::ApiOrigins::parse(&get("API_ORIGINS").unwrap_or_default())
                 .map_err(|bad| {
@@ -244,18 +190,6 @@ impl Config {
                  https://codap.concord.org (scheme and host, no path), got {bad:?}"
                     ))
                 })?;
-        let count = |key: &str, default: usize, max: usize| -> Result<usize, ServerError> {
-            match get(key) {
-                Some(raw) => raw
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|n| (1..=max).contains(n))
-                    .ok_or_else(|| {
-                        ServerError::Config(format!("{key} must be 1-{max}, got {raw:?}"))
-                    }),
-                None => Ok(default),
-            }
-        };
         let max_streams_per_session = count("MAX_STREAMS_PER_SESSION", 20_000, 1_000_000)?;
         let max_streams_per_user = count("MAX_STREAMS_PER_USER", 50, 1_000_000)?;
         let mcp_session_idle = Duration::from_secs(count(
@@ -327,26 +261,9 @@ impl Config {
                     "TRUSTED_PROXIES must list IP addresses or CIDR blocks, got {bad:?}"
                 ))
             })?;
-        let demo_lessons = match get("SWITCHBOARD_DEMO_LESSONS").as_deref() {
-            None | Some("" | "1" | "true" | "yes" | "on") => true,
-            Some("0" | "false" | "no" | "off") => false,
-            Some(raw) => {
-                return Err(ServerError::Config(format!(
-                    "SWITCHBOARD_DEMO_LESSONS must be 1/true/yes/on or 0/false/no/off, got {raw:?}"
-                )))
-            }
-        };
-        let stdio_allowed = match get("MCP_STDIO_ALLOWED").as_deref() {
-            None | Some("" | "0" | "false" | "no" | "off") => false,
-            Some("1" | "true" | "yes" | "on") => true,
-            Some(raw) => {
-                return Err(ServerError::Config(format!(
-                    "MCP_STDIO_ALLOWED must be 1/true/yes/on or 0/false/no/off, got {raw:?}"
-                )))
-            }
-        };
+        let demo_lessons = env.flag("SWITCHBOARD_DEMO_LESSONS", true)?;
         let mcp_transports = McpTransports {
-            stdio_allowed,
+            stdio_allowed: env.flag("MCP_STDIO_ALLOWED", false)?,
             ca_file: get("MCP_CA_FILE")
                 .filter(|f| !f.is_empty())
                 .map(std::path::PathBuf::from),
