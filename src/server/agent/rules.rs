@@ -389,6 +389,7 @@ fn narrow_to_workflows(tool: &mut CatalogueTool, workflows: &[Workflow]) {
 
 mod pattern;
 mod schema;
+pub use pattern::SharedPattern;
 pub use schema::{check_plain, check_with, compile_schema, is_plain};
 
 #[cfg(test)]

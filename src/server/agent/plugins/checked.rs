@@ -1,13 +1,15 @@
 //! A plugin tool's parameters schema once checked, ready for its calls.
-//! A schema with a keyword only compiling can judge (a `pattern`, a `$ref`,
-//! a `format`) is compiled when registered; a plain one
-//! (`rules::is_plain`) is only checked against its meta-schema then — the
-//! same verdict in the same words — and compiled when a call first needs
-//! it. A plugin registers a thousand tools and calls a few: compiling all
+//! A schema with a keyword only compiling can judge (a `$ref`, a
+//! `format`) is compiled when registered; a plain one (`rules::is_plain`)
+//! is only checked then — against its meta-schema, its patterns built —
+//! with the same verdict in the same words, and compiled when a call first
+//! needs it. A plugin registers a thousand tools and calls a few: compiling all
 //! of them was most of a registration's time.
 
 use crate::domain::plugin::Schema;
-use crate::server::agent::rules::{check_plain, check_with, compile_schema, is_plain};
+use crate::server::agent::rules::{
+    check_plain, check_with, compile_schema, is_plain, SharedPattern,
+};
 use serde_json::Value;
 use std::sync::OnceLock;
 
@@ -17,6 +19,10 @@ use std::sync::OnceLock;
 pub struct CheckedSchema {
     schema: Schema,
     compiled: OnceLock<Result<jsonschema::Validator, String>>,
+    /// A plain schema's patterns, built when it was checked and held, so
+    /// that compiling it finds them built (the process keeps a pattern
+    /// only while something holds it).
+    _patterns: Vec<SharedPattern>,
 }
 
 impl CheckedSchema {
@@ -25,12 +31,17 @@ impl CheckedSchema {
     /// that must be compiled: call it off the async threads.
     pub fn check(schema: Schema) -> Result<Self, String> {
         let compiled = OnceLock::new();
+        let mut patterns = Vec::new();
         if is_plain(schema.value()) {
-            check_plain(schema.value())?;
+            patterns = check_plain(schema.value())?;
         } else {
             let _ = compiled.set(Ok(compile_schema(schema.value())?));
         }
-        Ok(Self { schema, compiled })
+        Ok(Self {
+            schema,
+            compiled,
+            _patterns: patterns,
+        })
     }
 
     /// The schema as the plugin sent it.
@@ -82,13 +93,20 @@ mod tests {
     }
 
     #[test]
-    fn a_schema_with_a_pattern_is_compiled_at_once_and_a_bad_one_refused() {
+    fn a_schema_with_a_pattern_keeps_it_built_until_its_first_call_and_a_bad_one_is_refused() {
         let checked = CheckedSchema::check(Schema::new(json!({
             "type": "object", "properties": {"code": {"type": "string", "pattern": "^[A-Z]{3}$"}}
         })))
         .unwrap();
-        assert!(checked.is_compiled());
+        assert!(!checked.is_compiled());
+        assert_eq!(checked._patterns.len(), 1);
         assert!(checked.check_arguments(&json!({"code": "abc"})).is_err());
+        assert_eq!(checked.check_arguments(&json!({"code": "ABC"})), Ok(()));
+        let referenced = CheckedSchema::check(Schema::new(json!({
+            "$defs": {"code": {"type": "string"}}, "properties": {"code": {"$ref": "#/$defs/code"}}
+        })))
+        .unwrap();
+        assert!(referenced.is_compiled());
         let bad =
             json!({"type": "object", "properties": {"code": {"type": "string", "pattern": "(["}}});
         assert_eq!(

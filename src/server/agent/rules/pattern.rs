@@ -128,21 +128,21 @@ fn why(e: &meta::BuildError) -> String {
     line.replace(", including look-ahead and look-behind,", "")
 }
 
-/// jsonschema's factory for `pattern`: the shared compiled pattern, built
-/// now if no schema holds it. Building happens outside the table's lock,
-/// so one slow pattern never holds up another schema's.
-pub fn factory<'a>(
-    _: &'a Map<String, Value>,
-    value: &'a Value,
-    _: jsonschema::paths::Location,
-) -> Result<Box<dyn for<'i> Keyword<'i>>, ValidationError<'a>> {
-    let Value::String(text) = value else {
-        return Err(ValidationError::schema("`pattern` must be a string"));
-    };
+/// A compiled pattern held for a schema: while any is held, every schema
+/// with the same pattern text uses it (a registration's check keeps its
+/// schemas' patterns so, until their compiling, by their first call, finds
+/// them here).
+pub struct SharedPattern(Arc<Pattern>);
+
+/// The process's compiled `text`, built now if no schema holds it; why it
+/// cannot be, in the words compiling a schema with it gives. Building
+/// happens outside the table's lock, so one slow pattern never holds up
+/// another schema's.
+pub fn shared(text: &str) -> Result<SharedPattern, String> {
     if let Some(shared) = TABLE.lock().get(text) {
-        return Ok(Box::new(PatternKeyword(shared)));
+        return Ok(SharedPattern(shared));
     }
-    let built = Arc::new(compile(text).map_err(ValidationError::schema)?);
+    let built = Arc::new(compile(text)?);
     let mut table = TABLE.lock();
     // Another thread may have built it meanwhile: keep the first.
     let shared = match table.get(text) {
@@ -152,7 +152,21 @@ pub fn factory<'a>(
             built
         }
     };
-    Ok(Box::new(PatternKeyword(shared)))
+    Ok(SharedPattern(shared))
+}
+
+/// jsonschema's factory for `pattern`: the shared compiled pattern
+/// ([`shared`]).
+pub fn factory<'a>(
+    _: &'a Map<String, Value>,
+    value: &'a Value,
+    _: jsonschema::paths::Location,
+) -> Result<Box<dyn for<'i> Keyword<'i>>, ValidationError<'a>> {
+    let Value::String(text) = value else {
+        return Err(ValidationError::schema("`pattern` must be a string"));
+    };
+    let SharedPattern(pattern) = shared(text).map_err(ValidationError::schema)?;
+    Ok(Box::new(PatternKeyword(pattern)))
 }
 
 #[cfg(test)]

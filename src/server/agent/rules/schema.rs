@@ -1,10 +1,12 @@
 //! Tool argument schemas for the rules in force: compiled once per change
 //! (never fetching a `$ref`), and the readable refusal a call's arguments
 //! get when they do not fit. A plain schema (only keywords that compile
-//! whenever the meta-schema accepts them, [`is_plain`]) can be checked
-//! without compiling it ([`check_plain`]): a plugin's thousand tools are
-//! checked when registered and each compiled when first called.
+//! whenever the meta-schema accepts them, and `pattern`s, [`is_plain`])
+//! can be checked without compiling it ([`check_plain`]): a plugin's
+//! thousand tools are checked when registered and each compiled when first
+//! called.
 
+use super::pattern::{shared, SharedPattern};
 use crate::domain::limits::excerpt;
 use serde_json::Value;
 
@@ -48,8 +50,10 @@ pub fn compile_schema(schema: &Value) -> Result<jsonschema::Validator, String> {
 
 /// Keywords of a plain schema that hold data, not subschemas: each one's
 /// compiled form cannot fail once the meta-schema accepts its value.
-/// Anything else (`pattern`, `$ref`, `$defs`, `format`, `$schema`, …)
-/// makes a schema one to compile at once.
+/// Besides these a plain schema may hold `pattern`s (checked by building
+/// them, [`check_plain`]); anything else (`$ref`, `$defs`, `format`,
+/// `patternProperties`, `$schema`, …) makes a schema one to compile at
+/// once.
 const PLAIN_DATA_KEYWORDS: &[&str] = &[
     "title",
     "description",
@@ -78,13 +82,14 @@ const PLAIN_DATA_KEYWORDS: &[&str] = &[
 ];
 
 /// Whether `schema` is plain: a boolean, or an object of the
-/// [`PLAIN_DATA_KEYWORDS`] and of `properties`, `items`,
+/// [`PLAIN_DATA_KEYWORDS`], string `pattern`s, and `properties`, `items`,
 /// `additionalProperties`, `not`, `anyOf`, `oneOf` and `allOf` whose
 /// subschemas are plain. For such a schema, compiling fails exactly when
-/// the meta-schema refuses it, with the same message (a property test
-/// below holds the two equal), so [`check_plain`] can stand in for
-/// [`compile_schema`] until the schema is needed. Recursion is bounded by
-/// the JSON reader's nesting limit, as compiling is.
+/// the meta-schema refuses it or a pattern cannot be built, with the same
+/// message (a property test below holds the two equal), so
+/// [`check_plain`] can stand in for [`compile_schema`] until the schema is
+/// needed. Recursion is bounded by the JSON reader's nesting limit, as
+/// compiling is.
 pub fn is_plain(schema: &Value) -> bool {
     match schema {
         Value::Bool(_) => true,
@@ -92,17 +97,46 @@ pub fn is_plain(schema: &Value) -> bool {
             "properties" => value.as_object().is_some_and(|m| m.values().all(is_plain)),
             "items" | "additionalProperties" | "not" => is_plain(value),
             "anyOf" | "oneOf" | "allOf" => value.as_array().is_some_and(|a| a.iter().all(is_plain)),
+            "pattern" => value.is_string(),
             other => PLAIN_DATA_KEYWORDS.contains(&other),
         }),
         _ => false,
     }
 }
 
-/// Checks a plain schema ([`is_plain`]) against its meta-schema: what
-/// [`compile_schema`] would refuse it for, in the same words, for a small
-/// part of the cost.
-pub fn check_plain(schema: &Value) -> Result<(), String> {
-    jsonschema::meta::validate(schema).map_err(|e| excerpt(&e.to_string()))
+/// Checks a plain schema ([`is_plain`]) as [`compile_schema`] would, in
+/// the same words, for a small part of the cost: against its meta-schema,
+/// then its patterns, each built (or found built) in the process's table.
+/// The patterns come back to be held until the schema is compiled, so
+/// that compiling finds them built, and a pattern a thousand schemas
+/// repeat is built once.
+pub fn check_plain(schema: &Value) -> Result<Vec<SharedPattern>, String> {
+    jsonschema::meta::validate(schema).map_err(|e| excerpt(&e.to_string()))?;
+    let mut patterns = Vec::new();
+    patterns_of(schema, &mut patterns).map_err(|e| excerpt(&e))?;
+    Ok(patterns)
+}
+
+/// Builds the `pattern`s of a plain schema, in the order compiling meets
+/// them (each object's keywords in order, subschemas where they stand).
+fn patterns_of(schema: &Value, out: &mut Vec<SharedPattern>) -> Result<(), String> {
+    let Value::Object(map) = schema else {
+        return Ok(());
+    };
+    for (keyword, value) in map {
+        match (keyword.as_str(), value) {
+            ("pattern", Value::String(text)) => out.push(shared(text)?),
+            ("properties", Value::Object(m)) => {
+                m.values().try_for_each(|s| patterns_of(s, out))?;
+            }
+            ("items" | "additionalProperties" | "not", s) => patterns_of(s, out)?,
+            ("anyOf" | "oneOf" | "allOf", Value::Array(a)) => {
+                a.iter().try_for_each(|s| patterns_of(s, out))?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -115,12 +149,14 @@ mod tests {
     fn plain_schemas_are_the_ones_without_other_keywords() {
         let plain = json!({"type": "object", "properties": {
             "pattern": {"type": "string", "maxLength": 9, "description": "a property named like a keyword"},
+            "code": {"type": "string", "pattern": "^[A-Z]{3}$"},
             "n": {"anyOf": [{"type": "integer", "minimum": 1}, {"const": null}]},
             "rows": {"type": "array", "items": {"type": "object", "additionalProperties": false}}
         }, "required": ["n"]});
         assert!(is_plain(&plain));
         for risky in [
-            json!({"type": "string", "pattern": "^a"}),
+            json!({"type": "string", "pattern": 5}),
+            json!({"patternProperties": {"^a": true}}),
             json!({"$ref": "#/$defs/a", "$defs": {"a": true}}),
             json!({"type": "string", "format": "email"}),
             json!({"properties": {"a": {"patternProperties": {"x": true}}}}),
@@ -136,7 +172,7 @@ mod tests {
     fn a_plain_schema_the_meta_schema_refuses_is_refused_as_compiling_would() {
         let bad = json!({"type": "object", "properties": {"n": {"type": "integr"}}});
         assert!(is_plain(&bad));
-        let refused = check_plain(&bad).unwrap_err();
+        let refused = check_plain(&bad).map(|_| ()).unwrap_err();
         assert_eq!(Err(refused), compile_schema(&bad).map(|_| ()));
     }
 
@@ -160,17 +196,38 @@ mod tests {
         ]
     }
 
+    /// Patterns that build and patterns that do not (a syntax error,
+    /// look-around, a backreference).
+    const PATTERNS: &[&str] = &[
+        "^a",
+        "^[A-Z]{3}$",
+        "^\\d{4}-\\d{2}$",
+        "(",
+        "(?<=a)b",
+        "(a)\\1",
+    ];
+
     /// Plain schemas, and near-plain ones with a wrong value anywhere.
     fn schema() -> impl Strategy<Value = Value> {
         let leaf = prop_oneof![
             Just(json!(true)),
             Just(json!(false)),
-            proptest::collection::btree_map(
-                proptest::sample::select(PLAIN_DATA_KEYWORDS.to_vec()),
-                data(),
-                0..4
+            (
+                proptest::collection::btree_map(
+                    proptest::sample::select(PLAIN_DATA_KEYWORDS.to_vec()),
+                    data(),
+                    0..4
+                ),
+                proptest::option::of(proptest::sample::select(PATTERNS.to_vec())),
             )
-            .prop_map(|m| Value::Object(m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())),
+                .prop_map(|(m, pattern)| {
+                    let mut map: serde_json::Map<String, Value> =
+                        m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+                    if let Some(p) = pattern {
+                        map.insert("pattern".into(), json!(p));
+                    }
+                    Value::Object(map)
+                }),
         ];
         leaf.prop_recursive(3, 24, 4, |inner| {
             prop_oneof![
@@ -201,7 +258,7 @@ mod tests {
             let schema = schema().new_tree(&mut runner).unwrap().current();
             if is_plain(&schema) {
                 match check_plain(&schema) {
-                    Ok(()) => accepted += 1,
+                    Ok(_) => accepted += 1,
                     Err(_) => refused += 1,
                 }
             }
@@ -216,7 +273,10 @@ mod tests {
         #[test]
         fn checking_a_plain_schema_agrees_with_compiling_it(schema in schema()) {
             prop_assume!(is_plain(&schema));
-            prop_assert_eq!(check_plain(&schema), compile_schema(&schema).map(|_| ()));
+            prop_assert_eq!(
+                check_plain(&schema).map(|_| ()),
+                compile_schema(&schema).map(|_| ())
+            );
         }
     }
 }
