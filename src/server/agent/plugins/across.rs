@@ -254,31 +254,31 @@ async fn reload(state: &AppState, session: &str) -> Result<(), ServerError> {
         return Ok(());
     };
     let previous = state.plugins.get(session);
-    let mut validators = std::collections::HashMap::new();
+    let mut schemas = std::collections::HashMap::new();
     let mut check: Vec<(String, Schema)> = Vec::new();
     for tool in &set.tools {
         let name = &tool.definition.name;
         let known = previous.as_ref().and_then(|p| {
             let before = p.set.tool(name)?;
             (before.definition.parameters.json() == tool.definition.parameters.json())
-                .then(|| p.validators.get(name).cloned())
+                .then(|| p.schemas.get(name).cloned())
                 .flatten()
         });
         match known {
             Some(v) => {
-                validators.insert(name.clone(), v);
+                schemas.insert(name.clone(), v);
             }
             None => check.push((name.clone(), tool.definition.parameters.clone())),
         }
     }
     for (name, checked) in check_all(check).await? {
         if let Ok(v) = checked {
-            validators.insert(name, v);
+            schemas.insert(name, v);
         }
     }
     state
         .plugins
-        .put(session, Arc::new(Loaded::new(set, validators)));
+        .put(session, Arc::new(Loaded::new(set, schemas)));
     Ok(())
 }
 

@@ -76,7 +76,7 @@ pub async fn change(
 ) -> Result<ChangeAnswer, ServerError> {
     admit(state, row, &change).await?;
     // Checked before taking the lock: the slow part holds nothing up.
-    let mut known = precompile(state, row, &change).await?;
+    let mut known = check_incoming(state, row, &change).await?;
     let _guard = state.lock_session(&row.id).await?;
     let row = access::get(state, &row.id).await?;
     if row.ended_at.is_some() {
@@ -85,7 +85,7 @@ pub async fn change(
     let previous = state.plugins.get(&row.id);
     if let Some(loaded) = &previous {
         for tool in &loaded.set.tools {
-            if let Some(v) = loaded.validators.get(&tool.definition.name) {
+            if let Some(v) = loaded.schemas.get(&tool.definition.name) {
                 known
                     .entry(tool.definition.parameters.json().to_owned())
                     .or_insert_with(|| Ok(v.clone()));
@@ -142,7 +142,7 @@ async fn admit(state: &AppState, row: &SessionRow, change: &Change) -> Result<()
 /// The schemas this change brings, each checked once (keyed by its JSON
 /// text, computed when the request was read): a schema this session
 /// already checked, or one repeated within the request, is checked once.
-async fn precompile(
+async fn check_incoming(
     state: &AppState,
     row: &SessionRow,
     change: &Change,
@@ -197,22 +197,15 @@ fn plan(
         max_tools: state.config.plugin_tools_max,
         max_bytes: PLUGIN_SET_MAX_BYTES,
     };
-    let compile = |schema: &Schema| -> Result<(), String> {
+    let check = |schema: &Schema| -> Result<(), String> {
         match known.get(schema.json()) {
-            Some(compiled) => compiled.as_ref().map(|_| ()).map_err(Clone::clone),
+            Some(checked) => checked.as_ref().map(|_| ()).map_err(Clone::clone),
             None => CheckedSchema::check(schema.clone()).map(|_| ()),
         }
     };
     let (planned, registration) = match change {
         Change::Register(r) => (
-            plan_registration(
-                &current,
-                &r.available_tools,
-                at,
-                limits,
-                &reserved,
-                &compile,
-            ),
+            plan_registration(&current, &r.available_tools, at, limits, &reserved, &check),
             Some(r),
         ),
         Change::Patch(p) => {
@@ -223,10 +216,7 @@ fn plan(
                 ))
                 .into());
             }
-            (
-                plan_patch(&current, p, at, limits, &reserved, &compile),
-                None,
-            )
+            (plan_patch(&current, p, at, limits, &reserved, &check), None)
         }
     };
     let plan: Plan = planned.map_err(|over| refusal(over, registration.is_some()))?;
@@ -269,7 +259,7 @@ async fn install(
     registered: bool,
     at: i64,
 ) -> Result<(), ServerError> {
-    let validators = set
+    let schemas = set
         .tools
         .iter()
         .filter_map(|t| {
@@ -285,7 +275,7 @@ async fn install(
     store::put(&state.db, &row.id, set).await?;
     state
         .plugins
-        .put(&row.id, Arc::new(Loaded::new(set.clone(), validators)));
+        .put(&row.id, Arc::new(Loaded::new(set.clone(), schemas)));
     if registered || !plan.diff.is_empty() {
         let update = AvailabilityUpdate::of(&plan.diff, registered, at, set.tools.len());
         let json = serde_json::to_string(&update).unwrap_or_default();

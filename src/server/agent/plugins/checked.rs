@@ -30,13 +30,12 @@ impl CheckedSchema {
     /// or why it is refused (what compiling it says). Slow for a schema
     /// that must be compiled: call it off the async threads.
     pub fn check(schema: Schema) -> Result<Self, String> {
-        let compiled = OnceLock::new();
-        let mut patterns = Vec::new();
-        if is_plain(schema.value()) {
-            patterns = check_plain(schema.value())?;
+        let (compiled, patterns) = if is_plain(schema.value()) {
+            (OnceLock::new(), check_plain(schema.value())?)
         } else {
-            let _ = compiled.set(Ok(compile_schema(schema.value())?));
-        }
+            let validator = compile_schema(schema.value())?;
+            (OnceLock::from(Ok(validator)), Vec::new())
+        };
         Ok(Self {
             schema,
             compiled,

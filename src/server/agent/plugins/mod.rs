@@ -1,6 +1,6 @@
 //! Plugin tools at run time: each session's plugin set (an overlay on the
 //! rules, never part of them, so one session's tools never reach another
-//! or re-announce anything elsewhere), its compiled schemas, the limits on
+//! or re-announce anything elsewhere), its checked schemas, the limits on
 //! changing it, and the relay that carries an agent's call of a plugin
 //! tool to the plugin and its answer back.
 //!
@@ -58,12 +58,12 @@ use tokio::sync::mpsc;
 pub struct Loaded {
     /// What the plugin registered.
     pub set: PluginSet,
-    validators: HashMap<String, Arc<CheckedSchema>>,
+    schemas: HashMap<String, Arc<CheckedSchema>>,
     usage: HashMap<String, AtomicU64>,
 }
 
 impl Loaded {
-    fn new(set: PluginSet, validators: HashMap<String, Arc<CheckedSchema>>) -> Self {
+    fn new(set: PluginSet, schemas: HashMap<String, Arc<CheckedSchema>>) -> Self {
         let usage = set
             .tools
             .iter()
@@ -71,7 +71,7 @@ impl Loaded {
             .collect();
         Self {
             set,
-            validators,
+            schemas,
             usage,
         }
     }
@@ -93,7 +93,7 @@ impl Loaded {
         self.set
             .tools
             .iter()
-            .filter(|t| self.validators.contains_key(&t.definition.name))
+            .filter(|t| self.schemas.contains_key(&t.definition.name))
             .map(|t| t.definition.parameters.json().to_owned())
             .collect()
     }
@@ -101,7 +101,7 @@ impl Loaded {
     /// Checks `arguments` against plugin tool `tool`'s schema (compiling
     /// it, if no call has yet).
     pub fn check_arguments(&self, tool: &str, arguments: &Value) -> Result<(), String> {
-        match self.validators.get(tool) {
+        match self.schemas.get(tool) {
             Some(v) => v.check_arguments(arguments),
             None => Ok(()),
         }
@@ -228,13 +228,13 @@ pub async fn load(state: &AppState) -> Result<usize, ServerError> {
             .map(|t| (t.definition.name.clone(), t.definition.parameters.clone()))
             .collect();
         let checked = check_all(schemas).await?;
-        let validators = checked
+        let schemas = checked
             .into_iter()
             .filter_map(|(name, v)| v.ok().map(|v| (name, v)))
             .collect();
         state
             .plugins
-            .put(&session, Arc::new(Loaded::new(set, validators)));
+            .put(&session, Arc::new(Loaded::new(set, schemas)));
     }
     Ok(count)
 }

@@ -88,20 +88,9 @@ const PLAIN_DATA_KEYWORDS: &[&str] = &[
 /// the meta-schema refuses it or a pattern cannot be built, with the same
 /// message (a property test below holds the two equal), so
 /// [`check_plain`] can stand in for [`compile_schema`] until the schema is
-/// needed. Recursion is bounded by the JSON reader's nesting limit, as
-/// compiling is.
+/// needed.
 pub fn is_plain(schema: &Value) -> bool {
-    match schema {
-        Value::Bool(_) => true,
-        Value::Object(map) => map.iter().all(|(keyword, value)| match keyword.as_str() {
-            "properties" => value.as_object().is_some_and(|m| m.values().all(is_plain)),
-            "items" | "additionalProperties" | "not" => is_plain(value),
-            "anyOf" | "oneOf" | "allOf" => value.as_array().is_some_and(|a| a.iter().all(is_plain)),
-            "pattern" => value.is_string(),
-            other => PLAIN_DATA_KEYWORDS.contains(&other),
-        }),
-        _ => false,
-    }
+    plain_patterns(schema, &mut Vec::new())
 }
 
 /// Checks a plain schema ([`is_plain`]) as [`compile_schema`] would, in
@@ -112,31 +101,38 @@ pub fn is_plain(schema: &Value) -> bool {
 /// repeat is built once.
 pub fn check_plain(schema: &Value) -> Result<Vec<SharedPattern>, String> {
     jsonschema::meta::validate(schema).map_err(|e| excerpt(&e.to_string()))?;
-    let mut patterns = Vec::new();
-    patterns_of(schema, &mut patterns).map_err(|e| excerpt(&e))?;
-    Ok(patterns)
+    let mut texts = Vec::new();
+    plain_patterns(schema, &mut texts);
+    texts
+        .into_iter()
+        .map(|text| shared(text).map_err(|e| excerpt(&e)))
+        .collect()
 }
 
-/// Builds the `pattern`s of a plain schema, in the order compiling meets
-/// them (each object's keywords in order, subschemas where they stand).
-fn patterns_of(schema: &Value, out: &mut Vec<SharedPattern>) -> Result<(), String> {
-    let Value::Object(map) = schema else {
-        return Ok(());
+/// Whether `schema` is plain, gathering its `pattern`s' texts into
+/// `patterns` in the order compiling meets them (each object's keywords in
+/// order, subschemas where they stand): the one place that knows where a
+/// plain schema's subschemas are. Recursion is bounded by the JSON
+/// reader's nesting limit, as compiling is.
+fn plain_patterns<'s>(schema: &'s Value, patterns: &mut Vec<&'s str>) -> bool {
+    let map = match schema {
+        Value::Bool(_) => return true,
+        Value::Object(map) => map,
+        _ => return false,
     };
-    for (keyword, value) in map {
-        match (keyword.as_str(), value) {
-            ("pattern", Value::String(text)) => out.push(shared(text)?),
-            ("properties", Value::Object(m)) => {
-                m.values().try_for_each(|s| patterns_of(s, out))?;
-            }
-            ("items" | "additionalProperties" | "not", s) => patterns_of(s, out)?,
+    map.iter()
+        .all(|(keyword, value)| match (keyword.as_str(), value) {
+            ("properties", Value::Object(m)) => m.values().all(|s| plain_patterns(s, patterns)),
+            ("items" | "additionalProperties" | "not", s) => plain_patterns(s, patterns),
             ("anyOf" | "oneOf" | "allOf", Value::Array(a)) => {
-                a.iter().try_for_each(|s| patterns_of(s, out))?;
+                a.iter().all(|s| plain_patterns(s, patterns))
             }
-            _ => {}
-        }
-    }
-    Ok(())
+            ("pattern", Value::String(text)) => {
+                patterns.push(text);
+                true
+            }
+            (other, _) => PLAIN_DATA_KEYWORDS.contains(&other),
+        })
 }
 
 #[cfg(test)]
