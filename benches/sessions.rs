@@ -28,7 +28,7 @@ mod probe;
 #[path = "peers/tokio_relay.rs"]
 mod tokio_relay;
 
-use common::{open, percentile, spawn};
+use common::{open, percentile, spawn, spawn_with};
 use probe::{fan_out, FanOut, Target, Watchers};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -76,7 +76,10 @@ async fn round_trip(client: &reqwest::Client, base: &str, key: &str) {
 /// the session token in `Authorization`, the event caused by an allowed
 /// tool call.
 async fn switchboard_fan_out(count: usize, watchers: &Watchers) -> FanOut {
-    let (base, key, mut child, _dir) = spawn().await;
+    // Every watcher is let in, whatever the default cap on one session's
+    // streams.
+    let cap = count.to_string();
+    let (base, key, mut child, _dir) = spawn_with(&[("MAX_STREAMS_PER_SESSION", &cap)]).await;
     let client = reqwest::Client::new();
     let (id, token) = open(&client, &base, &key, "idv").await.unwrap();
     let target = Target {

@@ -2,7 +2,8 @@
 //! (see `switchboard::startup`), prints the demo passwords of a new database
 //! once, and serves until Ctrl-C or SIGTERM.
 
-use switchboard::server::{platform::config::Config, platform::telemetry, ServerError};
+use switchboard::server::platform::{config::Config, open_files, telemetry};
+use switchboard::server::ServerError;
 use switchboard::startup::Application;
 
 /// Stack of each runtime worker thread. Rendering a page walks its whole
@@ -43,7 +44,9 @@ fn main() {
 }
 
 async fn run() -> Result<(), ServerError> {
-    let mut app = Application::build(Config::from_env()?).await?;
+    let config = Config::from_env()?;
+    raise_open_files(config.max_streams_per_session);
+    let mut app = Application::build(config).await?;
     if let Some(accounts) = app.take_seeded_accounts() {
         println!("{accounts}");
     }
@@ -53,6 +56,28 @@ async fn run() -> Result<(), ServerError> {
     app.run_until_stopped(shutdown_signal())
         .await
         .map_err(|e| ServerError::Config(format!("server stopped: {e}")))
+}
+
+/// Raises the open-file limit ([`open_files`]) and logs what it got,
+/// warning when it leaves fewer connections than one session may have
+/// watchers: then the machine, not `MAX_STREAMS_PER_SESSION`, bounds an
+/// audience.
+fn raise_open_files(streams_per_session: usize) {
+    match open_files::raise() {
+        Ok(files) if files.connections() < streams_per_session as u64 => tracing::warn!(
+            limit = files.now,
+            connections = files.connections(),
+            max_streams_per_session = streams_per_session,
+            "the open-file limit leaves room for fewer connections than MAX_STREAMS_PER_SESSION; \
+             raise the hard limit (ulimit -Hn, systemd's LimitNOFILE) for a larger audience"
+        ),
+        Ok(files) => tracing::info!(
+            before = files.before,
+            limit = files.now,
+            "open-file limit raised to the hard limit"
+        ),
+        Err(e) => tracing::warn!(error = %e, "open-file limit not raised"),
+    }
 }
 
 /// Resolves on Ctrl-C or SIGTERM, so in-flight requests can finish.

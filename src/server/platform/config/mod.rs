@@ -58,8 +58,9 @@ pub struct Config {
     /// (`domain::cors`).
     pub api_origins: crate::domain::cors::ApiOrigins,
     /// Most event streams open at once on one agent session
-    /// (`MAX_STREAMS_PER_SESSION`, default 20,000: a whole audience may
-    /// watch one call).
+    /// (`MAX_STREAMS_PER_SESSION`, default 100,000: a whole audience may
+    /// watch one call, on one instance; each watcher costs a socket and
+    /// about 4 KiB, so the cap bounds one session's share near 400 MiB).
     pub max_streams_per_session: usize,
     /// Most event streams open at once for one signed-in user
     /// (`MAX_STREAMS_PER_USER`, default 50).
@@ -190,7 +191,7 @@ impl Config {
                  https://codap.concord.org (scheme and host, no path), got {bad:?}"
                     ))
                 })?;
-        let max_streams_per_session = count("MAX_STREAMS_PER_SESSION", 20_000, 1_000_000)?;
+        let max_streams_per_session = count("MAX_STREAMS_PER_SESSION", 100_000, 1_000_000)?;
         let max_streams_per_user = count("MAX_STREAMS_PER_USER", 50, 1_000_000)?;
         let mcp_session_idle = Duration::from_secs(count(
             "MCP_SESSION_IDLE_SECONDS",
