@@ -65,6 +65,7 @@ async fn run() -> Result<(), ServerError> {
 fn raise_open_files(streams_per_session: usize) {
     match open_files::raise() {
         Ok(files) if files.connections() < streams_per_session as u64 => tracing::warn!(
+            before = files.before,
             limit = files.now,
             connections = files.connections(),
             max_streams_per_session = streams_per_session,
