@@ -1,5 +1,6 @@
-//! The Switchboard server: reads its configuration, starts the application
-//! (see `switchboard::startup`), prints the demo passwords of a new database
+//! The Switchboard server: reads its configuration, raises its open-file
+//! limit (`platform::open_files`), starts the application (see
+//! `switchboard::startup`), prints the demo passwords of a new database
 //! once, and serves until Ctrl-C or SIGTERM.
 
 use switchboard::server::platform::{config::Config, open_files, telemetry};
