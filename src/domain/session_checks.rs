@@ -296,31 +296,10 @@ pub fn tally(rows: &[CheckRow], kind: CheckKind) -> Option<(usize, usize)> {
 mod tests {
     use super::*;
     use crate::domain::effect::{Effect, StateChange};
+    use crate::domain::lesson::fixtures::cafe_lesson;
     use crate::domain::lesson::outcome::{ItemMastered, LessonSummary, TaskDone};
-    use crate::domain::lesson::review::ReviewItem;
-    use crate::domain::lesson::LessonTask;
     use crate::domain::workflow_state::{AgentContext, ACCOUNT_FOUND, IDENTITY_VERIFIED};
     use serde_json::json;
-
-    fn cafe() -> LessonDraft {
-        let mut draft = LessonDraft::new("At the café");
-        draft.tasks = vec![
-            LessonTask {
-                id: "greet".into(),
-                text: "Greet the waiter".into(),
-            },
-            LessonTask {
-                id: "order".into(),
-                text: "Order a drink".into(),
-            },
-        ];
-        draft.review_items = vec![ReviewItem {
-            id: "fui".into(),
-            text: "Ayer fui al mercado".into(),
-            audio: None,
-        }];
-        draft
-    }
 
     fn keys(rows: &[CheckRow]) -> Vec<&str> {
         rows.iter().map(|r| r.check.key.as_str()).collect()
@@ -365,9 +344,12 @@ mod tests {
 
     #[test]
     fn a_tutor_session_lists_its_tasks_then_its_items_and_no_banking_check() {
-        let outline = Outline::lesson(Some(&cafe()));
+        let outline = Outline::lesson(Some(&cafe_lesson()));
         let rows = outline.rows(&WorkflowState::start("lesson-3"), &StateLabels::default());
-        assert_eq!(keys(&rows), ["task:greet", "task:order", "mastered:fui"]);
+        assert_eq!(
+            keys(&rows),
+            ["task:greet", "task:order", "mastered:fui", "mastered:comi"]
+        );
         assert_eq!(rows[0].check.label, "Greet the waiter");
         assert_eq!(rows[2].check.kind, CheckKind::Mastered);
         assert!(rows.iter().all(|r| r.value.is_none()));
@@ -379,7 +361,7 @@ mod tests {
 
     #[test]
     fn a_recorded_task_or_mastered_item_turns_its_check_true() {
-        let outline = Outline::lesson(Some(&cafe()));
+        let outline = Outline::lesson(Some(&cafe_lesson()));
         let mut ws = WorkflowState::start("lesson-3");
         record_outcome(
             &TutorOutcome::Task(TaskDone {
@@ -397,9 +379,9 @@ mod tests {
         );
         let rows = outline.rows(&ws, &StateLabels::default());
         let values: Vec<Option<bool>> = rows.iter().map(|r| r.value).collect();
-        assert_eq!(values, [None, Some(true), Some(true)]);
+        assert_eq!(values, [None, Some(true), Some(true), None]);
         assert_eq!(tally(&rows, CheckKind::Task), Some((1, 2)));
-        assert_eq!(tally(&rows, CheckKind::Mastered), Some((1, 1)));
+        assert_eq!(tally(&rows, CheckKind::Mastered), Some((1, 2)));
         assert_eq!(tally(&rows, CheckKind::Check), None);
     }
 

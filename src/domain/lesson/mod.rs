@@ -258,6 +258,9 @@ impl LessonDraft {
 }
 
 #[cfg(test)]
+pub(crate) mod fixtures;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

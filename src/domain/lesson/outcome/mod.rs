@@ -28,9 +28,9 @@ pub use student::*;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::lesson::review::ReviewItem;
+    use crate::domain::lesson::fixtures::cafe_lesson;
     use crate::domain::lesson::run_report::{report, RunFacts};
-    use crate::domain::lesson::{LessonDraft, LessonTask};
+    use crate::domain::lesson::LessonDraft;
     use crate::domain::review_queue::{QueueItem, Schedule, BOXES};
     use crate::domain::student::StudentContext;
     use serde_json::json;
@@ -40,39 +40,12 @@ mod tests {
         student: None,
     };
 
-    fn lesson() -> LessonDraft {
-        let mut draft = LessonDraft::new("Café");
-        draft.tasks = vec![
-            LessonTask {
-                id: "greet".into(),
-                text: "Greet the waiter".into(),
-            },
-            LessonTask {
-                id: "order".into(),
-                text: "Order a drink".into(),
-            },
-        ];
-        draft.review_items = vec![
-            ReviewItem {
-                id: "fui".into(),
-                text: "Ayer fui al mercado".into(),
-                audio: Some("rec/fui.webm".into()),
-            },
-            ReviewItem {
-                id: "comi".into(),
-                text: "Comí paella".into(),
-                audio: None,
-            },
-        ];
-        draft
-    }
-
     #[test]
     fn an_error_is_stored_with_its_type_said_correct_and_severity() {
         let r = record(
             "mark_for_review",
             &json!({"errorType": "grammar", "studentSaid": " yo soy hambre ", "correctForm": "tengo hambre", "severity": 4}),
-            &lesson(),
+            &cafe_lesson(),
             &[],
             NO_STUDENT,
         )
@@ -91,7 +64,7 @@ mod tests {
         let missing = record(
             "mark_for_review",
             &json!({"errorType": "grammar"}),
-            &lesson(),
+            &cafe_lesson(),
             &[],
             NO_STUDENT,
         );
@@ -102,7 +75,7 @@ mod tests {
 
     #[test]
     fn an_unknown_task_is_refused_naming_the_valid_ids_and_a_repeat_is_not_stored_twice() {
-        let l = lesson();
+        let l = cafe_lesson();
         let err = record(
             "mark_task_complete",
             &json!({"taskId": "pay"}),
@@ -139,7 +112,7 @@ mod tests {
 
     #[test]
     fn review_tools_take_only_the_lessons_item_and_recording_ids() {
-        let l = lesson();
+        let l = cafe_lesson();
         let err = record(
             "mark_item_mastered",
             &json!({"itemId": "x"}),
@@ -200,7 +173,7 @@ mod tests {
 
     #[test]
     fn the_report_lists_every_task_and_the_last_summary() {
-        let l = lesson();
+        let l = cafe_lesson();
         let mut outcomes = Vec::new();
         for (tool, args) in [
             (
@@ -304,7 +277,7 @@ mod tests {
             now: NOW,
             student: Some(&student),
         };
-        let r = record("mark_for_review", &args, &lesson(), &[], cx).unwrap();
+        let r = record("mark_for_review", &args, &cafe_lesson(), &[], cx).unwrap();
         assert_eq!(
             r.student,
             Some(StudentChange::Queue(Schedule::new_item(NOW)))
@@ -313,7 +286,7 @@ mod tests {
             (r.result["queued"].clone(), r.result["dueAt"].clone()),
             (json!(true), json!(NOW))
         );
-        let alone = record("mark_for_review", &args, &lesson(), &[], NO_STUDENT).unwrap();
+        let alone = record("mark_for_review", &args, &cafe_lesson(), &[], NO_STUDENT).unwrap();
         assert_eq!(alone.student, None);
         assert_eq!(alone.result["queued"], false);
         assert!(alone.result["message"]
@@ -330,16 +303,23 @@ mod tests {
             now: NOW,
             student: Some(&student),
         };
-        let saved = record("update_user_profile", &args, &lesson(), &[], cx).unwrap();
+        let saved = record("update_user_profile", &args, &cafe_lesson(), &[], cx).unwrap();
         assert_eq!(saved.student, Some(StudentChange::SaveFact));
         assert_eq!(saved.result["saved"], "studentProfile");
-        let run_only = record("update_user_profile", &args, &lesson(), &[], NO_STUDENT).unwrap();
+        let run_only = record(
+            "update_user_profile",
+            &args,
+            &cafe_lesson(),
+            &[],
+            NO_STUDENT,
+        )
+        .unwrap();
         assert_eq!(run_only.result["saved"], "thisRunOnly");
         assert!(run_only.result.get("remembered").is_none());
         let summary = record(
             "show_session_summary",
             &json!({"summary": "Good", "strengths": [], "areasToImprove": []}),
-            &lesson(),
+            &cafe_lesson(),
             &[],
             cx,
         )
@@ -358,7 +338,7 @@ mod tests {
             now: NOW,
             student: Some(&student),
         };
-        let l = lesson();
+        let l = cafe_lesson();
         let moved = record(
             "mark_item_mastered",
             &json!({"itemId": "q-12"}),

@@ -6,6 +6,7 @@ use super::*;
 use crate::domain::declaration::FunctionDeclaration;
 use crate::domain::lesson::config::fits_lesson;
 use crate::domain::lesson::config::Preset;
+use crate::domain::lesson::fixtures::review_items;
 use crate::domain::lesson::optimise::estimate_tokens;
 use crate::domain::lesson::review::ReviewItem;
 use crate::domain::lesson::trigger::TriggerKind;
@@ -306,18 +307,7 @@ fn review_tools_reach_only_a_review_lessons_prompt() {
         ["mark_for_review", "show_session_summary"],
         "a review lesson without items has nothing to review"
     );
-    input.review_items = vec![
-        ReviewItem {
-            id: "fui".into(),
-            text: "Ayer fui al mercado".into(),
-            audio: Some("rec/fui.webm".into()),
-        },
-        ReviewItem {
-            id: "comi".into(),
-            text: "Comí paella".into(),
-            audio: None,
-        },
-    ];
+    input.review_items = review_items();
     let review = build(&input);
     assert_eq!(
         names(&review),
