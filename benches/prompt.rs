@@ -110,7 +110,7 @@ fn against_node(input: &PromptInput) {
     // The seed's static TUTOR_FUNCTION_DECLARATIONS: the six we send.
     let declarations: Vec<_> = prepared_declarations()
         .iter()
-        .map(|p| &*p.declaration)
+        .map(|p| &p.declaration)
         .collect();
     std::fs::write(
         &declarations_path,

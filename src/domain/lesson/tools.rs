@@ -8,7 +8,7 @@ use crate::domain::declaration::FunctionDeclaration;
 use crate::domain::lesson::optimise::estimate_tokens;
 use crate::domain::lesson::trigger::TriggerKind;
 use serde::{Deserialize, Serialize};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 /// Which group a tool belongs to in the panel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -212,8 +212,10 @@ pub const DECLARATIONS: [(&str, &str, &str); 6] = [
 pub struct PreparedDeclaration {
     /// The tool's id.
     pub id: &'static str,
-    /// The declaration, shared by every prompt that declares the tool.
-    pub declaration: Arc<FunctionDeclaration>,
+    /// The declaration, lent to every prompt that declares the tool (it
+    /// lives as long as the process, so a build borrows it: no reference
+    /// count to raise and lower per tool per build).
+    pub declaration: FunctionDeclaration,
     /// Characters of its compact JSON (its share of the prompt's token
     /// text, which also counts one line break before it).
     pub json_chars: usize,
@@ -230,7 +232,7 @@ pub fn prepared_declarations() -> &'static [PreparedDeclaration; 6] {
             let json = serde_json::to_string(&declaration).unwrap_or_default();
             PreparedDeclaration {
                 id: tool.id,
-                declaration: Arc::new(declaration),
+                declaration,
                 json_chars: json.chars().count(),
                 tokens: estimate_tokens(&json),
             }
@@ -331,7 +333,7 @@ mod tests {
     fn prepared_declarations_are_the_catalogues_in_order() {
         for (tool, prepared) in TUTOR_TOOLS.iter().zip(prepared_declarations()) {
             let json = serde_json::to_string(&tool.declaration()).unwrap();
-            assert_eq!(*prepared.declaration, tool.declaration());
+            assert_eq!(prepared.declaration, tool.declaration());
             assert_eq!(prepared.json_chars, json.chars().count());
             assert_eq!(prepared.tokens, estimate_tokens(&json));
         }

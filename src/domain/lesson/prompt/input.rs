@@ -12,7 +12,6 @@ use crate::domain::review_queue::QueueItem;
 use crate::domain::student::{KnownFact, StudentContext};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-use std::sync::Arc;
 
 /// A lesson's prompt input: here, beside [`PromptInput`], so the lesson
 /// module need not import the prompt builder that imports it.
@@ -104,9 +103,10 @@ pub struct ToolCost {
 pub struct BuiltPrompt {
     /// The assembled (and, if asked, optimised) system prompt.
     pub system_prompt: String,
-    /// Declarations of the enabled tools only, in catalogue order (shared
-    /// with the prepared catalogue, not copied per build).
-    pub declarations: Vec<Arc<FunctionDeclaration>>,
+    /// Declarations of the enabled tools only, in catalogue order (borrowed
+    /// from the prepared catalogue, not copied per build; owned only when
+    /// read back from JSON).
+    pub declarations: Vec<Cow<'static, FunctionDeclaration>>,
     /// Quick estimate (characters / 4) of [`BuiltPrompt::token_text`]: the
     /// prompt and the declarations together, the same text the server counts
     /// exactly, so the two figures can be compared.
@@ -131,7 +131,10 @@ impl BuiltPrompt {
     }
 }
 
-pub(super) fn token_text(system_prompt: &str, declarations: &[Arc<FunctionDeclaration>]) -> String {
+pub(super) fn token_text(
+    system_prompt: &str,
+    declarations: &[Cow<'static, FunctionDeclaration>],
+) -> String {
     let mut text = system_prompt.to_owned();
     for declaration in declarations {
         text.push('\n');

@@ -14,6 +14,7 @@ use crate::domain::lesson::optimise::{
 use crate::domain::lesson::review::push_prompt_section as push_review_section;
 use crate::domain::lesson::tools::{catalogue_position, PreparedDeclaration};
 use crate::domain::lesson::trigger::TriggerCondition;
+use std::borrow::Cow;
 
 mod input;
 mod lines;
@@ -117,7 +118,7 @@ pub fn build(input: &PromptInput) -> BuiltPrompt {
         stats: OptimisationStats::from_chars(assembled_chars, prompt_chars),
         declarations: declared
             .iter()
-            .map(|(_, p)| p.declaration.clone())
+            .map(|(_, p)| Cow::Borrowed(&p.declaration))
             .collect(),
         system_prompt,
         tool_costs: functions.costs,

@@ -11,7 +11,6 @@ use crate::domain::lesson::optimise::estimate_tokens;
 use crate::domain::lesson::review::ReviewItem;
 use crate::domain::lesson::trigger::TriggerKind;
 use crate::domain::lesson::{CefrLevel, LessonTask};
-use std::sync::Arc;
 
 fn cafe() -> PromptInput {
     PromptInput {
@@ -446,10 +445,10 @@ mod reference {
             Some(mode) => optimise(&assembled, mode),
             None => assembled.clone(),
         };
-        let declarations: Vec<Arc<FunctionDeclaration>> = enabled
+        let declarations: Vec<Cow<'static, FunctionDeclaration>> = enabled
             .iter()
             .filter_map(|c| tutor_tool(&c.tool_id))
-            .map(|t| Arc::new(t.declaration()))
+            .map(|t| Cow::Owned(t.declaration()))
             .collect();
         let declaration_tokens: Vec<usize> = declarations
             .iter()
