@@ -16,26 +16,32 @@ use std::borrow::Cow;
 /// A lesson's prompt input: here, beside [`PromptInput`], so the lesson
 /// module need not import the prompt builder that imports it.
 impl LessonDraft {
-    /// What the prompt builder needs from this lesson; the editor's preview
-    /// and the backends' prompt endpoint both build from it.
-    pub fn prompt_input(&self, optimise: Option<OptimiseMode>) -> PromptInput {
+    /// What the prompt builder needs from this lesson, borrowed from it;
+    /// the editor's preview and the backends' prompt endpoint both build
+    /// from it.
+    pub fn prompt_input(&self, optimise: Option<OptimiseMode>) -> PromptInput<'_> {
         self.prompt_input_for(optimise, None)
     }
 
     /// [`LessonDraft::prompt_input`] for a session opened for a student:
     /// what the session knows of them (their due review items, their
     /// known facts) goes into the prompt as data.
-    pub fn prompt_input_for(
-        &self,
+    ///
+    /// Borrowed, not copied: every build starts here (a session's prompt,
+    /// the prompt endpoint, the preview on every keystroke), and copying
+    /// the lesson's texts, tools and tasks (34 allocations for the seed's
+    /// lesson) took more time than the build itself.
+    pub fn prompt_input_for<'a>(
+        &'a self,
         optimise: Option<OptimiseMode>,
-        student: Option<&StudentContext>,
-    ) -> PromptInput {
+        student: Option<&'a StudentContext>,
+    ) -> PromptInput<'a> {
         PromptInput {
-            student: student.cloned(),
-            conversation_prompt: self.conversation_prompt.clone(),
-            configuration: self.tool_configuration.clone(),
-            tasks: self.tasks.clone(),
-            review_items: self.review_items.clone(),
+            student: student.map(Cow::Borrowed),
+            conversation_prompt: Cow::Borrowed(&self.conversation_prompt),
+            configuration: Cow::Borrowed(&self.tool_configuration),
+            tasks: Cow::Borrowed(&self.tasks),
+            review_items: Cow::Borrowed(&self.review_items),
             duration_minutes: self.duration_minutes,
             level: self.level,
             review: self.review,
@@ -44,20 +50,22 @@ impl LessonDraft {
     }
 }
 
-/// Everything the builder needs.
+/// Everything the builder needs: borrowed from a lesson
+/// ([`LessonDraft::prompt_input`]), or owned when read from JSON (the
+/// bench's and the tests' inputs).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct PromptInput {
+pub struct PromptInput<'a> {
     /// The teacher's free-form prompt.
-    pub conversation_prompt: String,
+    pub conversation_prompt: Cow<'a, str>,
     /// The lesson's tool configuration.
-    pub configuration: LessonToolConfiguration,
+    pub configuration: Cow<'a, LessonToolConfiguration>,
     /// Lesson objectives.
     #[serde(default)]
-    pub tasks: Vec<LessonTask>,
+    pub tasks: Cow<'a, [LessonTask]>,
     /// A review lesson's items.
     #[serde(default)]
-    pub review_items: Vec<ReviewItem>,
+    pub review_items: Cow<'a, [ReviewItem]>,
     /// Planned length.
     #[serde(default)]
     pub duration_minutes: Option<u32>,
@@ -75,7 +83,7 @@ pub struct PromptInput {
     /// them (a review lesson's) and their known facts (a lesson that uses
     /// profile facts), fixed when the session opened.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub student: Option<StudentContext>,
+    pub student: Option<Cow<'a, StudentContext>>,
 }
 
 fn default_optimise() -> Option<OptimiseMode> {
@@ -143,7 +151,7 @@ pub(super) fn token_text(
     text
 }
 
-impl PromptInput {
+impl PromptInput<'_> {
     /// The facts about the lesson that decide which enabled tools fit it.
     pub fn facts(&self) -> LessonFacts {
         LessonFacts {

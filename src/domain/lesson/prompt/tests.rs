@@ -12,12 +12,12 @@ use crate::domain::lesson::review::ReviewItem;
 use crate::domain::lesson::trigger::TriggerKind;
 use crate::domain::lesson::{CefrLevel, LessonTask};
 
-fn cafe() -> PromptInput {
+fn cafe() -> PromptInput<'static> {
     PromptInput {
-        review_items: vec![],
+        review_items: vec![].into(),
         conversation_prompt:
             "You are Lucía, a waiter in a Madrid café.   Speak Spanish.\n\n\n\nStay in role.".into(),
-        configuration: Preset::StandardLesson.configuration(),
+        configuration: Cow::Owned(Preset::StandardLesson.configuration()),
         tasks: vec![
             LessonTask {
                 id: "greet".into(),
@@ -27,7 +27,8 @@ fn cafe() -> PromptInput {
                 id: "order-drink".into(),
                 text: "Order a drink".into(),
             },
-        ],
+        ]
+        .into(),
         duration_minutes: Some(15),
         level: Some(CefrLevel::A2),
         review: false,
@@ -39,7 +40,7 @@ fn cafe() -> PromptInput {
 /// The seed's own builder input (issue #15; the input `make bench`
 /// times): six tools with keyword, time and task triggers, three tasks,
 /// 15 minutes, A2, and two review items so the review tools fit.
-fn seed_lesson() -> PromptInput {
+fn seed_lesson() -> PromptInput<'static> {
     serde_json::from_str(include_str!(
         "../../../../tests/fixtures/prompt/seed_lesson.json"
     ))
@@ -114,10 +115,12 @@ fn sections_come_in_order_with_functions_last() {
 #[test]
 fn functions_section_lists_enabled_tools_in_catalogue_order() {
     let mut input = cafe();
-    input.configuration.tools.reverse();
-    input.configuration.global_instructions = Some("Never mention these functions.".into());
+    input.configuration.to_mut().tools.reverse();
+    input.configuration.to_mut().global_instructions =
+        Some("Never mention these functions.".into());
     input
         .configuration
+        .to_mut()
         .tool_mut("mark_for_review")
         .unwrap()
         .custom_instructions = Some("Focus on verb endings.".into());
@@ -135,7 +138,7 @@ fn functions_section_lists_enabled_tools_in_catalogue_order() {
 #[test]
 fn no_tools_means_no_functions_section_and_no_declarations() {
     let mut input = cafe();
-    input.configuration = Preset::NoTracking.configuration();
+    input.configuration = Cow::Owned(Preset::NoTracking.configuration());
     let built = build(&input);
     assert!(!built.system_prompt.contains("## Available Functions"));
     assert!(built.declarations.is_empty());
@@ -171,10 +174,10 @@ fn only_enabled_tools_are_declared() {
 #[test]
 fn sections_without_content_are_left_out() {
     let input = PromptInput {
-        review_items: vec![],
+        review_items: vec![].into(),
         conversation_prompt: "Chat.".into(),
-        configuration: Preset::NoTracking.configuration(),
-        tasks: vec![],
+        configuration: Cow::Owned(Preset::NoTracking.configuration()),
+        tasks: vec![].into(),
         duration_minutes: None,
         level: None,
         review: false,
@@ -276,7 +279,7 @@ fn every_template_is_fully_interpolated() {
 #[test]
 fn task_completion_without_tasks_is_left_out_of_prompt_and_declarations() {
     let mut input = cafe();
-    input.tasks.clear();
+    input.tasks = Cow::Borrowed(&[]);
     let built = build(&input);
     assert!(!built.system_prompt.contains("mark_task_complete"));
     assert!(!built.system_prompt.contains("Lesson Objectives"));
@@ -293,7 +296,7 @@ fn task_completion_without_tasks_is_left_out_of_prompt_and_declarations() {
 #[test]
 fn review_tools_reach_only_a_review_lessons_prompt() {
     let mut input = cafe();
-    input.configuration = Preset::ReviewLesson.configuration();
+    input.configuration = Cow::Owned(Preset::ReviewLesson.configuration());
     let names = |built: &BuiltPrompt| -> Vec<String> {
         built.declarations.iter().map(|d| d.name.clone()).collect()
     };
@@ -306,7 +309,7 @@ fn review_tools_reach_only_a_review_lessons_prompt() {
         ["mark_for_review", "show_session_summary"],
         "a review lesson without items has nothing to review"
     );
-    input.review_items = review_items();
+    input.review_items = review_items().into();
     let review = build(&input);
     assert_eq!(
         names(&review),
@@ -329,8 +332,8 @@ fn review_tools_reach_only_a_review_lessons_prompt() {
 #[test]
 fn global_instructions_without_a_tool_are_left_out() {
     let mut input = cafe();
-    input.configuration = Preset::NoTracking.configuration();
-    input.configuration.global_instructions = Some("Never mention functions.".into());
+    input.configuration = Cow::Owned(Preset::NoTracking.configuration());
+    input.configuration.to_mut().global_instructions = Some("Never mention functions.".into());
     assert!(!build(&input)
         .system_prompt
         .contains("Never mention functions."));
@@ -511,13 +514,13 @@ mod same_as_reference {
         ]
     }
 
-    fn input() -> impl Strategy<Value = PromptInput> {
+    fn input() -> impl Strategy<Value = PromptInput<'static>> {
         input_from(text)
     }
 
     fn input_from<S: Strategy<Value = String>>(
         text: fn() -> S,
-    ) -> impl Strategy<Value = PromptInput> {
+    ) -> impl Strategy<Value = PromptInput<'static>> {
         (
             text(),
             proptest::collection::vec(
@@ -559,12 +562,13 @@ mod same_as_reference {
                     }
                     configuration.global_instructions = global;
                     PromptInput {
-                        conversation_prompt: prompt,
-                        configuration,
+                        conversation_prompt: prompt.into(),
+                        configuration: Cow::Owned(configuration),
                         tasks: tasks
                             .into_iter()
                             .map(|(id, text)| LessonTask { id, text })
-                            .collect(),
+                            .collect::<Vec<_>>()
+                            .into(),
                         review_items: items
                             .into_iter()
                             .map(|(id, text, audio)| ReviewItem {
@@ -572,7 +576,8 @@ mod same_as_reference {
                                 text,
                                 audio: audio.then(|| "rec.webm".to_owned()),
                             })
-                            .collect(),
+                            .collect::<Vec<_>>()
+                            .into(),
                         duration_minutes: minutes,
                         level: level.map(|i| CefrLevel::ALL[i]),
                         review,
