@@ -15,15 +15,17 @@
 //! prompt (target: under 5 ms).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use std::borrow::Cow;
 use std::hint::black_box;
 use switchboard::domain::lesson::config::{LessonToolConfiguration, Preset};
 use switchboard::domain::lesson::optimise::OptimiseMode;
-use switchboard::domain::lesson::prompt::{build, PromptInput};
+use switchboard::domain::lesson::prompt::build;
 use switchboard::domain::lesson::review::ReviewItem;
 use switchboard::domain::lesson::tools::prepared_declarations;
 use switchboard::domain::lesson::trigger::TriggerCondition;
 use switchboard::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
+
+/// Normal mode, as sessions and the prompt endpoint build.
+const NORMAL: Option<OptimiseMode> = Some(OptimiseMode::Normal);
 
 fn all_six_tools() -> LessonToolConfiguration {
     let mut config = Preset::StandardLesson.configuration();
@@ -44,19 +46,19 @@ fn all_six_tools() -> LessonToolConfiguration {
     config
 }
 
-fn lesson() -> PromptInput<'static> {
-    PromptInput {
+fn lesson() -> LessonDraft {
+    LessonDraft {
+        title: "Café".into(),
         conversation_prompt: "You are Lucía, a friendly waiter in a busy café in Madrid.  Speak only Spanish, \
 slowly and clearly.\n\n\n\nStay in role: greet the student, take their order, and bring the bill when asked.   \n\
 If the student is stuck, offer two short options rather than translating.\n\n## Notes\n"
-            .repeat(3)
-            .into(),
-        configuration: Cow::Owned(all_six_tools()),
+            .repeat(3),
+        tool_configuration: all_six_tools(),
         tasks: vec![
             LessonTask { id: "greet-waiter".into(), text: "Greet the waiter and ask for a table".into() },
             LessonTask { id: "order-drink".into(), text: "Order a drink and something to eat".into() },
             LessonTask { id: "ask-bill".into(), text: "Ask for the bill and pay".into() },
-        ].into(),
+        ],
         duration_minutes: Some(15),
         level: Some(CefrLevel::A2),
         // A review lesson with items, so all six tools fit it and reach
@@ -65,9 +67,7 @@ If the student is stuck, offer two short options rather than translating.\n\n## 
         review_items: vec![
             ReviewItem { id: "fui".into(), text: "Ayer fui al mercado".into(), audio: Some("rec/fui.webm".into()) },
             ReviewItem { id: "comi".into(), text: "Comí paella".into(), audio: None },
-        ].into(),
-        optimise: Some(OptimiseMode::Normal),
-        student: None,
+        ],
     }
 }
 
@@ -82,22 +82,10 @@ If the student is stuck, offer two short options rather than translating.\n\n## 
 /// Held as a lesson, as the server holds it: each build starts from the
 /// lesson (`LessonDraft::prompt_input`), as a session's prompt, the prompt
 /// endpoint and the editor's preview do, so the time is theirs.
-fn seed_lesson() -> (LessonDraft, Option<OptimiseMode>) {
+fn seed_lesson() -> LessonDraft {
     // The same file `domain::lesson::prompt`'s golden test pins our
-    // output for.
-    let input: PromptInput =
-        serde_json::from_str(include_str!("../tests/fixtures/prompt/seed_lesson.json")).unwrap();
-    let draft = LessonDraft {
-        title: "Seed lesson".into(),
-        conversation_prompt: input.conversation_prompt.into_owned(),
-        tasks: input.tasks.into_owned(),
-        duration_minutes: input.duration_minutes,
-        level: input.level,
-        review: input.review,
-        review_items: input.review_items.into_owned(),
-        tool_configuration: input.configuration.into_owned(),
-    };
-    (draft, input.optimise)
+    // output for (in normal mode, as sessions are sent it).
+    serde_json::from_str(include_str!("../tests/fixtures/prompt/seed_lesson.json")).unwrap()
 }
 
 /// Median time per call of `f`, over 60 batches of `batch` calls after a
@@ -121,8 +109,8 @@ fn median_per_call(batch: u32, mut f: impl FnMut()) -> std::time::Duration {
 
 /// Runs the seed's own builder under Node on the seed input (it checks its
 /// own output first) and prints both medians side by side with their ratio.
-fn against_node(draft: &LessonDraft, optimise: Option<OptimiseMode>) {
-    let input = &draft.prompt_input(optimise);
+fn against_node(draft: &LessonDraft) {
+    let input = &draft.prompt_input(NORMAL);
     let dir = tempfile::tempdir().unwrap();
     let input_path = dir.path().join("input.json");
     let declarations_path = dir.path().join("declarations.json");
@@ -138,7 +126,7 @@ fn against_node(draft: &LessonDraft, optimise: Option<OptimiseMode>) {
     )
     .unwrap();
     let rust = median_per_call(2000, || {
-        black_box(build(&black_box(draft).prompt_input(optimise)));
+        black_box(build(&black_box(draft).prompt_input(NORMAL)));
     });
     let peer =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/peers/prompt_builder.mjs");
@@ -166,15 +154,17 @@ fn against_node(draft: &LessonDraft, optimise: Option<OptimiseMode>) {
 }
 
 fn benches(c: &mut Criterion) {
-    let input = lesson();
-    assert_eq!(build(&input).declarations.len(), 6);
-    c.bench_function("build_full_lesson", |b| b.iter(|| build(black_box(&input))));
-    let (seed, optimise) = seed_lesson();
-    assert_eq!(build(&seed.prompt_input(optimise)).declarations.len(), 6);
-    c.bench_function("build_seed_lesson", |b| {
-        b.iter(|| build(&black_box(&seed).prompt_input(optimise)))
+    let full = lesson();
+    assert_eq!(build(&full.prompt_input(NORMAL)).declarations.len(), 6);
+    c.bench_function("build_full_lesson", |b| {
+        b.iter(|| build(&black_box(&full).prompt_input(NORMAL)))
     });
-    against_node(&seed, optimise);
+    let seed = seed_lesson();
+    assert_eq!(build(&seed.prompt_input(NORMAL)).declarations.len(), 6);
+    c.bench_function("build_seed_lesson", |b| {
+        b.iter(|| build(&black_box(&seed).prompt_input(NORMAL)))
+    });
+    against_node(&seed);
 
     let long = "The student should practise ordering food, asking for directions and talking about their weekend. "
         .repeat(625);

@@ -37,11 +37,11 @@ impl LessonDraft {
         student: Option<&'a StudentContext>,
     ) -> PromptInput<'a> {
         PromptInput {
-            student: student.map(Cow::Borrowed),
-            conversation_prompt: Cow::Borrowed(&self.conversation_prompt),
-            configuration: Cow::Borrowed(&self.tool_configuration),
-            tasks: Cow::Borrowed(&self.tasks),
-            review_items: Cow::Borrowed(&self.review_items),
+            student,
+            conversation_prompt: &self.conversation_prompt,
+            configuration: &self.tool_configuration,
+            tasks: &self.tasks,
+            review_items: &self.review_items,
             duration_minutes: self.duration_minutes,
             level: self.level,
             review: self.review,
@@ -50,44 +50,35 @@ impl LessonDraft {
     }
 }
 
-/// Everything the builder needs: borrowed from a lesson
-/// ([`LessonDraft::prompt_input`]), or owned when read from JSON (the
-/// bench's and the tests' inputs).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Everything the builder needs: a view of a lesson
+/// ([`LessonDraft::prompt_input`]) and of what a session knows of its
+/// student, with how to optimise. Serialised as the bench hands it to the
+/// seed's builder.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PromptInput<'a> {
     /// The teacher's free-form prompt.
-    pub conversation_prompt: Cow<'a, str>,
+    pub conversation_prompt: &'a str,
     /// The lesson's tool configuration.
-    pub configuration: Cow<'a, LessonToolConfiguration>,
+    pub configuration: &'a LessonToolConfiguration,
     /// Lesson objectives.
-    #[serde(default)]
-    pub tasks: Cow<'a, [LessonTask]>,
+    pub tasks: &'a [LessonTask],
     /// A review lesson's items.
-    #[serde(default)]
-    pub review_items: Cow<'a, [ReviewItem]>,
+    pub review_items: &'a [ReviewItem],
     /// Planned length.
-    #[serde(default)]
     pub duration_minutes: Option<u32>,
     /// Student level.
-    #[serde(default)]
     pub level: Option<CefrLevel>,
     /// Whether this is a review lesson: the review tools are left out of
     /// any other lesson's prompt.
-    #[serde(default)]
     pub review: bool,
-    /// Whether to optimise (default on), and how.
-    #[serde(default = "default_optimise")]
+    /// Whether to optimise, and how (`None`: the prompt as written).
     pub optimise: Option<OptimiseMode>,
     /// For a session opened for a student record: the review items due for
     /// them (a review lesson's) and their known facts (a lesson that uses
     /// profile facts), fixed when the session opened.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub student: Option<Cow<'a, StudentContext>>,
-}
-
-fn default_optimise() -> Option<OptimiseMode> {
-    Some(OptimiseMode::Normal)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub student: Option<&'a StudentContext>,
 }
 
 /// One enabled tool's share of the prompt.
@@ -164,7 +155,7 @@ impl PromptInput<'_> {
     /// The student's due review items this prompt offers (a review
     /// lesson's only).
     pub fn due_items(&self) -> &[QueueItem] {
-        match &self.student {
+        match self.student {
             Some(s) if self.review => &s.due,
             _ => &[],
         }
@@ -173,7 +164,7 @@ impl PromptInput<'_> {
     /// The student's known facts this prompt carries (a lesson that uses
     /// profile facts only).
     pub fn known_facts(&self) -> &[KnownFact] {
-        match &self.student {
+        match self.student {
             Some(s) if self.configuration.use_profile_facts => &s.facts,
             _ => &[],
         }

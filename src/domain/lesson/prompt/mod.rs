@@ -47,7 +47,7 @@ use sections::{
 pub fn build(input: &PromptInput) -> BuiltPrompt {
     let enabled = EnabledTools::of(input);
     let mut assembled = String::with_capacity(capacity(input));
-    let conversation = trimmed(&input.conversation_prompt);
+    let conversation = trimmed(input.conversation_prompt);
     assembled.push_str(conversation);
 
     if input.duration_minutes.is_some() || input.level.is_some() {
@@ -69,14 +69,14 @@ pub fn build(input: &PromptInput) -> BuiltPrompt {
 
     if !input.tasks.is_empty() {
         start_section(&mut assembled);
-        push_objectives(&mut assembled, &input.tasks, enabled.on(TASK_TOOL_AT));
+        push_objectives(&mut assembled, input.tasks, enabled.on(TASK_TOOL_AT));
     }
 
     if input.review && !input.review_items.is_empty() {
         start_section(&mut assembled);
         push_review_section(
             &mut assembled,
-            &input.review_items,
+            input.review_items,
             enabled.on(MASTERY_TOOL_AT),
             enabled.on(AUDIO_TOOL_AT),
         );
@@ -140,7 +140,7 @@ fn written_normal(input: &PromptInput, enabled: &[(&ToolConfig, &PreparedDeclara
     // before it there.
     let line_end = |text: &str| !text.is_empty() && is_normal_inline(text);
     let not_blank = |text: &str| text.split_whitespace().next().is_some();
-    is_normal(trimmed(&input.conversation_prompt))
+    is_normal(trimmed(input.conversation_prompt))
         && input.configuration.global().is_none_or(is_normal_inline)
         && input
             .tasks

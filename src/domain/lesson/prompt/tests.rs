@@ -10,14 +10,15 @@ use crate::domain::lesson::fixtures::review_items;
 use crate::domain::lesson::optimise::estimate_tokens;
 use crate::domain::lesson::review::ReviewItem;
 use crate::domain::lesson::trigger::TriggerKind;
-use crate::domain::lesson::{CefrLevel, LessonTask};
+use crate::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
 
-fn cafe() -> PromptInput<'static> {
-    PromptInput {
-        review_items: vec![].into(),
+fn cafe() -> LessonDraft {
+    LessonDraft {
+        title: "Café".into(),
+        review_items: vec![],
         conversation_prompt:
             "You are Lucía, a waiter in a Madrid café.   Speak Spanish.\n\n\n\nStay in role.".into(),
-        configuration: Cow::Owned(Preset::StandardLesson.configuration()),
+        tool_configuration: Preset::StandardLesson.configuration(),
         tasks: vec![
             LessonTask {
                 id: "greet".into(),
@@ -27,20 +28,22 @@ fn cafe() -> PromptInput<'static> {
                 id: "order-drink".into(),
                 text: "Order a drink".into(),
             },
-        ]
-        .into(),
+        ],
         duration_minutes: Some(15),
         level: Some(CefrLevel::A2),
         review: false,
-        optimise: Some(OptimiseMode::Normal),
-        student: None,
     }
+}
+
+/// `lesson`'s prompt as sessions and the editor build it (normal mode).
+fn built(lesson: &LessonDraft) -> BuiltPrompt {
+    build(&lesson.prompt_input(Some(OptimiseMode::Normal)))
 }
 
 /// The seed's own builder input (issue #15; the input `make bench`
 /// times): six tools with keyword, time and task triggers, three tasks,
 /// 15 minutes, A2, and two review items so the review tools fit.
-fn seed_lesson() -> PromptInput<'static> {
+fn seed_lesson() -> LessonDraft {
     serde_json::from_str(include_str!(
         "../../../../tests/fixtures/prompt/seed_lesson.json"
     ))
@@ -49,7 +52,7 @@ fn seed_lesson() -> PromptInput<'static> {
 
 #[test]
 fn the_seed_lessons_prompt_is_the_pinned_one() {
-    let built = build(&seed_lesson());
+    let built = built(&seed_lesson());
     let golden = include_str!("../../../../tests/fixtures/prompt/seed_lesson.prompt.txt");
     assert_eq!(built.system_prompt, golden.strip_suffix('\n').unwrap());
     assert_eq!(built.estimated_tokens, 1298);
@@ -81,7 +84,10 @@ fn the_seed_lessons_prompt_is_the_pinned_one() {
     );
     let names: Vec<&str> = built.declarations.iter().map(|d| d.name.as_str()).collect();
     assert_eq!(names, costs.iter().map(|c| c.0).collect::<Vec<_>>());
-    assert_eq!(built, reference::build(&seed_lesson()));
+    assert_eq!(
+        built,
+        reference::build(&seed_lesson().prompt_input(Some(OptimiseMode::Normal)))
+    );
 }
 
 #[test]
@@ -95,7 +101,7 @@ fn numbers_are_written_in_decimal() {
 
 #[test]
 fn sections_come_in_order_with_functions_last() {
-    let prompt = build(&cafe()).system_prompt;
+    let prompt = built(&cafe()).system_prompt;
     let at = |needle: &str| {
         prompt
             .find(needle)
@@ -114,17 +120,15 @@ fn sections_come_in_order_with_functions_last() {
 
 #[test]
 fn functions_section_lists_enabled_tools_in_catalogue_order() {
-    let mut input = cafe();
-    input.configuration.to_mut().tools.reverse();
-    input.configuration.to_mut().global_instructions =
-        Some("Never mention these functions.".into());
-    input
-        .configuration
-        .to_mut()
+    let mut lesson = cafe();
+    lesson.tool_configuration.tools.reverse();
+    lesson.tool_configuration.global_instructions = Some("Never mention these functions.".into());
+    lesson
+        .tool_configuration
         .tool_mut("mark_for_review")
         .unwrap()
         .custom_instructions = Some("Focus on verb endings.".into());
-    let prompt = build(&input).system_prompt;
+    let prompt = built(&lesson).system_prompt;
     let functions = &prompt[prompt.find("## Available Functions").unwrap()..];
     let expected = format!(
             "## Available Functions\nNever mention these functions.\n**mark_for_review**: {} Focus on verb endings.\n**update_user_profile**\n**show_session_summary**: {}\n**mark_task_complete**: {}",
@@ -137,9 +141,9 @@ fn functions_section_lists_enabled_tools_in_catalogue_order() {
 
 #[test]
 fn no_tools_means_no_functions_section_and_no_declarations() {
-    let mut input = cafe();
-    input.configuration = Cow::Owned(Preset::NoTracking.configuration());
-    let built = build(&input);
+    let mut lesson = cafe();
+    lesson.tool_configuration = Preset::NoTracking.configuration();
+    let built = built(&lesson);
     assert!(!built.system_prompt.contains("## Available Functions"));
     assert!(built.declarations.is_empty());
     assert!(built.tool_costs.is_empty());
@@ -150,7 +154,7 @@ fn no_tools_means_no_functions_section_and_no_declarations() {
 
 #[test]
 fn only_enabled_tools_are_declared() {
-    let built = build(&cafe());
+    let built = built(&cafe());
     let names: Vec<&str> = built.declarations.iter().map(|d| d.name.as_str()).collect();
     assert_eq!(
         names,
@@ -173,24 +177,23 @@ fn only_enabled_tools_are_declared() {
 
 #[test]
 fn sections_without_content_are_left_out() {
-    let input = PromptInput {
-        review_items: vec![].into(),
+    let lesson = LessonDraft {
+        title: "Chat".into(),
+        review_items: vec![],
         conversation_prompt: "Chat.".into(),
-        configuration: Cow::Owned(Preset::NoTracking.configuration()),
-        tasks: vec![].into(),
+        tool_configuration: Preset::NoTracking.configuration(),
+        tasks: vec![],
         duration_minutes: None,
         level: None,
         review: false,
-        optimise: None,
-        student: None,
     };
-    assert_eq!(build(&input).system_prompt, "Chat.");
+    assert_eq!(build(&lesson.prompt_input(None)).system_prompt, "Chat.");
 }
 
 #[test]
 fn the_same_input_gives_byte_identical_output() {
-    let a = build(&cafe());
-    let b = build(&cafe());
+    let a = built(&cafe());
+    let b = built(&cafe());
     assert_eq!(a.system_prompt.as_bytes(), b.system_prompt.as_bytes());
     assert_eq!(
         serde_json::to_string(&a.declarations).unwrap(),
@@ -200,16 +203,14 @@ fn the_same_input_gives_byte_identical_output() {
 
 #[test]
 fn optimising_removes_waste_and_reports_it() {
-    let built = build(&cafe());
+    let built = built(&cafe());
     assert!(built
         .system_prompt
         .starts_with("You are Lucía, a waiter in a Madrid café. Speak Spanish.\n\nStay in role."));
     assert!(
         built.stats.saved_tokens > 0 || built.stats.optimised_chars < built.stats.original_chars
     );
-    let mut raw = cafe();
-    raw.optimise = None;
-    let raw = build(&raw);
+    let raw = build(&cafe().prompt_input(None));
     assert!(raw.system_prompt.contains("café.   Speak"));
     assert_eq!(raw.stats.saved_tokens, 0);
     assert_eq!(raw.estimated_tokens, estimate_tokens(&raw.token_text()));
@@ -278,9 +279,9 @@ fn every_template_is_fully_interpolated() {
 
 #[test]
 fn task_completion_without_tasks_is_left_out_of_prompt_and_declarations() {
-    let mut input = cafe();
-    input.tasks = Cow::Borrowed(&[]);
-    let built = build(&input);
+    let mut lesson = cafe();
+    lesson.tasks.clear();
+    let built = built(&lesson);
     assert!(!built.system_prompt.contains("mark_task_complete"));
     assert!(!built.system_prompt.contains("Lesson Objectives"));
     assert!(built
@@ -295,22 +296,22 @@ fn task_completion_without_tasks_is_left_out_of_prompt_and_declarations() {
 
 #[test]
 fn review_tools_reach_only_a_review_lessons_prompt() {
-    let mut input = cafe();
-    input.configuration = Cow::Owned(Preset::ReviewLesson.configuration());
+    let mut lesson = cafe();
+    lesson.tool_configuration = Preset::ReviewLesson.configuration();
     let names = |built: &BuiltPrompt| -> Vec<String> {
         built.declarations.iter().map(|d| d.name.clone()).collect()
     };
-    let plain = build(&input);
+    let plain = built(&lesson);
     assert_eq!(names(&plain), ["mark_for_review", "show_session_summary"]);
     assert!(!plain.system_prompt.contains("mark_item_mastered"));
-    input.review = true;
+    lesson.review = true;
     assert_eq!(
-        names(&build(&input)),
+        names(&built(&lesson)),
         ["mark_for_review", "show_session_summary"],
         "a review lesson without items has nothing to review"
     );
-    input.review_items = review_items().into();
-    let review = build(&input);
+    lesson.review_items = review_items();
+    let review = built(&lesson);
     assert_eq!(
         names(&review),
         [
@@ -325,16 +326,16 @@ fn review_tools_reach_only_a_review_lessons_prompt() {
         .system_prompt
         .contains("- fui: Ayer fui al mercado (recording)"));
     assert!(review.system_prompt.contains("- comi: Comí paella"));
-    input.review = false;
-    assert!(!build(&input).system_prompt.contains("## Review Items"));
+    lesson.review = false;
+    assert!(!built(&lesson).system_prompt.contains("## Review Items"));
 }
 
 #[test]
 fn global_instructions_without_a_tool_are_left_out() {
-    let mut input = cafe();
-    input.configuration = Cow::Owned(Preset::NoTracking.configuration());
-    input.configuration.to_mut().global_instructions = Some("Never mention functions.".into());
-    assert!(!build(&input)
+    let mut lesson = cafe();
+    lesson.tool_configuration = Preset::NoTracking.configuration();
+    lesson.tool_configuration.global_instructions = Some("Never mention functions.".into());
+    assert!(!built(&lesson)
         .system_prompt
         .contains("Never mention functions."));
 }
@@ -426,7 +427,7 @@ mod reference {
         if input.review {
             let on = |id: &str| enabled.iter().any(|t| t.tool_id == id);
             if let Some(section) = prompt_section(
-                &input.review_items,
+                input.review_items,
                 on("mark_item_mastered"),
                 on("play_student_audio"),
             ) {
@@ -514,13 +515,13 @@ mod same_as_reference {
         ]
     }
 
-    fn input() -> impl Strategy<Value = PromptInput<'static>> {
+    fn input() -> impl Strategy<Value = (LessonDraft, Option<OptimiseMode>)> {
         input_from(text)
     }
 
     fn input_from<S: Strategy<Value = String>>(
         text: fn() -> S,
-    ) -> impl Strategy<Value = PromptInput<'static>> {
+    ) -> impl Strategy<Value = (LessonDraft, Option<OptimiseMode>)> {
         (
             text(),
             proptest::collection::vec(
@@ -561,45 +562,47 @@ mod same_as_reference {
                         configuration.tools.reverse();
                     }
                     configuration.global_instructions = global;
-                    PromptInput {
-                        conversation_prompt: prompt.into(),
-                        configuration: Cow::Owned(configuration),
-                        tasks: tasks
-                            .into_iter()
-                            .map(|(id, text)| LessonTask { id, text })
-                            .collect::<Vec<_>>()
-                            .into(),
-                        review_items: items
-                            .into_iter()
-                            .map(|(id, text, audio)| ReviewItem {
-                                id,
-                                text,
-                                audio: audio.then(|| "rec.webm".to_owned()),
-                            })
-                            .collect::<Vec<_>>()
-                            .into(),
-                        duration_minutes: minutes,
-                        level: level.map(|i| CefrLevel::ALL[i]),
-                        review,
-                        optimise: [
+                    (
+                        LessonDraft {
+                            title: "Generated".into(),
+                            conversation_prompt: prompt,
+                            tool_configuration: configuration,
+                            tasks: tasks
+                                .into_iter()
+                                .map(|(id, text)| LessonTask { id, text })
+                                .collect(),
+                            review_items: items
+                                .into_iter()
+                                .map(|(id, text, audio)| ReviewItem {
+                                    id,
+                                    text,
+                                    audio: audio.then(|| "rec.webm".to_owned()),
+                                })
+                                .collect(),
+                            duration_minutes: minutes,
+                            level: level.map(|i| CefrLevel::ALL[i]),
+                            review,
+                        },
+                        [
                             None,
                             Some(OptimiseMode::Normal),
                             Some(OptimiseMode::Aggressive),
                         ][optimise as usize],
-                        student: None,
-                    }
+                    )
                 },
             )
     }
 
     proptest! {
         #[test]
-        fn the_fast_builder_gives_what_the_reference_gives(input in input()) {
+        fn the_fast_builder_gives_what_the_reference_gives((lesson, optimise) in input()) {
+            let input = lesson.prompt_input(optimise);
             prop_assert_eq!(build(&input), super::reference::build(&input));
         }
 
         #[test]
-        fn tidy_texts_too(input in input_from(tidy_text)) {
+        fn tidy_texts_too((lesson, optimise) in input_from(tidy_text)) {
+            let input = lesson.prompt_input(optimise);
             prop_assert_eq!(build(&input), super::reference::build(&input));
         }
     }
