@@ -480,6 +480,19 @@ mod tests {
         }
 
         #[test]
+        fn the_inline_check_refuses_exactly_what_the_rules_name(
+            piece in "[ a\t\n\r#é\u{0}]{0,40}"
+        ) {
+            let bytes = piece.as_bytes();
+            let plain = bytes.is_empty()
+                || (bytes[0] != b'#'
+                    && has_clean_ends(&piece)
+                    && !bytes.iter().any(|b| matches!(b, b'\t' | b'\n' | b'\r'))
+                    && !bytes.windows(2).any(|w| w == b"  "));
+            prop_assert_eq!(is_normal_inline(&piece), plain);
+        }
+
+        #[test]
         fn the_same_length_means_the_same_characters(text in mixed_text()) {
             // What the prompt builder relies on to count a prompt's
             // characters only when optimising changed its length.
