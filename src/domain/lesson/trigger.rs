@@ -5,6 +5,7 @@
 //! `keyword` trigger cannot exist without its keywords and a `turn_count`
 //! cannot lack its minimum. It serialises as `{"type":"keyword","keywords":[…]}`.
 
+use serde::de::{Deserializer, Error as _};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -107,7 +108,10 @@ impl fmt::Display for TriggerKind {
 }
 
 /// When a tool should fire, with the parameters its kind needs.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+///
+/// Read with [`TriggerCondition`]'s own `Deserialize` (below), written by
+/// the derived `Serialize`: the same JSON either way.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(
     tag = "type",
     rename_all = "snake_case",
@@ -137,6 +141,51 @@ pub enum TriggerCondition {
     ErrorDetected,
     /// When the session is ending.
     SessionEnding,
+}
+
+/// Reads `{"type": …, <its parameter>}` in one pass. serde's derived
+/// reader for an enum tagged inside its object buffers the whole object
+/// first (its `Content` tree, to find the tag wherever it stands), which
+/// the editor's browser bundle carried for this one type; here every
+/// parameter a kind may take is read where it stands, and the kind then
+/// takes its own. The same JSON is accepted, with one difference: a
+/// parameter of another kind (`"keywords"` on a `turn_count`) must still
+/// have its own type instead of being ignored unread.
+impl<'de> Deserialize<'de> for TriggerCondition {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        /// The object as sent: the kind and the parameters present.
+        #[derive(Deserialize)]
+        #[serde(
+            rename_all = "camelCase",
+            expecting = "a trigger condition: an object with its \"type\""
+        )]
+        struct Wire {
+            #[serde(rename = "type")]
+            kind: TriggerKind,
+            keywords: Option<Vec<String>>,
+            min_turns: Option<u32>,
+            minutes_remaining: Option<u8>,
+        }
+        let wire = Wire::deserialize(deserializer)?;
+        let missing = D::Error::missing_field;
+        Ok(match wire.kind {
+            TriggerKind::Always => Self::Always,
+            TriggerKind::Keyword => Self::Keyword {
+                keywords: wire.keywords.ok_or_else(|| missing("keywords"))?,
+            },
+            TriggerKind::TurnCount => Self::TurnCount {
+                min_turns: wire.min_turns.ok_or_else(|| missing("minTurns"))?,
+            },
+            TriggerKind::TimeRemaining => Self::TimeRemaining {
+                minutes_remaining: wire
+                    .minutes_remaining
+                    .ok_or_else(|| missing("minutesRemaining"))?,
+            },
+            TriggerKind::TaskContext => Self::TaskContext,
+            TriggerKind::ErrorDetected => Self::ErrorDetected,
+            TriggerKind::SessionEnding => Self::SessionEnding,
+        })
+    }
 }
 
 impl TriggerCondition {
@@ -244,6 +293,32 @@ mod tests {
             let back: TriggerCondition = serde_json::from_value(expected).unwrap();
             assert_eq!(back, condition);
         }
+    }
+
+    #[test]
+    fn a_malformed_condition_is_refused_naming_what_is_wrong() {
+        let read = |text: &str| serde_json::from_str::<TriggerCondition>(text);
+        let refusal = |text: &str| read(text).unwrap_err().to_string();
+        assert!(refusal(r#"{"type": "keyword"}"#).contains("missing field `keywords`"));
+        assert!(refusal(r#"{"type": "turn_count", "minTurns": null}"#)
+            .contains("missing field `minTurns`"));
+        assert!(
+            refusal(r#"{"type": "time_remaining"}"#).contains("missing field `minutesRemaining`")
+        );
+        assert!(refusal(r#"{"keywords": ["a"]}"#).contains("missing field `type`"));
+        assert!(refusal(r#"{"type": "sometimes"}"#).contains("unknown variant `sometimes`"));
+        assert!(refusal(r#"{"type": "turn_count", "minTurns": -1}"#).contains("invalid value"));
+        assert!(refusal(r#"{"type": "always", "type": "always"}"#).contains("duplicate field"));
+        assert!(refusal(r#""always""#).contains("expected a trigger condition"));
+        // The tag may stand anywhere; unknown fields are ignored, as before.
+        assert_eq!(
+            read(r#"{"minTurns": 3, "note": {"x": [1]}, "type": "turn_count"}"#).unwrap(),
+            TriggerCondition::TurnCount { min_turns: 3 }
+        );
+        assert_eq!(
+            read(r#"{"type": "always", "minTurns": 3}"#).unwrap(),
+            TriggerCondition::Always
+        );
     }
 
     #[test]
