@@ -165,9 +165,11 @@ lint:
 	$(CARGO) fmt --all -- --check
 	$(OWN_JOBS) $(CARGO) clippy --all-targets --features ssr -- -D warnings
 	$(OWN_JOBS) $(CARGO) clippy --lib --no-default-features --features hydrate,all-pages -- -D warnings
+	$(OWN_JOBS) $(CARGO) clippy -p switchboard-bindgen --all-targets -- -D warnings
 
 unit:
 	$(OWN_JOBS) $(CARGO) test --features ssr
+	$(OWN_JOBS) $(CARGO) test -p switchboard-bindgen
 
 # The HTTP suite and the schema parity check on PostgreSQL, against a
 # throwaway server (scripts/pg.sh) in a temporary folder, stopped whatever

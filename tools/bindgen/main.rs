@@ -1,10 +1,12 @@
 //! `sb-wasm-bindgen INPUT.wasm OUT_DIR NAME`: writes the JavaScript glue
 //! `NAME.js` and the module `NAME_bg.wasm` for a browser bundle, as
 //! `wasm-bindgen --target web --no-typescript --out-name NAME --out-dir
-//! OUT_DIR INPUT.wasm` does (the same builder calls), with one change: the
+//! OUT_DIR INPUT.wasm` does (the same builder calls), with two changes: the
 //! functions the module imports from its glue get short names
-//! ([`short_import_names`]). Its library's version is pinned in its
-//! Cargo.toml to the `wasm-bindgen` the bundles link.
+//! ([`short_import_names`]), and classes JavaScript can never hold an
+//! instance of are left out with their exports
+//! ([`without_unreachable_classes`]). Its library's version is pinned in
+//! its Cargo.toml to the `wasm-bindgen` the bundles link.
 
 use anyhow::{bail, ensure, Context, Result};
 use std::path::Path;
@@ -20,7 +22,7 @@ fn main() -> Result<()> {
 }
 
 /// Generates the glue and module of `input` into `out_dir`, the imports
-/// renamed.
+/// renamed and the unreachable classes left out.
 fn bindgen(input: &str, out_dir: &Path, name: &str) -> Result<()> {
     let mut bindgen = Bindgen::new();
     bindgen.web(true)?;
@@ -49,10 +51,123 @@ fn bindgen(input: &str, out_dir: &Path, name: &str) -> Result<()> {
     let glue = format!("./{name}_bg.js");
     let js = output.js().to_owned();
     let renamed = short_import_names(&js, &glue, output.wasm_mut())?;
+    let (_, dropped) = without_unreachable_classes(&js)?;
+    drop_exports(output.wasm_mut(), &dropped)?;
     output.emit(out_dir)?;
     let js_path = out_dir.join(format!("{name}.js"));
     let written = std::fs::read_to_string(&js_path)?;
-    std::fs::write(&js_path, rename_keys(&written, &renamed)?)?;
+    let (kept, dropped_again) = without_unreachable_classes(&written)?;
+    ensure!(
+        dropped_again == dropped,
+        "the glue written is not the glue generated"
+    );
+    std::fs::write(&js_path, rename_keys(&kept, &renamed)?)?;
+    Ok(())
+}
+
+/// The glue without the classes JavaScript can never hold an instance of,
+/// and the module's exports only those classes called (to be removed, so
+/// that `wasm-opt` drops the code behind them).
+///
+/// A class is exported for every Rust type marked `#[wasm_bindgen]`,
+/// whether or not the program ever hands one to JavaScript: `server_fn`'s
+/// browser client compiles `wasm-streams`, whose three stream adapters
+/// were about 10 KB of every bundle's module and 3 KB of its glue, and no
+/// page streams. JavaScript gets an instance only from a constructor or
+/// from the Rust side (`Class.__wrap`); a class with neither is left out,
+/// with the line that gives it `Symbol.dispose` and its finalization
+/// registry. The glue is read line by line as the builder hands it over
+/// (unindented) and as it is written (indented) alike. Nothing left may name the class or one of the exports
+/// removed, or this is an error rather than a broken page.
+fn without_unreachable_classes(js: &str) -> Result<(String, Vec<String>)> {
+    let lines: Vec<&str> = js.split('\n').collect();
+    let mut dropped_lines = vec![false; lines.len()];
+    let mut classes = Vec::new();
+    for (start, line) in lines.iter().enumerate() {
+        let Some(class) = line
+            .strip_prefix("export class ")
+            .and_then(|rest| rest.strip_suffix(" {"))
+        else {
+            continue;
+        };
+        // The class ends where the line giving it `Symbol.dispose` follows
+        // (every exported Rust type has `free`); a class without it is kept.
+        let dispose = format!(
+            "if (Symbol.dispose) {class}.prototype[Symbol.dispose] = {class}.prototype.free;"
+        );
+        let Some(end) = lines[start..]
+            .iter()
+            .position(|l| *l == dispose)
+            .map(|at| start + at)
+        else {
+            continue;
+        };
+        ensure!(
+            lines[end - 1].trim() == "}",
+            "class {class} does not end before its Symbol.dispose line"
+        );
+        let constructed = lines[start..end]
+            .iter()
+            .any(|l| l.trim_start().starts_with("constructor("));
+        if constructed || js.contains(&format!("{class}.__wrap(")) {
+            continue;
+        }
+        dropped_lines[start..=end].fill(true);
+        let registry = format!("const {class}Finalization = ");
+        if let Some(first) = lines.iter().position(|l| l.starts_with(&registry)) {
+            let last = first
+                + lines[first..]
+                    .iter()
+                    .position(|l| l.ends_with(';'))
+                    .with_context(|| format!("{class}'s finalization registry has no end"))?;
+            dropped_lines[first..=last].fill(true);
+        }
+        classes.push(class);
+    }
+    let mut dropped = Vec::new();
+    let mut kept = Vec::new();
+    for (line, drop) in lines.iter().zip(&dropped_lines) {
+        if *drop {
+            dropped.extend(wasm_calls(line));
+        } else {
+            kept.push(*line);
+        }
+    }
+    dropped.sort();
+    dropped.dedup();
+    let kept = kept.join("\n");
+    for class in &classes {
+        ensure!(!kept.contains(class), "the glue still names {class}");
+    }
+    for export in &dropped {
+        ensure!(
+            !kept.contains(&format!("wasm.{export}")),
+            "the glue still calls {export}"
+        );
+    }
+    Ok((kept, dropped))
+}
+
+/// The module's exports `line` names (`wasm.name`).
+fn wasm_calls(line: &str) -> impl Iterator<Item = String> + '_ {
+    line.split("wasm.").skip(1).map(|rest| {
+        rest.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    })
+}
+
+/// Removes each of `names` from the module's exports (each must be one).
+fn drop_exports(module: &mut walrus::Module, names: &[String]) -> Result<()> {
+    for name in names {
+        let export = module
+            .exports
+            .iter()
+            .find(|e| &e.name == name)
+            .with_context(|| format!("the module exports no {name}"))?
+            .id();
+        module.exports.delete(export);
+    }
     Ok(())
 }
 
@@ -143,6 +258,68 @@ mod tests {
         assert!(names
             .iter()
             .all(|n| n.bytes().all(|b| b.is_ascii_lowercase())));
+    }
+
+    /// A glue with a class no one can get (`Adapter`) and one the Rust
+    /// side hands out (`Handle`).
+    const GLUE: &str = "export function hydrate() {
+    wasm.hydrate();
+}
+
+export class Adapter {
+    __destroy_into_raw() {
+        AdapterFinalization.unregister(this);
+    }
+    free() {
+        wasm.__wbg_adapter_free(ptr, 0);
+    }
+    pull(controller) {
+        const ret = wasm.adapter_pull(this.__wbg_ptr, controller);
+        return ret;
+    }
+}
+if (Symbol.dispose) Adapter.prototype[Symbol.dispose] = Adapter.prototype.free;
+
+export class Handle {
+    free() {
+        wasm.__wbg_handle_free(ptr, 0);
+    }
+}
+const AdapterFinalization = (typeof FinalizationRegistry === 'undefined')
+    ? { register: () => {}, unregister: () => {} }
+    : new FinalizationRegistry(ptr => wasm.__wbg_adapter_free(ptr, 1));
+const imports = {
+        a: function(arg0) { return Handle.__wrap(arg0); },
+};";
+
+    #[test]
+    fn a_class_nothing_can_construct_is_left_out_with_its_exports() {
+        let (kept, dropped) = without_unreachable_classes(GLUE).unwrap();
+        assert_eq!(dropped, ["__wbg_adapter_free", "adapter_pull"]);
+        assert!(!kept.contains("Adapter"));
+        assert!(kept.contains("export class Handle {") && kept.contains("wasm.hydrate()"));
+        assert!(kept.contains("const imports = {"));
+        // A glue without such classes comes back as it was.
+        assert_eq!(
+            without_unreachable_classes(&kept).unwrap(),
+            (kept.clone(), vec![])
+        );
+    }
+
+    #[test]
+    fn a_class_something_still_names_stops_the_build() {
+        let glue = format!("{GLUE}\nconsole.log(Adapter);");
+        assert!(without_unreachable_classes(&glue).is_err());
+        let glue = format!("{GLUE}\nwasm.adapter_pull(0);");
+        assert!(without_unreachable_classes(&glue).is_err());
+        let constructed = GLUE.replace(
+            "    __destroy_into_raw() {",
+            "    constructor() {\n    }\n    __destroy_into_raw() {",
+        );
+        assert_eq!(
+            without_unreachable_classes(&constructed).unwrap().1,
+            Vec::<String>::new()
+        );
     }
 
     #[test]
