@@ -185,8 +185,20 @@ impl From<FieldError> for ApiError {
 impl FromServerFnError for ApiError {
     type Encoder = JsonEncoding;
 
+    /// On the server, the only thing a server function decodes is its
+    /// request, so a decoding error there is the caller's input (server_fn
+    /// words a body it cannot read as "results" too): a bad request, in
+    /// the decoder's words. In the browser it is the answer that could not
+    /// be read, which the user cannot fix: a transport failure.
     fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
-        Self::Transport(value.to_string())
+        match value {
+            ServerFnErrorErr::Deserialization(why) | ServerFnErrorErr::Args(why)
+                if cfg!(feature = "ssr") =>
+            {
+                Self::BadRequest(format!("The request could not be read: {why}"))
+            }
+            other => Self::Transport(other.to_string()),
+        }
     }
 }
 

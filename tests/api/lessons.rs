@@ -68,10 +68,29 @@ async fn an_invalid_configuration_is_refused_naming_the_field_and_nothing_is_sto
         .to_string()
         .contains("Session Summary (show_session_summary): trigger always is not allowed"));
 
-    // A trigger that does not even parse is refused too, before anything runs.
-    draft["toolConfiguration"]["tools"][2]["triggerCondition"] = json!({"type": "sometimes"});
-    let res = save(&app, id, 1, &draft).await;
-    assert!(res.status().is_client_error(), "{}", res.status());
+    // A trigger that does not even parse is refused too, before anything
+    // runs, as a bad request that says what could not be read.
+    for (trigger, words) in [
+        (json!({"type": "sometimes"}), "unknown variant `sometimes`"),
+        (json!({"type": "keyword"}), "missing field `keywords`"),
+        (
+            json!({"type": "turn_count", "minTurns": -1}),
+            "invalid value: integer `-1`",
+        ),
+    ] {
+        draft["toolConfiguration"]["tools"][2]["triggerCondition"] = trigger;
+        let res = save(&app, id, 1, &draft).await;
+        assert_eq!(res.status(), 400);
+        let err: ApiError = res.json().await.unwrap();
+        let ApiError::BadRequest(message) = &err else {
+            panic!("{err:?}");
+        };
+        assert!(
+            message.starts_with("The request could not be read: "),
+            "{message}"
+        );
+        assert!(message.contains(words), "{message}");
+    }
     assert_eq!(load(&app, id).await, before);
 }
 

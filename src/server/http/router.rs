@@ -168,8 +168,10 @@ pub fn page_nonce(parts: &axum::http::request::Parts) -> Option<Nonce> {
 }
 
 /// Server functions whose arguments cannot even be decoded never reach
-/// their body, and Leptos answers them with a 500. They are the caller's
-/// fault: re-label them 400 so clients and logs see a client error.
+/// their body, and Leptos answers them with a 500 whatever the error. They
+/// are the caller's fault (a `BadRequest` in the decoder's words, see
+/// `ApiError`'s `FromServerFnError`): each is re-labelled with its own
+/// status, so clients and logs see a client error.
 async fn malformed_calls_are_client_errors(req: Request, next: Next) -> Response {
     let is_rpc = req.uri().path().starts_with(&format!("{RPC_PREFIX}/"));
     let response = next.run(req).await;
@@ -180,9 +182,14 @@ async fn malformed_calls_are_client_errors(req: Request, next: Next) -> Response
     let Ok(bytes) = axum::body::to_bytes(body, 1 << 20).await else {
         return (StatusCode::INTERNAL_SERVER_ERROR, Json(ApiError::Internal)).into_response();
     };
-    if let Ok(ApiError::Transport(reason)) = serde_json::from_slice::<ApiError>(&bytes) {
-        tracing::info!(%reason, "malformed server-function call");
-        parts.status = StatusCode::BAD_REQUEST;
+    if let Ok(err) = serde_json::from_slice::<ApiError>(&bytes) {
+        if let Some(status) = StatusCode::from_u16(err.status())
+            .ok()
+            .filter(StatusCode::is_client_error)
+        {
+            tracing::info!(reason = %err, "malformed server-function call");
+            parts.status = status;
+        }
     }
     Response::from_parts(parts, Body::from(bytes))
 }
