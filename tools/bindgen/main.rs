@@ -71,14 +71,15 @@ fn bindgen(input: &str, out_dir: &Path, name: &str) -> Result<()> {
 ///
 /// A class is exported for every Rust type marked `#[wasm_bindgen]`,
 /// whether or not the program ever hands one to JavaScript: `server_fn`'s
-/// browser client compiles `wasm-streams`, whose three stream adapters
-/// were about 10 KB of every bundle's module and 3 KB of its glue, and no
-/// page streams. JavaScript gets an instance only from a constructor or
-/// from the Rust side (`Class.__wrap`); a class with neither is left out,
-/// with the line that gives it `Symbol.dispose` and its finalization
-/// registry. The glue is read line by line as the builder hands it over
-/// (unindented) and as it is written (indented) alike. Nothing left may name the class or one of the exports
-/// removed, or this is an error rather than a broken page.
+/// browser client compiles `wasm-streams`, whose three stream adapters no
+/// page uses (in the editor's bundle, 4 KB of the optimised module and
+/// 3.9 KB of the glue; 1.6 KB of brotli together). JavaScript gets an
+/// instance only from a constructor or from the Rust side
+/// (`Class.__wrap`); a class with neither is left out, with the line that
+/// gives it `Symbol.dispose` and its finalization registry. The glue is
+/// read line by line, as the builder hands it over (unindented) and as it
+/// is written (indented) alike. Nothing left may name a class or an export
+/// removed: that is an error, not a broken page.
 fn without_unreachable_classes(js: &str) -> Result<(String, Vec<String>)> {
     let lines: Vec<&str> = js.split('\n').collect();
     let mut dropped_lines = vec![false; lines.len()];
