@@ -173,11 +173,16 @@ unit:
 
 # The HTTP suite and the schema parity check on PostgreSQL, against a
 # throwaway server (scripts/pg.sh) in a temporary folder, stopped whatever
-# the outcome. Each spawned app gets a database of its own on it.
+# the outcome. Each spawned app gets a database of its own on it, dropped
+# in batches as tests end (tests/api/helpers.rs). When the tests fail, the server's log is printed
+# before the folder goes: what the server said is often the cause.
 test-postgres:
 	@pg=$$(mktemp -d); trap 'scripts/pg.sh stop "$$pg"' EXIT; trap 'exit 130' INT TERM; \
 	url=$$(SUDO='$(SUDO)' scripts/pg.sh start "$$pg"); echo "PostgreSQL for the tests: $$url"; \
-	TEST_POSTGRES_URL="$$url" $(OWN_JOBS) $(CARGO) test --features ssr --test api --test schema_parity
+	TEST_POSTGRES_URL="$$url" $(OWN_JOBS) $(CARGO) test --features ssr --test api --test schema_parity \
+		|| { status=$$?; echo "--- the PostgreSQL server's errors ($$pg/server.log):"; \
+		     { grep -E 'PANIC|FATAL|ERROR|could not' "$$pg/server.log" | tail -n 40; } || true; \
+		     echo "--- its last lines:"; tail -n 20 "$$pg/server.log" || true; df -h "$$pg" || true; exit $$status; }
 
 # The JavaScript plugin client (clients/js): its unit tests on node's own
 # runner, and tsc (end2end's devDependency, installed by e2e-deps) checking

@@ -109,10 +109,10 @@ start() {
     die "the server did not start (log: $dir/server.log)"
   fi
   for _ in $(seq 60); do
-    "$bin/pg_isready" -q -h 127.0.0.1 -p "$port" && break
+    "$bin/pg_isready" -q -h 127.0.0.1 -p "$port" -U postgres && break
     sleep 0.5
   done
-  "$bin/pg_isready" -q -h 127.0.0.1 -p "$port" || die "the server on port $port is not ready (log: $dir/server.log)"
+  "$bin/pg_isready" -q -h 127.0.0.1 -p "$port" -U postgres || die "the server on port $port is not ready (log: $dir/server.log)"
   url="postgres://postgres@127.0.0.1:$port/postgres"
   echo "$url" >"$dir/url"
   echo "$url"
