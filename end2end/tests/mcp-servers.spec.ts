@@ -84,7 +84,7 @@ test('an admin adds server-everything, binds its echo in the matrix, and sees a 
 
   const card = page.getByTestId(`mcp-server-${NAME}`);
   await expect(card.getByTestId('server-status')).toHaveAttribute('data-state', 'connected', { timeout: 15_000 });
-  await expect(card.locator(`tr[data-tool="${ECHO}"]`)).toHaveAttribute('data-available', 'true');
+  await expect(card.locator(`tr[data-tool="${ECHO}"]`)).toHaveAttribute('data-available', 'true', { timeout: 15_000 });
   await expect(card.locator(`tr[data-tool="${NAME}__get-sum"]`)).toContainText('get-sum');
   await expect(card.getByTestId('server-tool-count')).not.toHaveText('0');
   await expect(card.getByTestId('server-calls')).toHaveText('0');
