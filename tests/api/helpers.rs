@@ -19,7 +19,7 @@ pub struct TestApp {
     db_dir: std::sync::Arc<TempDir>,
     /// The database it serves (SQLite in `db_dir`, or its own PostgreSQL
     /// database when `TEST_POSTGRES_URL` is set).
-    database_url: std::sync::Arc<TestDatabase>,
+    database: std::sync::Arc<TestDatabase>,
     settings: std::sync::Arc<Vec<(String, String)>>,
     stop: std::sync::Arc<tokio::sync::Notify>,
     server: tokio::task::JoinHandle<std::io::Result<()>>,
@@ -86,16 +86,17 @@ pub fn retry_after(res: &Response) -> u64 {
 /// PostgreSQL could not make at that point; a full disk is one cause.)
 pub struct TestDatabase {
     url: String,
-    /// The admin URL and the database's name, on PostgreSQL.
-    postgres: Option<(String, String)>,
+    /// The database's name, on PostgreSQL (dropped through
+    /// `TEST_POSTGRES_URL`, the server's admin URL).
+    postgres: Option<String>,
 }
 
 impl Drop for TestDatabase {
     fn drop(&mut self) {
-        if let Some(database) = self.postgres.take() {
+        if let Some(name) = self.postgres.take() {
             // The test goes on at once; any still queued when the suite
             // ends go with the server.
-            let _ = dropper().lock().map(|queue| queue.send(database));
+            let _ = dropper().lock().map(|queue| queue.send(name));
         }
     }
 }
@@ -109,14 +110,15 @@ const DROP_BATCH: usize = 25;
 
 /// The queue of PostgreSQL databases to drop, and the thread that drops
 /// them, `DROP_BATCH` at a time, with a runtime of its own (a test's
-/// runtime may have stopped by then). `FORCE` ends the connections of
-/// servers still running at the end of a test. Cleaning up is not what a
-/// test checks, so a failed drop is a note, not a failure.
-fn dropper() -> &'static std::sync::Mutex<std::sync::mpsc::Sender<(String, String)>> {
-    static QUEUE: std::sync::OnceLock<std::sync::Mutex<std::sync::mpsc::Sender<(String, String)>>> =
+/// runtime may have stopped by then), over one connection a batch.
+/// `FORCE` ends the connections of servers still running at the end of a
+/// test. Cleaning up is not what a test checks, so a failed drop is a
+/// note, not a failure.
+fn dropper() -> &'static std::sync::Mutex<std::sync::mpsc::Sender<String>> {
+    static QUEUE: std::sync::OnceLock<std::sync::Mutex<std::sync::mpsc::Sender<String>>> =
         std::sync::OnceLock::new();
     QUEUE.get_or_init(|| {
-        let (queue, databases) = std::sync::mpsc::channel::<(String, String)>();
+        let (queue, databases) = std::sync::mpsc::channel::<String>();
         std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -128,18 +130,25 @@ fn dropper() -> &'static std::sync::Mutex<std::sync::mpsc::Sender<(String, Strin
                 if batch.len() < DROP_BATCH {
                     continue;
                 }
-                for (admin, name) in batch.drain(..) {
-                    let dropped = runtime.block_on(async {
-                        use sqlx::Connection;
-                        let mut conn = sqlx::PgConnection::connect(&admin).await?;
+                let Some(admin) = on_postgres() else { break };
+                runtime.block_on(async {
+                    use sqlx::Connection;
+                    let mut conn = match sqlx::PgConnection::connect(&admin).await {
+                        Ok(conn) => conn,
+                        Err(e) => {
+                            eprintln!("note: {} test databases were not dropped: {e}", batch.len());
+                            batch.clear();
+                            return;
+                        }
+                    };
+                    for name in batch.drain(..) {
                         let sql = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
-                        sqlx::Executor::execute(&mut conn, sql.as_str()).await?;
-                        conn.close().await
-                    });
-                    if let Err(e) = dropped {
-                        eprintln!("note: the test database {name} was not dropped: {e}");
+                        if let Err(e) = sqlx::Executor::execute(&mut conn, sql.as_str()).await {
+                            eprintln!("note: the test database {name} was not dropped: {e}");
+                        }
                     }
-                }
+                    let _ = conn.close().await;
+                });
             }
         });
         std::sync::Mutex::new(queue)
@@ -176,16 +185,16 @@ async fn fresh_database(dir: &TempDir) -> TestDatabase {
     let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b);
     TestDatabase {
         url: format!("{base}/{name}"),
-        postgres: Some((admin.clone(), name)),
+        postgres: Some(name),
     }
 }
 
 async fn serve(
     dir: std::sync::Arc<TempDir>,
-    database_url: std::sync::Arc<TestDatabase>,
+    database: std::sync::Arc<TestDatabase>,
     settings: std::sync::Arc<Vec<(String, String)>>,
 ) -> TestApp {
-    let url = database_url.url.clone();
+    let url = database.url.clone();
     let config = Config::from_lookup(|key| {
         if let Some((_, value)) = settings.iter().find(|(k, _)| k == key) {
             return Some(value.clone());
@@ -211,7 +220,7 @@ async fn serve(
         state,
         client: new_client(),
         db_dir: dir,
-        database_url,
+        database,
         settings,
         stop,
         server,
@@ -237,7 +246,7 @@ impl TestApp {
     pub async fn peer(&self) -> TestApp {
         serve(
             self.db_dir.clone(),
-            self.database_url.clone(),
+            self.database.clone(),
             self.settings.clone(),
         )
         .await
@@ -245,7 +254,7 @@ impl TestApp {
 
     /// The database it serves.
     pub fn database_url(&self) -> &str {
-        &self.database_url.url
+        &self.database.url
     }
 
     /// Asks the server to shut down as on SIGTERM; resolves when it has
