@@ -388,8 +388,10 @@ fn narrow_to_workflows(tool: &mut CatalogueTool, workflows: &[Workflow]) {
 }
 
 mod pattern;
+mod plain;
 mod schema;
 pub use pattern::SharedPattern;
+pub use plain::check_plain_text;
 pub use schema::{check_plain, check_with, compile_schema, is_plain};
 
 #[cfg(test)]

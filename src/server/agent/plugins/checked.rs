@@ -3,12 +3,13 @@
 //! `format`) is compiled when registered; a plain one (`rules::is_plain`)
 //! is only checked then — against its meta-schema, its patterns built —
 //! with the same verdict in the same words, and compiled when a call first
-//! needs it. A plugin registers a thousand tools and calls a few: compiling all
+//! needs it. Checking reads the text first (`rules::check_plain_text`),
+//! so a plain schema that is right has no tree until its first call. A plugin registers a thousand tools and calls a few: compiling all
 //! of them was most of a registration's time.
 
 use crate::domain::plugin::Schema;
 use crate::server::agent::rules::{
-    check_plain, check_with, compile_schema, is_plain, SharedPattern,
+    check_plain, check_plain_text, check_with, compile_schema, is_plain, SharedPattern,
 };
 use serde_json::Value;
 use std::sync::OnceLock;
@@ -30,6 +31,15 @@ impl CheckedSchema {
     /// or why it is refused (what compiling it says). Slow for a schema
     /// that must be compiled: call it off the async threads.
     pub fn check(schema: Schema) -> Result<Self, String> {
+        // Most schemas are plain and right: read from the text, their
+        // trees are not built until a call needs them.
+        if let Some(patterns) = check_plain_text(schema.json()) {
+            return Ok(Self {
+                schema,
+                compiled: OnceLock::new(),
+                _patterns: patterns,
+            });
+        }
         let (compiled, patterns) = if is_plain(schema.value()) {
             (OnceLock::new(), check_plain(schema.value())?)
         } else {

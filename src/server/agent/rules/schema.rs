@@ -48,41 +48,67 @@ pub fn compile_schema(schema: &Value) -> Result<jsonschema::Validator, String> {
         .map_err(|e| excerpt(&e.to_string()))
 }
 
-/// Keywords of a plain schema that hold data, not subschemas: each one's
+/// Keywords of a plain schema that hold data, not subschemas, each with
+/// what the draft 2020-12 meta-schema asks of its value: each one's
 /// compiled form cannot fail once the meta-schema accepts its value.
 /// Besides these a plain schema may hold `pattern`s (checked by building
 /// them, [`check_plain`]); anything else (`$ref`, `$defs`, `format`,
 /// `patternProperties`, `$schema`, …) makes a schema one to compile at
 /// once.
-const PLAIN_DATA_KEYWORDS: &[&str] = &[
-    "title",
-    "description",
-    "default",
-    "examples",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "$comment",
-    "type",
-    "enum",
-    "const",
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "minLength",
-    "maxLength",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-    "required",
-    "minProperties",
-    "maxProperties",
+pub(super) const PLAIN_DATA: &[(&str, Meta)] = &[
+    ("title", Meta::Text),
+    ("description", Meta::Text),
+    ("default", Meta::Anything),
+    ("examples", Meta::Array),
+    ("deprecated", Meta::Boolean),
+    ("readOnly", Meta::Boolean),
+    ("writeOnly", Meta::Boolean),
+    ("$comment", Meta::Text),
+    ("type", Meta::Type),
+    ("enum", Meta::Array),
+    ("const", Meta::Anything),
+    ("minimum", Meta::Number),
+    ("maximum", Meta::Number),
+    ("exclusiveMinimum", Meta::Number),
+    ("exclusiveMaximum", Meta::Number),
+    ("multipleOf", Meta::Positive),
+    ("minLength", Meta::Count),
+    ("maxLength", Meta::Count),
+    ("minItems", Meta::Count),
+    ("maxItems", Meta::Count),
+    ("uniqueItems", Meta::Boolean),
+    ("required", Meta::Names),
+    ("minProperties", Meta::Count),
+    ("maxProperties", Meta::Count),
 ];
 
+/// What the draft 2020-12 meta-schema (its validation and meta-data
+/// vocabularies) asks of a plain data keyword's value, as the text reader
+/// checks it (`plain.rs`).
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Meta {
+    /// A string (`title`, `description`, `$comment`).
+    Text,
+    /// Any value (`default`, `const`).
+    Anything,
+    /// An array of anything (`enum`, `examples`).
+    Array,
+    /// A boolean.
+    Boolean,
+    /// A number.
+    Number,
+    /// A number above zero (`multipleOf`).
+    Positive,
+    /// A whole number, zero or more (`minLength`, …).
+    Count,
+    /// One of the simple types, or a non-empty array of them, each once.
+    Type,
+    /// An array of strings, each once (`required`).
+    Names,
+}
+
 /// Whether `schema` is plain: a boolean, or an object of the
-/// [`PLAIN_DATA_KEYWORDS`], string `pattern`s, and `properties`, `items`,
+/// [`PLAIN_DATA`] keywords, string `pattern`s, and `properties`, `items`,
 /// `additionalProperties`, `not`, `anyOf`, `oneOf` and `allOf` whose
 /// subschemas are plain. For such a schema, compiling fails exactly when
 /// the meta-schema refuses it or a pattern cannot be built, with the same
@@ -131,7 +157,7 @@ fn plain_patterns<'s>(schema: &'s Value, patterns: &mut Vec<&'s str>) -> bool {
                 patterns.push(text);
                 true
             }
-            (other, _) => PLAIN_DATA_KEYWORDS.contains(&other),
+            (other, _) => PLAIN_DATA.iter().any(|(keyword, _)| *keyword == other),
         })
 }
 
@@ -210,7 +236,9 @@ mod tests {
             Just(json!(false)),
             (
                 proptest::collection::btree_map(
-                    proptest::sample::select(PLAIN_DATA_KEYWORDS.to_vec()),
+                    proptest::sample::select(
+                        PLAIN_DATA.iter().map(|(k, _)| *k).collect::<Vec<_>>()
+                    ),
                     data(),
                     0..4
                 ),
@@ -265,7 +293,81 @@ mod tests {
         );
     }
 
+    /// What the text reader says of `schema`'s text: its pattern texts,
+    /// sorted, if it accepted.
+    fn read_from_text(schema: &Value) -> Option<Vec<String>> {
+        let mut texts = super::super::plain::plain_from_text(&schema.to_string())?;
+        texts.sort();
+        Some(texts)
+    }
+
+    #[test]
+    fn the_text_reader_accepts_most_schemas_the_meta_schema_accepts() {
+        use proptest::strategy::ValueTree;
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let (mut right, mut read) = (0, 0);
+        for _ in 0..300 {
+            let schema = schema().new_tree(&mut runner).unwrap().current();
+            if is_plain(&schema) && jsonschema::meta::validate(&schema).is_ok() {
+                right += 1;
+                read += usize::from(read_from_text(&schema).is_some());
+            }
+        }
+        assert!(
+            right > 30 && read * 10 >= right * 9,
+            "{read} of {right} read from the text"
+        );
+    }
+
+    #[test]
+    fn the_text_reader_leaves_what_it_is_not_sure_of_to_the_tree() {
+        let read = |text: &str| super::super::plain::plain_from_text(text);
+        let realistic = r#"{"type":"object","properties":{"a":{"type":"string","description":"x","maxLength":128},
+            "k\u0069nd":{"type":"string","enum":["scatter","bar"]},"n":{"type":"integer","minimum":-1,"maximum":2.5,"multipleOf":0.5},
+            "rows":{"type":"array","maxItems":10,"items":{"type":"object","properties":{"attr":{"type":"string","pattern":"^[A-Z]\\d$"},
+            "v":{"type":["string","number"]}},"required":["attr","v"]}},"c":{"const":{"x":[1,{"y":null}]},"default":1e300,"examples":[]},
+            "any":{"anyOf":[true,{"not":false}],"title":"t","$comment":"c","uniqueItems":true}},
+            "required":["a"],"additionalProperties":false}"#;
+        assert_eq!(read(realistic), Some(vec!["^[A-Z]\\d$".to_owned()]));
+        assert_eq!(read("true"), Some(vec![]));
+        for unsure in [
+            r#"{"type":"string","type":"number"}"#,
+            r#"{"properties":{"a":true,"a":false}}"#,
+            r#"{"required":["a","a"]}"#,
+            r#"{"type":["string","string"]}"#,
+            r#"{"type":[]}"#,
+            r#"{"type":"strin"}"#,
+            r#"{"anyOf":[]}"#,
+            r#"{"minLength":-1}"#,
+            r#"{"minLength":2.0}"#,
+            r#"{"multipleOf":0}"#,
+            r#"{"default":1e400}"#,
+            r#"{"format":"email"}"#,
+            r##"{"$ref":"#"}"##,
+            r#"{"pattern":5}"#,
+            r#"{"items":"a"}"#,
+            r#""a string""#,
+            r#"{} {}"#,
+            r#"{"title":5}"#,
+        ] {
+            assert_eq!(read(unsure), None, "{unsure}");
+        }
+    }
+
     proptest! {
+        #[test]
+        fn what_the_text_reader_accepts_the_meta_schema_accepts_with_the_same_patterns(schema in schema()) {
+            if let Some(texts) = read_from_text(&schema) {
+                prop_assert!(is_plain(&schema));
+                prop_assert!(jsonschema::meta::validate(&schema).is_ok(), "{}", schema);
+                let mut tree = Vec::new();
+                plain_patterns(&schema, &mut tree);
+                let mut tree: Vec<String> = tree.into_iter().map(str::to_owned).collect();
+                tree.sort();
+                prop_assert_eq!(texts, tree);
+            }
+        }
+
         #[test]
         fn checking_a_plain_schema_agrees_with_compiling_it(schema in schema()) {
             prop_assume!(is_plain(&schema));
