@@ -4,8 +4,9 @@
 //! is only checked then — against its meta-schema, its patterns built —
 //! with the same verdict in the same words, and compiled when a call first
 //! needs it. Checking reads the text first (`rules::check_plain_text`),
-//! so a plain schema that is right has no tree until its first call. A plugin registers a thousand tools and calls a few: compiling all
-//! of them was most of a registration's time.
+//! so a plain schema that is right has no tree until its first call. A
+//! plugin registers a thousand tools and calls a few: compiling all of
+//! them was most of a registration's time.
 
 use crate::domain::plugin::Schema;
 use crate::server::agent::rules::{
