@@ -217,7 +217,7 @@ impl<'de> DeserializeSeed<'de> for Meta {
         match self {
             Meta::Text => d.deserialize_any(Text).map(|_| ()),
             Meta::Anything => d.deserialize_any(Anything),
-            Meta::Array => d.deserialize_any(Items(Anything)),
+            Meta::Array => d.deserialize_any(Items),
             Meta::Type => d.deserialize_any(TypeValue),
             Meta::Names => d.deserialize_any(Names { types: false }),
             other => d.deserialize_any(Scalar(other)),
@@ -316,7 +316,7 @@ impl<'de> Visitor<'de> for Names {
 }
 
 /// An array of anything (`enum`, `examples`).
-struct Items(Anything);
+struct Items;
 
 impl<'de> Visitor<'de> for Items {
     type Value = ();
@@ -373,7 +373,7 @@ impl<'de> Visitor<'de> for Anything {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
-        Items(Anything).visit_seq(seq)
+        Items.visit_seq(seq)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
