@@ -146,6 +146,7 @@ const SOURCES: &[(&str, &str)] = &[
         include_str!("plugin/registration.rs"),
     ),
     ("plugin::schema", include_str!("plugin/schema.rs")),
+    ("plugin::shape", include_str!("plugin/shape.rs")),
     ("plugin::set", include_str!("plugin/set.rs")),
     ("plugin::update", include_str!("plugin/update.rs")),
     ("retention", include_str!("retention.rs")),

@@ -18,12 +18,14 @@ mod plan;
 mod registration;
 mod schema;
 mod set;
+mod shape;
 mod update;
 pub use check::{check_definition, check_registration};
 pub use plan::*;
 pub use registration::*;
-pub use schema::{depth, Schema, Shape};
+pub use schema::{depth, Schema};
 pub use set::*;
+pub use shape::Shape;
 pub use update::*;
 
 #[cfg(test)]
