@@ -90,14 +90,24 @@ async fn listen(
     }
     buffer.clear();
     tokio::spawn(async move {
+        // Where the search for a frame's end resumes: as an `EventSource`
+        // does, each byte is looked at once, not again with every chunk
+        // of a 1 MB frame.
+        let mut searched = 0;
         while let Ok(Some(chunk)) = res.chunk().await {
             buffer.push_str(&String::from_utf8_lossy(&chunk));
-            while let Some(end) = buffer.find("\n\n") {
+            while let Some(end) = buffer.as_bytes()[searched..]
+                .windows(2)
+                .position(|w| w == b"\n\n")
+                .map(|at| searched + at)
+            {
                 let frame: String = buffer.drain(..end + 2).collect();
+                searched = 0;
                 for data in frame.lines().filter_map(|l| l.strip_prefix("data: ")) {
                     std::hint::black_box(serde_json::from_str::<Value>(data).ok());
                 }
             }
+            searched = buffer.len().saturating_sub(1);
         }
     })
 }
