@@ -142,14 +142,7 @@ impl<'de> Deserialize<'de> for Schema {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
     use serde_json::json;
-
-    /// Whether `value` is an object whose `"type"` is `"object"`, read
-    /// from the tree.
-    fn is_object_type(value: &Value) -> bool {
-        value.get("type").and_then(Value::as_str) == Some("object")
-    }
 
     #[test]
     fn a_schema_keeps_its_text_compares_by_it_and_reads_and_writes_as_the_schema() {
@@ -221,50 +214,5 @@ mod tests {
             error.starts_with("number out of range"),
             "still said once the tree is built (compiling builds it first): {error}"
         );
-    }
-
-    /// Any JSON value (objects nesting up to five levels).
-    fn any_json() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::from),
-            any::<i64>().prop_map(Value::from),
-            any::<f64>()
-                .prop_filter("finite", |f| f.is_finite())
-                .prop_map(Value::from),
-            prop_oneof![Just("object".to_owned()), "\\PC{0,8}"].prop_map(Value::from),
-        ];
-        leaf.prop_recursive(5, 48, 6, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-                prop::collection::btree_map(
-                    prop_oneof![Just("type".to_owned()), "\\PC{0,6}"],
-                    inner,
-                    0..6
-                )
-                .prop_map(|m| Value::Object(m.into_iter().collect())),
-            ]
-        })
-    }
-
-    proptest! {
-        /// The shape read from the text is the tree's, whatever the value
-        /// and however it is laid out.
-        #[test]
-        fn the_shape_read_from_the_text_is_the_trees(value in any_json(), pretty in any::<bool>()) {
-            let text = if pretty {
-                serde_json::to_string_pretty(&value).unwrap()
-            } else {
-                value.to_string()
-            };
-            let schema: Schema = serde_json::from_str(&text).unwrap();
-            let shape = Schema::from_text(RawValue::from_string(value.to_string()).unwrap())
-                .unwrap()
-                .shape()
-                .unwrap();
-            prop_assert_eq!(shape.depth, depth(&value));
-            prop_assert_eq!(shape.object_type, is_object_type(&value));
-            prop_assert_eq!(schema.shape().unwrap(), shape);
-        }
     }
 }

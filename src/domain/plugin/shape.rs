@@ -443,16 +443,31 @@ mod tests {
         }
     }
 
+    /// `value`'s text, compact or laid out over lines.
+    fn text_of(value: &Value, pretty: bool) -> String {
+        if pretty {
+            serde_json::to_string_pretty(value).unwrap()
+        } else {
+            value.to_string()
+        }
+    }
+
     proptest! {
+        /// The shape read from the text (scanned or parsed) is the tree's,
+        /// whatever the value and however it is laid out.
+        #[test]
+        fn the_shape_read_from_the_text_is_the_trees(value in any_json(), pretty in any::<bool>()) {
+            let shape = Shape::of_text(&text_of(&value, pretty)).unwrap();
+            prop_assert_eq!(shape.depth, super::super::depth(&value));
+            let object_type = value.get("type").and_then(Value::as_str) == Some("object");
+            prop_assert_eq!(shape.object_type, object_type);
+        }
+
         /// Whatever the scan answers, the parser answers the same; and it
         /// answers for every object with no exponent and no escaped key.
         #[test]
         fn the_scan_agrees_with_the_parser(value in any_json(), pretty in any::<bool>()) {
-            let text = if pretty {
-                serde_json::to_string_pretty(&value).unwrap()
-            } else {
-                value.to_string()
-            };
+            let text = text_of(&value, pretty);
             let scanned = scan(&text);
             if let Some(shape) = scanned {
                 prop_assert_eq!(shape, parsed(&text).unwrap());
