@@ -1,16 +1,19 @@
 //! `sb-wasm-bindgen INPUT.wasm OUT_DIR NAME`: writes the JavaScript glue
 //! `NAME.js` and the module `NAME_bg.wasm` for a browser bundle, as
 //! `wasm-bindgen --target web --no-typescript --out-name NAME --out-dir
-//! OUT_DIR INPUT.wasm` does (the same builder calls), with two changes: the
-//! functions the module imports from its glue get short names
-//! ([`short_import_names`]), and classes JavaScript can never hold an
-//! instance of are left out with their exports
-//! ([`without_unreachable_classes`]). Its library's version is pinned in
+//! OUT_DIR INPUT.wasm` does (the same builder calls), with three changes:
+//! the functions the module imports from its glue get short names
+//! ([`short_import_names`]), classes JavaScript can never hold an instance
+//! of are left out with their exports ([`without_unreachable_classes`]),
+//! and Leptos' lazy hydration, which no page runs, is left out of the
+//! module ([`lazy`]). Its library's version is pinned in
 //! its Cargo.toml to the `wasm-bindgen` the bundles link.
 
 use anyhow::{bail, ensure, Context, Result};
 use std::path::Path;
 use wasm_bindgen_cli_support::Bindgen;
+
+mod lazy;
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -22,7 +25,7 @@ fn main() -> Result<()> {
 }
 
 /// Generates the glue and module of `input` into `out_dir`, the imports
-/// renamed and the unreachable classes left out.
+/// renamed, the unreachable classes and the lazy hydration left out.
 fn bindgen(input: &str, out_dir: &Path, name: &str) -> Result<()> {
     let mut bindgen = Bindgen::new();
     bindgen.web(true)?;
@@ -53,6 +56,8 @@ fn bindgen(input: &str, out_dir: &Path, name: &str) -> Result<()> {
     let renamed = short_import_names(&js, &glue, output.wasm_mut())?;
     let (_, dropped) = without_unreachable_classes(&js)?;
     drop_exports(output.wasm_mut(), &dropped)?;
+    let lazy = lazy::without_lazy_hydration(output.wasm_mut())?;
+    println!("{name}: {lazy} functions of lazy hydration left out");
     output.emit(out_dir)?;
     let js_path = out_dir.join(format!("{name}.js"));
     let written = std::fs::read_to_string(&js_path)?;

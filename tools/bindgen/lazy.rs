@@ -1,0 +1,185 @@
+//! Lazy hydration left out of a bundle's module.
+//!
+//! Leptos 0.8 stores, in every type-erased view (`AnyView`, which the
+//! `erase_components` build makes of every component's view), a pointer to
+//! that view's *lazy* hydration (`hydrate_async`), so the async hydration
+//! code of every view type is compiled into the module whether or not the
+//! app can ever run it: about a tenth of the editor's module before
+//! `wasm-opt`. Only lazy routes and lazy islands (`hydrate_lazy`,
+//! `#[lazy]`) start it; this app hydrates its islands at once
+//! (`hydrate_islands`), so nothing runs it. Leptos 0.9 puts it behind a
+//! `lazy` feature (leptos-rs/leptos#4438); for 0.8 it is taken out here,
+//! after the linker: each function named for it gets an `unreachable`
+//! body, so `wasm-opt` drops everything only it called.
+//!
+//! Taken out only where that is sure: a function is kept whole when
+//! anything not taken out calls it or names it (the optimiser merges
+//! identical functions, so a helper the eager hydration shares can carry
+//! the lazy one's name), when the module exports it, and drop glue is
+//! always kept (merged drop glue is shared by unrelated types through
+//! their vtables, which no call names).
+
+use anyhow::Result;
+use std::collections::HashSet;
+use walrus::ir::Visitor;
+use walrus::{ExportItem, FunctionId, Module};
+
+/// What names a function of the lazy hydration (its methods, the futures
+/// they return and their helpers).
+const LAZY_HYDRATION: &str = "hydrate_async";
+/// What names drop glue, kept whatever type it was compiled for.
+const DROP_GLUE: &str = "drop_in_place";
+
+/// Gives every function of the lazy hydration that nothing else reaches an
+/// `unreachable` body; returns how many.
+pub fn without_lazy_hydration(module: &mut Module) -> Result<usize> {
+    let mut lazy: HashSet<FunctionId> = module
+        .funcs
+        .iter_local()
+        .map(|(id, _)| id)
+        .filter(|id| {
+            module
+                .funcs
+                .get(*id)
+                .name
+                .as_deref()
+                .is_some_and(|name| name.contains(LAZY_HYDRATION) && !name.contains(DROP_GLUE))
+        })
+        .collect();
+    for export in module.exports.iter() {
+        if let ExportItem::Function(id) = export.item {
+            lazy.remove(&id);
+        }
+    }
+    // Until no function left outside names one inside: each round keeps
+    // whole what the functions outside name.
+    loop {
+        let mut named = Names {
+            lazy: &lazy,
+            found: Vec::new(),
+        };
+        for (id, function) in module.funcs.iter_local() {
+            if !lazy.contains(&id) {
+                walrus::ir::dfs_in_order(&mut named, function, function.entry_block());
+            }
+        }
+        if named.found.is_empty() {
+            break;
+        }
+        let found = named.found;
+        for id in found {
+            lazy.remove(&id);
+        }
+    }
+    for id in &lazy {
+        let function = module.funcs.get_mut(*id).kind.unwrap_local_mut();
+        let entry = function.entry_block();
+        function.block_mut(entry).instrs.clear();
+        function.builder_mut().func_body().unreachable();
+    }
+    Ok(lazy.len())
+}
+
+/// Collects the functions of `lazy` that a body names (a call, a tail
+/// call, a `ref.func`).
+struct Names<'a> {
+    lazy: &'a HashSet<FunctionId>,
+    found: Vec<FunctionId>,
+}
+
+impl<'instr> Visitor<'instr> for Names<'_> {
+    fn visit_function_id(&mut self, function: &FunctionId) {
+        if self.lazy.contains(function) {
+            self.found.push(*function);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use walrus::ir::Instr;
+    use walrus::{FunctionBuilder, ModuleConfig};
+
+    /// Adds a function named `name` calling each of `calls`.
+    fn function(module: &mut Module, name: &str, calls: &[FunctionId]) -> FunctionId {
+        let mut builder = FunctionBuilder::new(&mut module.types, &[], &[]);
+        let mut body = builder.func_body();
+        for callee in calls {
+            body.call(*callee);
+        }
+        let id = builder.finish(Vec::new(), &mut module.funcs);
+        module.funcs.get_mut(id).name = Some(name.to_owned());
+        id
+    }
+
+    fn is_stub(module: &Module, id: FunctionId) -> bool {
+        let function = module.funcs.get(id).kind.unwrap_local();
+        let body = &function.block(function.entry_block()).instrs;
+        body.len() == 1 && matches!(body[0].0, Instr::Unreachable(_))
+    }
+
+    #[test]
+    fn only_what_nothing_else_reaches_is_taken_out() {
+        let mut module = Module::with_config(ModuleConfig::new());
+        let helper = function(
+            &mut module,
+            "<V as RenderHtml>::hydrate_async::{closure#0}::prep",
+            &[],
+        );
+        let inner = function(
+            &mut module,
+            "<V as RenderHtml>::hydrate_async::{closure#0}",
+            &[],
+        );
+        let lazy = function(
+            &mut module,
+            "<_ as IntoAny>::into_any::hydrate_async::<V>",
+            &[inner, helper],
+        );
+        let shared = function(
+            &mut module,
+            "<W as RenderHtml>::hydrate_async::{closure#0}",
+            &[],
+        );
+        let glue = function(
+            &mut module,
+            "core::ptr::drop_in_place::<<V as RenderHtml>::hydrate_async::{closure#0}>",
+            &[],
+        );
+        let exported = function(&mut module, "<X as RenderHtml>::hydrate_async", &[]);
+        let eager = function(
+            &mut module,
+            "<_ as IntoAny>::into_any::hydrate_from_server::<V>",
+            &[helper],
+        );
+        let caller = function(
+            &mut module,
+            "<_ as IntoAny>::into_any::build::<W>",
+            &[shared],
+        );
+        module.exports.add("x", exported);
+
+        assert_eq!(without_lazy_hydration(&mut module).unwrap(), 2);
+        assert!(is_stub(&module, lazy));
+        assert!(is_stub(&module, inner));
+        for kept in [helper, shared, glue, exported, eager, caller] {
+            assert!(!is_stub(&module, kept), "{:?}", module.funcs.get(kept).name);
+        }
+    }
+
+    #[test]
+    fn a_function_named_only_by_a_kept_one_is_kept_too() {
+        let mut module = Module::with_config(ModuleConfig::new());
+        let deepest = function(&mut module, "a::hydrate_async::{closure#1}", &[]);
+        let middle = function(&mut module, "a::hydrate_async::{closure#0}", &[deepest]);
+        let eager = function(&mut module, "a::hydrate", &[middle]);
+        let lazy = function(&mut module, "b::hydrate_async", &[deepest]);
+
+        assert_eq!(without_lazy_hydration(&mut module).unwrap(), 1);
+        assert!(is_stub(&module, lazy));
+        for kept in [deepest, middle, eager] {
+            assert!(!is_stub(&module, kept));
+        }
+    }
+}
