@@ -17,7 +17,12 @@
 //! identical functions, so a helper the eager hydration shares can carry
 //! the lazy one's name), when the module exports it, and drop glue is
 //! always kept (merged drop glue is shared by unrelated types through
-//! their vtables, which no call names).
+//! their vtables, which no call names). What is left that only the
+//! function table reaches are the views' lazy entry points (the pointer
+//! each `AnyView` keeps), the futures they return and the effects those
+//! build, whose bodies (an `unreachable!` where the eager ones hydrate)
+//! no eager code shares. The Playwright suite runs the debug bundles,
+//! cut the same way.
 
 use anyhow::Result;
 use std::collections::HashSet;
