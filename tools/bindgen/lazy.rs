@@ -24,7 +24,6 @@
 //! no eager code shares. The Playwright suite runs the debug bundles,
 //! cut the same way.
 
-use anyhow::Result;
 use std::collections::HashSet;
 use walrus::ir::Visitor;
 use walrus::{ExportItem, FunctionId, Module};
@@ -37,7 +36,7 @@ const DROP_GLUE: &str = "drop_in_place";
 
 /// Gives every function of the lazy hydration that nothing else reaches an
 /// `unreachable` body; returns how many.
-pub fn without_lazy_hydration(module: &mut Module) -> Result<usize> {
+pub fn without_lazy_hydration(module: &mut Module) -> usize {
     let mut lazy: HashSet<FunctionId> = module
         .funcs
         .iter_local()
@@ -82,7 +81,7 @@ pub fn without_lazy_hydration(module: &mut Module) -> Result<usize> {
         function.block_mut(entry).instrs.clear();
         function.builder_mut().func_body().unreachable();
     }
-    Ok(lazy.len())
+    lazy.len()
 }
 
 /// Collects the functions of `lazy` that a body names (a call, a tail
@@ -165,7 +164,7 @@ mod tests {
         );
         module.exports.add("x", exported);
 
-        assert_eq!(without_lazy_hydration(&mut module).unwrap(), 2);
+        assert_eq!(without_lazy_hydration(&mut module), 2);
         assert!(is_stub(&module, lazy));
         assert!(is_stub(&module, inner));
         for kept in [helper, shared, glue, exported, eager, caller] {
@@ -181,7 +180,7 @@ mod tests {
         let eager = function(&mut module, "a::hydrate", &[middle]);
         let lazy = function(&mut module, "b::hydrate_async", &[deepest]);
 
-        assert_eq!(without_lazy_hydration(&mut module).unwrap(), 1);
+        assert_eq!(without_lazy_hydration(&mut module), 1);
         assert!(is_stub(&module, lazy));
         for kept in [deepest, middle, eager] {
             assert!(!is_stub(&module, kept));

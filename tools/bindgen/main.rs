@@ -56,7 +56,7 @@ fn bindgen(input: &str, out_dir: &Path, name: &str) -> Result<()> {
     let renamed = short_import_names(&js, &glue, output.wasm_mut())?;
     let (_, dropped) = without_unreachable_classes(&js)?;
     drop_exports(output.wasm_mut(), &dropped)?;
-    let lazy = lazy::without_lazy_hydration(output.wasm_mut())?;
+    let lazy = lazy::without_lazy_hydration(output.wasm_mut());
     println!("{name}: {lazy} functions of lazy hydration left out");
     output.emit(out_dir)?;
     let js_path = out_dir.join(format!("{name}.js"));
