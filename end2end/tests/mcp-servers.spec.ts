@@ -73,6 +73,20 @@ test('an admin adds server-everything, binds its echo in the matrix, and sees a 
   test.setTimeout(60_000);
   const noErrors = failOnConsoleErrors(page);
   const key = await apiKey(page, `mcp servers ${Date.now()}`);
+  // A slow network for any read of the list the page makes: its answer is
+  // held until the stream has shown the server connected, so it is older
+  // than the page, and must not be put over it (the server stays
+  // connected: no later frame would mend it).
+  const card = page.getByTestId(`mcp-server-${NAME}`);
+  let reads = 0;
+  let answered = 0;
+  await page.route('**/rpc/mcp_servers_list', async (route) => {
+    reads += 1;
+    const response = await route.fetch();
+    await expect(card.getByTestId('server-status')).toHaveAttribute('data-state', 'connected', { timeout: 15_000 });
+    await route.fulfill({ response });
+    answered += 1;
+  });
   await openServers(page);
   await expect(page.getByTestId('no-servers')).toBeVisible();
 
@@ -80,10 +94,12 @@ test('an admin adds server-everything, binds its echo in the matrix, and sees a 
   await form.getByLabel('Name').fill(NAME);
   await form.getByLabel('URL').fill(upstreamURL);
   await form.getByLabel('Headers').fill('X-Upstream-Key: e2e-secret-value');
+  const added = page.waitForResponse('**/rpc/add_mcp_server');
   await form.getByRole('button', { name: 'Add server' }).click();
+  await added;
 
-  const card = page.getByTestId(`mcp-server-${NAME}`);
   await expect(card.getByTestId('server-status')).toHaveAttribute('data-state', 'connected', { timeout: 15_000 });
+  await expect.poll(() => answered).toBe(reads);
   await expect(card.locator(`tr[data-tool="${ECHO}"]`)).toHaveAttribute('data-available', 'true', { timeout: 15_000 });
   await expect(card.locator(`tr[data-tool="${NAME}__get-sum"]`)).toContainText('get-sum');
   await expect(card.getByTestId('server-tool-count')).not.toHaveText('0');

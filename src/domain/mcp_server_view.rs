@@ -70,6 +70,26 @@ impl ServerView {
     }
 }
 
+/// Puts `added` (the answer to an add) into `list`, in name order, unless
+/// the list already has it: the event stream may have brought a newer
+/// view of it (connected, its tools imported) before the answer, which
+/// says only `connecting` and must not replace it. A frame read before the
+/// add may still arrive without it; the add's own frame, always later,
+/// brings it back.
+pub fn with_added(list: &mut Vec<ServerView>, added: ServerView) {
+    if list.iter().any(|s| s.id == added.id) {
+        return;
+    }
+    let at = list.partition_point(|s| s.name < added.name);
+    list.insert(at, added);
+}
+
+/// Takes server `id` out of `list` (after removing it): shown at once,
+/// whether or not the event stream is up.
+pub fn without(list: &mut Vec<ServerView>, id: i64) {
+    list.retain(|s| s.id != id);
+}
+
 /// Every server, by name: `GET /api/mcp-servers`'s answer and each frame
 /// of its event stream.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -165,6 +185,57 @@ pub fn header_lines(text: &str) -> Result<BTreeMap<String, String>, FieldError> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn server(id: i64, name: &str, status: McpServerStatus) -> ServerView {
+        ServerView {
+            id,
+            name: name.to_owned(),
+            url: Some("http://127.0.0.1:1/mcp".to_owned()),
+            command: None,
+            status,
+            last_error: None,
+            tools: Vec::new(),
+            tool_count: 0,
+            calls: 0,
+            median_call_ms: None,
+        }
+    }
+
+    #[test]
+    fn an_added_server_goes_in_name_order() {
+        let mut list = vec![
+            server(1, "alpha", McpServerStatus::Connected),
+            server(2, "gamma", McpServerStatus::Connected),
+        ];
+        with_added(&mut list, server(3, "beta", McpServerStatus::Connecting));
+        let names: Vec<_> = list.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["alpha", "beta", "gamma"]);
+    }
+
+    #[test]
+    fn an_add_answer_never_replaces_what_the_stream_brought() {
+        // The stream's frame (connected) arrived before the add's answer
+        // (connecting): the answer is older and is dropped.
+        let mut list = vec![server(7, "everything", McpServerStatus::Connected)];
+        with_added(
+            &mut list,
+            server(7, "everything", McpServerStatus::Connecting),
+        );
+        assert_eq!(list.len(), 1);
+        assert_eq!(list[0].status, McpServerStatus::Connected);
+    }
+
+    #[test]
+    fn a_removed_server_leaves_the_list() {
+        let mut list = vec![
+            server(1, "alpha", McpServerStatus::Connected),
+            server(2, "beta", McpServerStatus::Error),
+        ];
+        without(&mut list, 1);
+        assert_eq!(list.iter().map(|s| s.id).collect::<Vec<_>>(), [2]);
+        without(&mut list, 9);
+        assert_eq!(list.len(), 1);
+    }
 
     #[test]
     fn no_calls_have_no_median() {

@@ -6,26 +6,27 @@
 
 use crate::api::mcp_servers::AddMcpServer;
 use crate::domain::limits::{MCP_SERVER_NAME_MAX_CHARS, MCP_URL_MAX_BYTES};
+use crate::domain::mcp_server_view::ServerView;
 use crate::error::ApiError;
 use crate::ui::components::FieldProblem;
 use crate::ui::current;
 use leptos::html::Form;
 use leptos::prelude::*;
 
-/// The form; `on_added` runs after each server added.
+/// The form; `on_added` gets each server added, as the add answered it.
 #[component]
 pub fn AddServer<F>(on_added: F) -> impl IntoView
 where
-    F: Fn() + Copy + Send + Sync + 'static,
+    F: Fn(ServerView) + Copy + Send + Sync + 'static,
 {
     let add = ServerAction::<AddMcpServer>::new();
     let form = NodeRef::<Form>::new();
     Effect::new(move |_| {
-        if let Some(Ok(_)) = current(&add.value()) {
+        if let Some(Ok(server)) = current(&add.value()) {
             if let Some(form) = form.get_untracked() {
                 form.reset();
             }
-            on_added();
+            on_added(server);
         }
     });
     // The refusal of `field` (or of one of its parts, `headers.<name>`),

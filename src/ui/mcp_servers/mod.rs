@@ -7,14 +7,13 @@ pub mod add_form;
 pub mod server_card;
 
 use crate::api::mcp_servers::mcp_servers_list;
-use crate::domain::mcp_server_view::{ServerList, ServerView, SERVERS_EVENT};
+use crate::domain::mcp_server_view::{with_added, without, ServerList, ServerView, SERVERS_EVENT};
 use crate::domain::user::Role;
 use crate::ui::auth::RequireRole;
 use crate::ui::components::events::{subscribe, Link, LinkBadge};
 use crate::ui::components::{fetched, read_json, Loaded};
 use add_form::AddServer;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 use server_card::ServerCard;
 
 /// The event names the page listens for.
@@ -44,7 +43,7 @@ pub fn McpServersPage() -> impl IntoView {
 }
 
 /// The add form and the servers, live: the stream's frames replace the
-/// list, and an add or a removal here reads it again at once.
+/// list, and an add or a removal here changes it at once.
 #[component]
 fn LiveServers(servers: Vec<ServerView>) -> impl IntoView {
     let servers = RwSignal::new(servers);
@@ -59,15 +58,13 @@ fn LiveServers(servers: Vec<ServerView>) -> impl IntoView {
         },
         link,
     );
-    let refresh = move || {
-        spawn_local(async move {
-            if let Ok(list) = mcp_servers_list().await {
-                let _ = servers.try_set(list);
-            }
-        })
-    };
+    // The page's own add and removal show at once, stream or not; neither
+    // reads the list again, which could cross a newer frame on the way
+    // and put an older list over it.
+    let added = move |server: ServerView| servers.update(|list| with_added(list, server));
+    let removed = move |id: i64| servers.update(|list| without(list, id));
     view! {
-        <AddServer on_added=refresh />
+        <AddServer on_added=added />
         <section class="panel" data-testid="mcp-servers">
             <p class="muted small">
                 {move || match servers.with(Vec::len) {
@@ -84,7 +81,7 @@ fn LiveServers(servers: Vec<ServerView>) -> impl IntoView {
             // Keyed by everything a card shows, so only changed cards are
             // rebuilt.
             <For each=move || servers.get() key=shown let:server>
-                <ServerCard server on_removed=refresh />
+                <ServerCard server on_removed=removed />
             </For>
         </section>
     }

@@ -9,11 +9,11 @@ use crate::domain::mcp_server_view::{ServerTool, ServerView};
 use crate::ui::current;
 use leptos::prelude::*;
 
-/// The card of `server`; `on_removed` runs once it is removed.
+/// The card of `server`; `on_removed` gets its id once it is removed.
 #[component]
 pub fn ServerCard<F>(server: ServerView, on_removed: F) -> impl IntoView
 where
-    F: Fn() + Copy + Send + Sync + 'static,
+    F: Fn(i64) + Copy + Send + Sync + 'static,
 {
     let median = server
         .median_call_ms
@@ -110,13 +110,13 @@ fn ToolTable(tools: Vec<ServerTool>) -> impl IntoView {
 #[component]
 fn RemoveServer<F>(id: i64, name: String, on_removed: F) -> impl IntoView
 where
-    F: Fn() + Copy + Send + Sync + 'static,
+    F: Fn(i64) + Copy + Send + Sync + 'static,
 {
     let asking = RwSignal::new(false);
     let remove = ServerAction::<RemoveMcpServer>::new();
     Effect::new(move |_| {
         if let Some(Ok(())) = current(&remove.value()) {
-            on_removed();
+            on_removed(id);
         }
     });
     let question = format!("Remove {name}? Its tools stay in the catalogue, unavailable.");
