@@ -278,7 +278,7 @@ async fn install(
         .put(&row.id, Arc::new(Loaded::new(set.clone(), schemas)));
     if registered || !plan.diff.is_empty() {
         let update = AvailabilityUpdate::of(&plan.diff, registered, at, set.tools.len());
-        let json = serde_json::to_string(&update).unwrap_or_default();
+        let json = update_json(&update);
         state.hub.publish_named(&row.id, AVAILABILITY_EVENT, &json);
         // The plugin's own stream carries it too, so a plugin needs one
         // connection (`onToolsChanged` in the JavaScript client).
@@ -297,6 +297,28 @@ async fn install(
             .publish(&row.id, &SessionEvent::ToolsChanged { tools: after });
     }
     Ok(())
+}
+
+/// `update` as JSON, written into room for all of it (a registration's
+/// update carries every new tool's schema, up to 1 MB: grown by
+/// doubling, it was copied a dozen times, onto fresh pages each time).
+fn update_json(update: &AvailabilityUpdate) -> String {
+    let definitions = update.added.iter().chain(&update.modified);
+    let room = 256
+        + definitions
+            .map(|d| 64 + d.name.len() + d.description.len() + d.parameters.json().len())
+            .sum::<usize>()
+        + update.removed.iter().map(|n| 4 + n.len()).sum::<usize>()
+        + update
+            .status_changed
+            .iter()
+            .map(|c| 32 + c.name.len())
+            .sum::<usize>();
+    let mut json = Vec::with_capacity(room);
+    if serde_json::to_writer(&mut json, update).is_err() {
+        return String::new();
+    }
+    String::from_utf8(json).unwrap_or_default()
 }
 
 /// The 422 for a change that would take the set over a limit (nothing
@@ -321,4 +343,39 @@ fn refusal(over: OverLimit, registration: bool) -> ApiError {
 /// The 404 for an unknown or ended session, in the plugin API's shape.
 pub fn session_not_found(id: &str) -> ServerError {
     ApiError::NotFound(format!("Session {}", excerpt(id))).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::plugin::{StatusChange, ToolDiff, ToolStatus};
+
+    #[test]
+    fn an_update_is_written_as_serde_json_writes_it() {
+        let definition = |name: &str| ToolDefinition {
+            name: name.to_owned(),
+            description: "Donne « un » graphe.\n".to_owned(),
+            parameters: Schema::new(
+                json!({"type": "object", "properties": {"x": {"enum": [1, "ü"]}}}),
+            ),
+        };
+        let diff = ToolDiff {
+            added: vec![definition("a"), definition("b")],
+            removed: vec!["gone".to_owned()],
+            modified: vec![definition("c")],
+            status_changed: vec![StatusChange {
+                name: "d".to_owned(),
+                status: ToolStatus::Disabled,
+            }],
+        };
+        for registration in [true, false] {
+            let update = AvailabilityUpdate::of(&diff, registration, 5, 4);
+            assert_eq!(
+                update_json(&update),
+                serde_json::to_string(&update).unwrap()
+            );
+        }
+        let empty = AvailabilityUpdate::of(&ToolDiff::default(), false, 0, 0);
+        assert_eq!(update_json(&empty), serde_json::to_string(&empty).unwrap());
+    }
 }
