@@ -135,13 +135,9 @@ fn check_schema(
             true,
         ));
     }
-    let shape = schema.shape().map_err(|e| {
-        failed(
-            name,
-            format!("parameters: {}", excerpt(&e.to_string())),
-            true,
-        )
-    })?;
+    let shape = schema
+        .shape()
+        .map_err(|e| failed(name, format!("parameters: {}", excerpt(e)), true))?;
     let levels = shape.depth;
     if levels > SCHEMA_MAX_DEPTH {
         return Err(failed(

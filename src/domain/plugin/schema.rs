@@ -14,7 +14,9 @@
 //! the same tools in its next session reuses the validators compiled the
 //! first time, so its schemas' trees are never built at all. The checks a
 //! registration makes of each schema (its depth, its `"type"`) read the
-//! text in one pass that builds nothing ([`Schema::shape`]).
+//! text in one pass that builds nothing ([`Schema::shape`]), kept with the
+//! schema like its tree, so that the server can read it on its check
+//! threads and the registration's plan, which runs on one, finds it read.
 
 use super::shape::Shape;
 use serde::de::Deserializer;
@@ -33,9 +35,14 @@ use std::sync::{Arc, OnceLock};
 /// `data:` line (a line break in JSON text can only be whitespace between
 /// tokens, never inside a string).
 #[derive(Clone)]
-pub struct Schema {
-    json: Arc<RawValue>,
-    value: Arc<OnceLock<Value>>,
+pub struct Schema(Arc<Inner>);
+
+/// What copies of a schema share: its text, and its tree and shape once
+/// read.
+struct Inner {
+    json: Box<RawValue>,
+    value: OnceLock<Value>,
+    shape: OnceLock<Result<Shape, String>>,
 }
 
 impl Schema {
@@ -43,10 +50,15 @@ impl Schema {
     pub fn new(value: Value) -> Self {
         let json =
             RawValue::from_string(value.to_string()).unwrap_or_else(|_| RawValue::NULL.to_owned());
-        Self {
-            json: json.into(),
-            value: Arc::new(OnceLock::from(value)),
-        }
+        Self::of(json, OnceLock::from(value))
+    }
+
+    fn of(json: Box<RawValue>, value: OnceLock<Value>) -> Self {
+        Self(Arc::new(Inner {
+            json,
+            value,
+            shape: OnceLock::new(),
+        }))
     }
 
     /// The schema read from its JSON text (as sent, or as stored). Only a
@@ -58,32 +70,36 @@ impl Schema {
             let value: Value = serde_json::from_str(text.get())?;
             return Ok(Self::new(value));
         }
-        Ok(Self {
-            json: text.into(),
-            value: Arc::new(OnceLock::new()),
-        })
+        Ok(Self::of(text, OnceLock::new()))
     }
 
     /// The schema's tree, built from its text the first time it is asked
     /// for. A text [`Schema::shape`] refuses (a number out of `f64`'s
     /// range) has no tree: it reads as `null`, which no check accepts.
     pub fn value(&self) -> &Value {
-        self.value
-            .get_or_init(|| serde_json::from_str(self.json.get()).unwrap_or(Value::Null))
+        self.0
+            .value
+            .get_or_init(|| serde_json::from_str(self.0.json.get()).unwrap_or(Value::Null))
     }
 
     /// Its JSON text, on one line: its size, and the key compiled
     /// validators are cached under.
     pub fn json(&self) -> &str {
-        self.json.get()
+        self.0.json.get()
     }
 
     /// Its depth and whether its `"type"` is `"object"`, read from the
-    /// text; an error where building the tree would fail too.
+    /// text the first time it is asked for (copies share it); an error,
+    /// in serde's words, where building the tree would fail too.
     /// Always read from the text, even once the tree is built: a text with
     /// no tree reads as `null`, and that would hide why.
-    pub fn shape(&self) -> Result<Shape, serde_json::Error> {
-        Shape::of_text(self.json())
+    pub fn shape(&self) -> Result<Shape, &str> {
+        self.0
+            .shape
+            .get_or_init(|| Shape::of_text(self.json()).map_err(|e| e.to_string()))
+            .as_ref()
+            .map(|shape| *shape)
+            .map_err(String::as_str)
     }
 }
 
@@ -128,7 +144,7 @@ impl fmt::Debug for Schema {
 /// schema itself.
 impl Serialize for Schema {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.json.serialize(s)
+        self.0.json.serialize(s)
     }
 }
 
@@ -173,7 +189,7 @@ mod tests {
             serde_json::from_str(r#"{"type": "object", "properties": {"x": {"type": "string"}}}"#)
                 .unwrap();
         let copy = a.clone();
-        assert!(a.value.get().is_none(), "read, not built");
+        assert!(a.0.value.get().is_none(), "read, not built");
         assert_eq!(
             a.shape().unwrap(),
             Shape {
@@ -181,9 +197,10 @@ mod tests {
                 object_type: true
             }
         );
-        assert!(a.value.get().is_none(), "checked without building it");
+        assert!(a.0.value.get().is_none(), "checked without building it");
+        assert!(copy.0.shape.get().is_some(), "copies share what one read");
         assert_eq!(copy["properties"]["x"]["type"], "string");
-        assert!(a.value.get().is_some(), "copies share what one built");
+        assert!(a.0.value.get().is_some(), "copies share what one built");
     }
 
     #[test]
