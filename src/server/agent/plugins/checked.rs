@@ -12,6 +12,7 @@ use crate::domain::plugin::Schema;
 use crate::server::agent::rules::{
     check_plain, check_plain_text, check_with, compile_schema, is_plain, SharedPattern,
 };
+use crate::server::platform::weak_table::Keyed;
 use serde_json::Value;
 use std::sync::OnceLock;
 
@@ -54,11 +55,6 @@ impl CheckedSchema {
         })
     }
 
-    /// The schema as the plugin sent it.
-    pub fn schema(&self) -> &Schema {
-        &self.schema
-    }
-
     /// Checks a call's `arguments`, compiling the schema if no call has
     /// yet (a plain schema compiles in microseconds, and only once per
     /// process). A plain schema its meta-schema accepted always compiles;
@@ -80,6 +76,13 @@ impl CheckedSchema {
     #[cfg(test)]
     pub fn is_compiled(&self) -> bool {
         self.compiled.get().is_some()
+    }
+}
+
+/// Found in the process's table (`shared`) by its schema's text.
+impl Keyed for CheckedSchema {
+    fn key(&self) -> &str {
+        self.schema.json()
     }
 }
 

@@ -17,9 +17,9 @@ static TABLE: Shared<CheckedSchema> = Shared::new();
 /// Splits `schemas` into those some session already checked (with the
 /// checked schema) and those still to check.
 #[allow(clippy::type_complexity)]
-pub(super) fn split(
-    schemas: Vec<(String, Schema)>,
-) -> (Vec<(String, Arc<CheckedSchema>)>, Vec<(String, Schema)>) {
+pub(super) fn split<K>(
+    schemas: Vec<(K, Schema)>,
+) -> (Vec<(K, Arc<CheckedSchema>)>, Vec<(K, Schema)>) {
     let table = TABLE.lock();
     let mut known = Vec::new();
     let mut missing = Vec::new();
@@ -36,6 +36,6 @@ pub(super) fn split(
 pub(super) fn remember<'a>(checked: impl Iterator<Item = &'a Arc<CheckedSchema>>) {
     let mut table = TABLE.lock();
     for schema in checked {
-        table.insert(schema.schema().json(), schema);
+        table.insert(schema);
     }
 }

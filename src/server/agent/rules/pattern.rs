@@ -8,7 +8,7 @@
 //! without the full DFA (the lazy DFA and the NFA engines stay: linear
 //! time, no backtracking) and kept in a weak table while any schema holds it.
 
-use crate::server::platform::weak_table::Shared;
+use crate::server::platform::weak_table::{Keyed, Shared};
 use jsonschema::{Keyword, ValidationError};
 use regex_automata::meta;
 use serde_json::{Map, Value};
@@ -41,6 +41,12 @@ pub fn pattern_max_bytes(text_len: usize) -> usize {
 struct Pattern {
     regex: meta::Regex,
     text: Box<str>,
+}
+
+impl Keyed for Pattern {
+    fn key(&self) -> &str {
+        &self.text
+    }
 }
 
 /// One schema's use of a shared pattern.
@@ -148,7 +154,7 @@ pub fn shared(text: &str) -> Result<SharedPattern, String> {
     let shared = match table.get(text) {
         Some(first) => first,
         None => {
-            table.insert(text, &built);
+            table.insert(&built);
             built
         }
     };
