@@ -3,6 +3,10 @@
 //! lock; `checked`), then stored and swapped in under that lock, and
 //! announced.
 
+// `TextKey`'s hash and equality read only its schema's text, never what
+// the schema caches beside it.
+#![allow(clippy::mutable_key_type)]
+
 use super::{check_all, CheckedSchema, Loaded};
 use crate::domain::agent_session::SessionEvent;
 use crate::domain::limits::{bytes_in_words, excerpt, PLUGIN_SET_MAX_BYTES};
@@ -63,7 +67,36 @@ fn configuration(set: &PluginSet) -> Value {
 
 /// Checked schemas by their JSON text (or why one is refused); foldhash,
 /// as every map keyed by schema text (`weak_table`).
-type Known = foldhash::HashMap<String, Result<Arc<CheckedSchema>, String>>;
+type Known = foldhash::HashMap<TextKey, Result<Arc<CheckedSchema>, String>>;
+
+/// A schema as a key by its JSON text, found by the text (`&str`): the
+/// key is the schema itself (two reference counts), not a copy of its
+/// text, which for a thousand-tool registration was a megabyte copied.
+/// (Clippy's `mutable_key_type` sees the schema's `OnceLock`s, which cache
+/// its tree and shape; its hash and equality read only the text, which
+/// never changes.)
+#[derive(Clone)]
+struct TextKey(Schema);
+
+impl std::hash::Hash for TextKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.json().hash(state);
+    }
+}
+
+impl PartialEq for TextKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.json() == other.0.json()
+    }
+}
+
+impl Eq for TextKey {}
+
+impl std::borrow::Borrow<str> for TextKey {
+    fn borrow(&self) -> &str {
+        self.0.json()
+    }
+}
 
 /// Applies a registration or patch from `row`'s plugin: 422 for a field
 /// over its limit or a set over the session's tool limit (nothing
@@ -87,7 +120,7 @@ pub async fn change(
         for tool in &loaded.set.tools {
             if let Some(v) = loaded.schemas.get(&tool.definition.name) {
                 known
-                    .entry(tool.definition.parameters.json().to_owned())
+                    .entry(TextKey(tool.definition.parameters.clone()))
                     .or_insert_with(|| Ok(v.clone()));
             }
         }
@@ -156,10 +189,10 @@ async fn check_incoming(
             .chain(p.modify.iter().filter_map(|m| m.parameters.as_ref()))
             .collect(),
     };
-    let checked_before: foldhash::HashSet<String> = state
-        .plugins
-        .get(&row.id)
-        .map(|l| l.checked_schemas())
+    let loaded = state.plugins.get(&row.id);
+    let checked_before: foldhash::HashSet<&str> = loaded
+        .as_deref()
+        .map(Loaded::checked_schemas)
         .unwrap_or_default();
     let mut unique: foldhash::HashMap<&str, &Schema> = foldhash::HashMap::default();
     for schema in incoming {
@@ -170,8 +203,8 @@ async fn check_incoming(
     }
     Ok(check_all(
         unique
-            .into_iter()
-            .map(|(key, schema)| (key.to_owned(), schema.clone()))
+            .into_values()
+            .map(|schema| (TextKey(schema.clone()), schema.clone()))
             .collect(),
     )
     .await?

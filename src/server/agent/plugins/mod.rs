@@ -89,12 +89,12 @@ impl Loaded {
 
     /// The schemas (as JSON text) this set has checked, so a change
     /// checks only new ones.
-    pub fn checked_schemas(&self) -> foldhash::HashSet<String> {
+    pub fn checked_schemas(&self) -> foldhash::HashSet<&str> {
         self.set
             .tools
             .iter()
             .filter(|t| self.schemas.contains_key(&t.definition.name))
-            .map(|t| t.definition.parameters.json().to_owned())
+            .map(|t| t.definition.parameters.json())
             .collect()
     }
 
@@ -239,7 +239,9 @@ pub async fn load(state: &AppState) -> Result<usize, ServerError> {
     Ok(count)
 }
 
-type Checked = Vec<(String, Result<Arc<CheckedSchema>, String>)>;
+/// Checked schemas, each with the key it came with (a tool's name, a
+/// schema's text).
+type Checked<K> = Vec<(K, Result<Arc<CheckedSchema>, String>)>;
 
 /// Checks schemas off the async threads (`CheckedSchema::check`: compiling
 /// those that must be), split over the machine's cores; each result keeps
@@ -251,9 +253,11 @@ type Checked = Vec<(String, Result<Arc<CheckedSchema>, String>)>;
 /// one thread (kept with each schema), and enters what it checked in the
 /// process's table itself: a thousand schemas' texts hashed and copied
 /// there were a millisecond of the request's own thread.
-pub(crate) async fn check_all(schemas: Vec<(String, Schema)>) -> Result<Checked, ServerError> {
-    fn check(chunk: Vec<(String, Schema)>) -> Checked {
-        let checked: Checked = chunk
+pub(crate) async fn check_all<K: Send + 'static>(
+    schemas: Vec<(K, Schema)>,
+) -> Result<Checked<K>, ServerError> {
+    fn check<K>(chunk: Vec<(K, Schema)>) -> Checked<K> {
+        let checked: Checked<K> = chunk
             .into_iter()
             .map(|(key, schema)| {
                 // Its error, if any, is the plan's to report.
@@ -275,7 +279,7 @@ pub(crate) async fn check_all(schemas: Vec<(String, Schema)>) -> Result<Checked,
         let chunk = std::mem::replace(&mut rest, tail);
         tasks.push(tokio::task::spawn_blocking(move || check(chunk)));
     }
-    let mut out: Checked = known.into_iter().map(|(k, v)| (k, Ok(v))).collect();
+    let mut out: Checked<K> = known.into_iter().map(|(k, v)| (k, Ok(v))).collect();
     for task in tasks {
         out.extend(task.await?);
     }
