@@ -7,6 +7,7 @@
 // the schema caches beside it.
 #![allow(clippy::mutable_key_type)]
 
+use super::text_key::TextKey;
 use super::{check_all, CheckedSchema, Loaded};
 use crate::domain::agent_session::SessionEvent;
 use crate::domain::limits::{bytes_in_words, excerpt, PLUGIN_SET_MAX_BYTES};
@@ -68,35 +69,6 @@ fn configuration(set: &PluginSet) -> Value {
 /// Checked schemas by their JSON text (or why one is refused); foldhash,
 /// as every map keyed by schema text (`weak_table`).
 type Known = foldhash::HashMap<TextKey, Result<Arc<CheckedSchema>, String>>;
-
-/// A schema as a key by its JSON text, found by the text (`&str`): the
-/// key is the schema itself (two reference counts), not a copy of its
-/// text, which for a thousand-tool registration was a megabyte copied.
-/// (Clippy's `mutable_key_type` sees the schema's `OnceLock`s, which cache
-/// its tree and shape; its hash and equality read only the text, which
-/// never changes.)
-#[derive(Clone)]
-struct TextKey(Schema);
-
-impl std::hash::Hash for TextKey {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.0.json().hash(state);
-    }
-}
-
-impl PartialEq for TextKey {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.json() == other.0.json()
-    }
-}
-
-impl Eq for TextKey {}
-
-impl std::borrow::Borrow<str> for TextKey {
-    fn borrow(&self) -> &str {
-        self.0.json()
-    }
-}
 
 /// Applies a registration or patch from `row`'s plugin: 422 for a field
 /// over its limit or a set over the session's tool limit (nothing

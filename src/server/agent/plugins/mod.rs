@@ -18,9 +18,9 @@
 //! connects), `offer` (a call as the plugin is told of it), `presence`
 //! (whether a plugin is connected), `across` (all of it across instances
 //! on PostgreSQL) and `notice` (what instances tell each other),
-//! `metadata`, `checked` (a tool's schema, checked, compiled when needed)
-//! and `shared` (checked schemas shared by sessions holding the same
-//! text).
+//! `metadata`, `checked` (a tool's schema, checked, compiled when needed),
+//! `shared` (checked schemas shared by sessions holding the same text)
+//! and `text_key` (a schema as a key by its text).
 
 mod across;
 mod change;
@@ -32,6 +32,7 @@ mod presence;
 mod relay;
 mod session_relay;
 mod shared;
+mod text_key;
 mod waiting;
 
 pub use across::{Heard, CHANNEL as RELAY_CHANNEL};
