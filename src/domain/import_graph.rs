@@ -87,6 +87,7 @@ const SOURCES: &[(&str, &str)] = &[
         "lesson::config::preset",
         include_str!("lesson/config/preset.rs"),
     ),
+    ("lesson::inline", include_str!("lesson/inline.rs")),
     ("lesson::normalise", include_str!("lesson/normalise.rs")),
     ("lesson::nudge", include_str!("lesson/nudge.rs")),
     ("lesson::optimise", include_str!("lesson/optimise.rs")),
@@ -119,6 +120,10 @@ const SOURCES: &[(&str, &str)] = &[
     (
         "lesson::prompt::sections",
         include_str!("lesson/prompt/sections.rs"),
+    ),
+    (
+        "lesson::prompt::writer",
+        include_str!("lesson/prompt/writer.rs"),
     ),
     ("lesson::record", include_str!("lesson/record.rs")),
     ("lesson::review", include_str!("lesson/review.rs")),

@@ -6,6 +6,7 @@
 //! templates — and `prompt::build` assembles them at run time.
 
 pub mod config;
+mod inline;
 mod normalise;
 pub mod nudge;
 pub mod optimise;

@@ -23,33 +23,6 @@ pub(super) fn is_normal(text: &str) -> bool {
     text.is_empty() || (has_clean_ends(text) && Scan::new(text).clean_run(0) == text.len())
 }
 
-/// Whether `piece`, written inside a line the prompt builder makes (and
-/// possibly at its end, or at its start after a line break), can change
-/// nothing normal mode would see: no line break, tab or double space, no
-/// whitespace at either end, and no `#` that could make a line a header.
-/// Stricter than needed, so that it is cheap and plainly safe: a piece it
-/// refuses only sends the whole prompt through [`normalise_owned`]. The
-/// bytes are read without an early exit, in a form the compiler turns into
-/// vector compares: the pieces are short, shorter than a vectorised search
-/// takes to set up, and a byte-at-a-time loop costs more than the rest of
-/// the check.
-pub(super) fn is_normal_inline(piece: &str) -> bool {
-    let bytes = piece.as_bytes();
-    if bytes.is_empty() {
-        return true;
-    }
-    if bytes[0] == b'#' || !has_clean_ends(piece) {
-        return false;
-    }
-    let breaks = bytes.iter().fold(0u8, |seen, &b| {
-        seen | u8::from(matches!(b, b'\t' | b'\n' | b'\r'))
-    });
-    let doubles = bytes.iter().zip(&bytes[1..]).fold(0u8, |seen, (&a, &b)| {
-        seen | u8::from(a == b' ' && b == b' ')
-    });
-    breaks | doubles == 0
-}
-
 /// Normal mode on `text`, into a new string.
 pub(super) fn normalise(text: &str) -> String {
     // Trim first, so the first line's indentation cannot hide a header that
@@ -174,7 +147,7 @@ impl<'a> Scan<'a> {
 /// Whether neither end of the non-empty `line` is whitespace, so the line
 /// is not blank and has no indentation or trailing space to trim. An ASCII
 /// end is judged by its byte; only another character is decoded.
-fn has_clean_ends(line: &str) -> bool {
+pub(super) fn has_clean_ends(line: &str) -> bool {
     let clean = |byte: u8, decoded: fn(&str) -> Option<char>| {
         if byte.is_ascii() {
             !matches!(byte, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
@@ -477,19 +450,6 @@ mod tests {
         fn copying_unchanged_runs_gives_what_the_line_rules_give(text in mixed_text()) {
             prop_assert_eq!(normal(&text), reference_normal(&text));
             prop_assert_eq!(normalise_owned(text.clone()), reference_normal(&text));
-        }
-
-        #[test]
-        fn the_inline_check_refuses_exactly_what_the_rules_name(
-            piece in "[ a\t\n\r#é\u{0}]{0,40}"
-        ) {
-            let bytes = piece.as_bytes();
-            let plain = bytes.is_empty()
-                || (bytes[0] != b'#'
-                    && has_clean_ends(&piece)
-                    && !bytes.iter().any(|b| matches!(b, b'\t' | b'\n' | b'\r'))
-                    && !bytes.windows(2).any(|w| w == b"  "));
-            prop_assert_eq!(is_normal_inline(&piece), plain);
         }
 
         #[test]

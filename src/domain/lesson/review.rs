@@ -6,7 +6,6 @@
 //! the tutor tools refuse any other id, naming the valid ones.
 
 use crate::domain::error::FieldError;
-use crate::domain::lesson::optimise::trimmed;
 use crate::domain::review_queue::parse_offer_id;
 use serde::{Deserialize, Serialize};
 
@@ -100,45 +99,6 @@ pub fn problems(items: &[ReviewItem]) -> Vec<FieldError> {
     problems
 }
 
-/// The prompt's `## Review Items` section: each item's id and text, and
-/// which have a recording. `None` when there are none.
-pub fn prompt_section(items: &[ReviewItem], mastery: bool, audio: bool) -> Option<String> {
-    let mut section = String::new();
-    push_prompt_section(&mut section, items, mastery, audio).then_some(section)
-}
-
-/// Writes [`prompt_section`] onto `out` (the prompt builder assembles into
-/// one string); false, writing nothing, when there are no items.
-pub fn push_prompt_section(
-    out: &mut String,
-    items: &[ReviewItem],
-    mastery: bool,
-    audio: bool,
-) -> bool {
-    if items.is_empty() {
-        return false;
-    }
-    out.push_str("## Review Items\nReview these items with the student.");
-    if mastery {
-        out.push_str(" When the student says one correctly and confidently, call `mark_item_mastered` with its item id.");
-    }
-    if audio && items.iter().any(|i| i.audio.is_some()) {
-        out.push_str(
-            " Items marked (recording) have the student's earlier recording: `play_student_audio` with the item id plays it.",
-        );
-    }
-    for item in items {
-        out.push_str("\n- ");
-        out.push_str(&item.id);
-        out.push_str(": ");
-        out.push_str(trimmed(&item.text));
-        if audio && item.audio.is_some() {
-            out.push_str(" (recording)");
-        }
-    }
-    true
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,21 +141,5 @@ mod tests {
             "reviewItems[0].id",
             "a queue item's offer id is not a lesson item's"
         );
-    }
-
-    #[test]
-    fn the_prompt_lists_ids_and_marks_recordings_only_when_audio_is_on() {
-        let items = [
-            item("como-estas", "¿Cómo estás?", Some("rec/1.webm")),
-            item("gracias", "Gracias", None),
-        ];
-        let both = prompt_section(&items, true, true).unwrap();
-        assert!(both.contains("call `mark_item_mastered` with its item id"));
-        assert!(both.contains("- como-estas: ¿Cómo estás? (recording)"));
-        assert!(both.contains("- gracias: Gracias\n") || both.ends_with("- gracias: Gracias"));
-        let plain = prompt_section(&items, false, false).unwrap();
-        assert!(!plain.contains("mark_item_mastered"));
-        assert!(!plain.contains("(recording)"));
-        assert_eq!(prompt_section(&[], true, true), None);
     }
 }

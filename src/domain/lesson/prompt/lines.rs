@@ -1,9 +1,10 @@
 //! The prompt's wording that is not a section of its own: each trigger
 //! kind's instruction template and a tool's line in the functions section,
-//! with the small writers the builder fills them with (numbers, minute
-//! counts) without the formatting machinery. Nudges reuse the templates, so
-//! the model hears one voice.
+//! written through [`Text`], so the builder's counting writer and a plain
+//! `String` (for nudges and the editor) get the same words. Nudges reuse
+//! the templates, so the model hears one voice.
 
+use super::writer::Text;
 use crate::domain::lesson::config::ToolConfig;
 use crate::domain::lesson::optimise::trimmed;
 use crate::domain::lesson::trigger::{TriggerCondition, TriggerKind};
@@ -46,30 +47,13 @@ pub fn minutes_phrase(minutes: u8) -> String {
 }
 
 /// Writes [`minutes_phrase`] onto `out`.
-pub(super) fn push_minutes_phrase(out: &mut String, minutes: u8) {
+pub(super) fn push_minutes_phrase(out: &mut impl Text, minutes: u8) {
     if minutes == 1 {
-        out.push_str("1 minute");
+        out.fixed("1 minute");
     } else {
-        push_number(out, minutes.into());
-        out.push_str(" minutes");
+        out.number(minutes.into());
+        out.fixed(" minutes");
     }
-}
-
-/// Writes `n` in decimal onto `out`, without the formatting machinery,
-/// which costs more than the rest of writing a prompt's number or two.
-pub(super) fn push_number(out: &mut String, mut n: u32) {
-    let mut digits = [0u8; 10];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    // Decimal digits are ASCII.
-    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
 }
 
 /// Replaces each `{name}` in `template` with its value.
@@ -93,32 +77,32 @@ pub fn trigger_instruction(condition: &TriggerCondition) -> String {
 /// placeholder replaced by the condition's value. Each template has at
 /// most one placeholder, named for its kind's parameter, and is split
 /// around it when compiling, so a build searches no template.
-pub(super) fn push_trigger_instruction(out: &mut String, condition: &TriggerCondition) {
+pub(super) fn push_trigger_instruction(out: &mut impl Text, condition: &TriggerCondition) {
     const KEYWORD: (&str, &str) = around_placeholder(template(TriggerKind::Keyword));
     const TURNS: (&str, &str) = around_placeholder(template(TriggerKind::TurnCount));
     const MINUTES: (&str, &str) = around_placeholder(template(TriggerKind::TimeRemaining));
     match condition {
         TriggerCondition::Keyword { keywords } => {
-            out.push_str(KEYWORD.0);
+            out.fixed(KEYWORD.0);
             for (i, keyword) in keywords.iter().enumerate() {
                 if i > 0 {
-                    out.push_str(", ");
+                    out.fixed(", ");
                 }
-                out.push_str(trimmed(keyword));
+                out.copied(trimmed(keyword));
             }
-            out.push_str(KEYWORD.1);
+            out.fixed(KEYWORD.1);
         }
         TriggerCondition::TurnCount { min_turns } => {
-            out.push_str(TURNS.0);
-            push_number(out, *min_turns);
-            out.push_str(TURNS.1);
+            out.fixed(TURNS.0);
+            out.number(*min_turns);
+            out.fixed(TURNS.1);
         }
         TriggerCondition::TimeRemaining { minutes_remaining } => {
-            out.push_str(MINUTES.0);
+            out.fixed(MINUTES.0);
             push_minutes_phrase(out, *minutes_remaining);
-            out.push_str(MINUTES.1);
+            out.fixed(MINUTES.1);
         }
-        _ => out.push_str(template(condition.kind())),
+        _ => out.fixed(template(condition.kind())),
     }
 }
 
@@ -142,26 +126,27 @@ const fn around_placeholder(template: &'static str) -> (&'static str, &'static s
 /// `**tool_id**: <trigger instruction> <custom instructions>`.
 pub fn tool_line(config: &ToolConfig) -> String {
     let mut out = String::new();
-    push_tool_line(&mut out, config);
+    push_tool_line(&mut out, config, |out| out.push_str(&config.tool_id));
     out
 }
 
-/// Writes [`tool_line`] onto `out`.
-pub(super) fn push_tool_line(out: &mut String, config: &ToolConfig) {
-    out.push_str("**");
-    out.push_str(&config.tool_id);
-    out.push_str("**");
-    let colon = out.len();
-    out.push_str(": ");
-    let instruction = out.len();
+/// Writes [`tool_line`] onto `out`, the tool's id written by `id` (the
+/// builder writes the catalogue's, which it matched the setting's to).
+pub(super) fn push_tool_line<T: Text>(out: &mut T, config: &ToolConfig, id: impl FnOnce(&mut T)) {
+    out.fixed("**");
+    id(out);
+    out.fixed("**");
+    let colon = out.written();
+    out.fixed(": ");
+    let instruction = out.written();
     push_trigger_instruction(out, &config.trigger_condition);
-    let has_trigger = out.len() > instruction;
+    let has_trigger = out.written() > instruction;
     if let Some(extra) = config.instructions() {
         if has_trigger {
-            out.push(' ');
+            out.fixed(" ");
         }
-        out.push_str(extra);
+        out.copied(extra);
     } else if !has_trigger {
-        out.truncate(colon);
+        out.take_back(colon);
     }
 }

@@ -1,13 +1,15 @@
-//! The prompt's sections, each written onto the one pre-sized string the
-//! builder assembles: objectives, the functions section with each tool's
-//! cost counted where its line was written, the student's facts and due
-//! items; which tools are enabled, kept on the stack; and the room the
-//! whole prompt needs, so it is allocated once.
+//! The prompt's sections, each written into the one pre-sized [`Writer`]
+//! the builder assembles in: objectives, review items, the functions
+//! section with each tool's cost counted where its line was written, the
+//! student's facts and due items; which tools are enabled, kept on the
+//! stack; and the room the whole prompt needs, so it is allocated once.
 
 use super::input::{PromptInput, ToolCost};
 use super::lines::push_tool_line;
+use super::writer::{Text, Writer};
 use crate::domain::lesson::config::{fits_lesson, ToolConfig};
-use crate::domain::lesson::optimise::{char_count, trimmed};
+use crate::domain::lesson::optimise::trimmed;
+use crate::domain::lesson::review::ReviewItem;
 use crate::domain::lesson::tools::{prepared_declarations, PreparedDeclaration, TUTOR_TOOLS};
 use crate::domain::lesson::trigger::TriggerCondition;
 use crate::domain::lesson::LessonTask;
@@ -16,72 +18,83 @@ use crate::domain::student::{KnownFact, FACTS_PER_LESSON};
 use std::borrow::Cow;
 
 /// Writes the `## Lesson Objectives` section (there are tasks) onto `out`.
-pub(super) fn push_objectives(out: &mut String, tasks: &[LessonTask], completion: bool) {
-    out.push_str("## Lesson Objectives\n");
-    out.push_str(if completion {
+pub(super) fn push_objectives(out: &mut Writer, tasks: &[LessonTask], completion: bool) {
+    out.fixed("## Lesson Objectives\n");
+    out.fixed(if completion {
         "Guide the student through these tasks. When the student completes one, call `mark_task_complete` with its task id.\n"
     } else {
         "Guide the student through these tasks.\n"
     });
     for (i, task) in tasks.iter().enumerate() {
         if i > 0 {
-            out.push('\n');
+            out.fixed("\n");
         }
-        out.push_str("- ");
-        out.push_str(&task.id);
-        out.push_str(": ");
-        out.push_str(trimmed(&task.text));
+        out.fixed("- ");
+        out.copied(&task.id);
+        out.fixed(": ");
+        out.line_end(trimmed(&task.text));
     }
 }
 
-/// What writing the functions section gave: each tool's cost, and the size
-/// of the tool lines (each with the line break before it), which end the
-/// prompt.
-pub(super) struct FunctionsSection {
-    pub(super) costs: Vec<ToolCost>,
-    pub(super) line_bytes: usize,
-    pub(super) line_chars: usize,
+/// Writes the `## Review Items` section (a review lesson's items, each
+/// with the id the tutor passes and which have a recording) onto `out`.
+pub(super) fn push_review_items(
+    out: &mut Writer,
+    items: &[ReviewItem],
+    mastery: bool,
+    audio: bool,
+) {
+    out.fixed("## Review Items\nReview these items with the student.");
+    if mastery {
+        out.fixed(" When the student says one correctly and confidently, call `mark_item_mastered` with its item id.");
+    }
+    if audio && items.iter().any(|i| i.audio.is_some()) {
+        out.fixed(
+            " Items marked (recording) have the student's earlier recording: `play_student_audio` with the item id plays it.",
+        );
+    }
+    for item in items {
+        out.fixed("\n- ");
+        out.copied(&item.id);
+        out.fixed(": ");
+        out.line_end(trimmed(&item.text));
+        if audio && item.audio.is_some() {
+            out.fixed(" (recording)");
+        }
+    }
 }
 
 /// Writes `## Available Functions` (when any tool is enabled) onto `out`:
 /// the global instructions, then a line per tool, whose characters are
-/// counted where it was written.
+/// counted where it was written; each tool's cost.
 pub(super) fn push_functions_section(
-    out: &mut String,
+    out: &mut Writer,
     input: &PromptInput,
     enabled: &[(&ToolConfig, &'static PreparedDeclaration)],
-) -> FunctionsSection {
-    let mut section = FunctionsSection {
-        costs: Vec::with_capacity(enabled.len()),
-        line_bytes: 0,
-        line_chars: 0,
-    };
+) -> Vec<ToolCost> {
+    let mut costs = Vec::with_capacity(enabled.len());
     if enabled.is_empty() {
-        return section;
+        return costs;
     }
-    start_section(out);
-    out.push_str("## Available Functions");
+    out.start_section();
+    out.fixed("## Available Functions");
     if let Some(global) = input.configuration.global() {
-        out.push('\n');
-        out.push_str(global);
+        out.fixed("\n");
+        out.copied(global);
     }
-    let lines_start = out.len();
     for (config, prepared) in enabled {
-        out.push('\n');
-        let line = out.len();
-        push_tool_line(out, config);
-        let chars = char_count(&out[line..]);
-        section.line_chars += 1 + chars;
-        let instruction = chars.div_ceil(4);
-        section.costs.push(ToolCost {
+        out.fixed("\n");
+        let line = out.mark();
+        push_tool_line(out, config, |out| out.fixed(prepared.id));
+        let instruction = out.chars_since(line).div_ceil(4);
+        costs.push(ToolCost {
             tool_id: Cow::Borrowed(prepared.id),
             declaration_tokens: prepared.tokens,
             instruction_tokens: instruction,
             total_tokens: prepared.tokens + instruction,
         });
     }
-    section.line_bytes = out.len() - lines_start;
-    section
+    costs
 }
 
 /// The enabled tools that fit the lesson, with their prepared
@@ -146,70 +159,51 @@ static NO_TOOL: ToolConfig = ToolConfig {
 
 /// Writes the `## About This Student` section (their known facts) onto
 /// `out`; the characters written (none without facts).
-pub(super) fn push_facts_section(out: &mut String, facts: &[KnownFact]) -> usize {
+pub(super) fn push_facts_section(out: &mut Writer, facts: &[KnownFact]) -> usize {
     if facts.is_empty() {
         return 0;
     }
-    let start = out.len();
-    start_section(out);
-    out.push_str("## About This Student\nWhat their earlier lessons learnt about this student, newest first. Use it to make the conversation personal; do not recite it.");
+    let start = out.mark();
+    out.start_section();
+    out.fixed("## About This Student\nWhat their earlier lessons learnt about this student, newest first. Use it to make the conversation personal; do not recite it.");
     for fact in facts.iter().take(FACTS_PER_LESSON) {
-        out.push_str("\n- ");
-        push_one_line(out, &fact.category);
-        out.push_str(": ");
-        push_one_line(out, &fact.value);
+        out.fixed("\n- ");
+        out.one_line(&fact.category, false);
+        out.fixed(": ");
+        out.one_line(&fact.value, true);
     }
-    char_count(&out[start..])
+    out.chars_since(start)
 }
 
 /// Writes the `## This Student's Review Queue` section (the items due for
 /// them, each with the id `mark_item_mastered` takes) onto `out`; the
 /// characters written (none without items).
-pub(super) fn push_due_section(out: &mut String, items: &[QueueItem], mastery: bool) -> usize {
+pub(super) fn push_due_section(out: &mut Writer, items: &[QueueItem], mastery: bool) -> usize {
     if items.is_empty() {
         return 0;
     }
-    let start = out.len();
-    start_section(out);
-    out.push_str("## This Student's Review Queue\nMistakes this student made in earlier lessons, due for review now (most overdue first). Practise each one with them.");
+    let start = out.mark();
+    out.start_section();
+    out.fixed("## This Student's Review Queue\nMistakes this student made in earlier lessons, due for review now (most overdue first). Practise each one with them.");
     if mastery {
-        out.push_str(" When the student says one correctly and confidently, call `mark_item_mastered` with its item id.");
+        out.fixed(" When the student says one correctly and confidently, call `mark_item_mastered` with its item id.");
     }
     for item in items.iter().take(DUE_ITEMS_PER_LESSON) {
-        out.push_str("\n- ");
-        out.push_str(&item.offer_id());
-        out.push_str(" (");
-        push_one_line(out, &item.error_type);
-        out.push_str("): they said \"");
-        push_one_line(out, &item.student_said);
-        out.push_str("\"; correct: \"");
-        push_one_line(out, &item.correct_form);
-        out.push('"');
+        out.fixed("\n- ");
+        out.copied(&item.offer_id());
+        out.fixed(" (");
+        out.one_line(&item.error_type, false);
+        out.fixed("): they said \"");
+        out.one_line(&item.student_said, false);
+        out.fixed("\"; correct: \"");
+        out.one_line(&item.correct_form, false);
+        out.fixed("\"");
         if let Some(why) = &item.explanation {
-            out.push_str(". ");
-            push_one_line(out, why);
+            out.fixed(". ");
+            out.one_line(why, true);
         }
     }
-    char_count(&out[start..])
-}
-
-/// Writes `text` onto `out` on one line (its whitespace runs as single
-/// spaces), so recorded words cannot start a section of their own.
-fn push_one_line(out: &mut String, text: &str) {
-    for (i, word) in text.split_whitespace().enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        out.push_str(word);
-    }
-}
-
-/// Separates a new section from what came before (nothing before the
-/// first).
-pub(super) fn start_section(out: &mut String) {
-    if !out.is_empty() {
-        out.push_str("\n\n");
-    }
+    out.chars_since(start)
 }
 
 /// Room for the whole assembled prompt, so it is allocated once: the

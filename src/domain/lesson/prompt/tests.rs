@@ -2,13 +2,16 @@
 //! property tests holding it equal to the reference builder kept here.
 
 use super::input::token_text;
+use super::writer::push_number;
 use super::*;
 use crate::domain::declaration::FunctionDeclaration;
 use crate::domain::lesson::config::fits_lesson;
 use crate::domain::lesson::config::Preset;
+use crate::domain::lesson::config::ToolConfig;
 use crate::domain::lesson::fixtures::review_items;
 use crate::domain::lesson::optimise::estimate_tokens;
 use crate::domain::lesson::review::ReviewItem;
+use crate::domain::lesson::trigger::TriggerCondition;
 use crate::domain::lesson::trigger::TriggerKind;
 use crate::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
 
@@ -326,6 +329,16 @@ fn review_tools_reach_only_a_review_lessons_prompt() {
         .system_prompt
         .contains("- fui: Ayer fui al mercado (recording)"));
     assert!(review.system_prompt.contains("- comi: Comí paella"));
+    assert!(review
+        .system_prompt
+        .contains("call `mark_item_mastered` with its item id"));
+    for id in ["mark_item_mastered", "play_student_audio"] {
+        lesson.tool_configuration.tool_mut(id).unwrap().enabled = false;
+    }
+    let quiet = built(&lesson);
+    assert!(quiet.system_prompt.contains("- fui: Ayer fui al mercado\n"));
+    assert!(!quiet.system_prompt.contains("mark_item_mastered"));
+    assert!(!quiet.system_prompt.contains("(recording)"));
     lesson.review = false;
     assert!(!built(&lesson).system_prompt.contains("## Review Items"));
 }
@@ -346,8 +359,30 @@ fn global_instructions_without_a_tool_are_left_out() {
 mod reference {
     use super::*;
     use crate::domain::lesson::optimise::{estimate_tokens, optimise};
-    use crate::domain::lesson::review::prompt_section;
     use crate::domain::lesson::tools::tutor_tool;
+
+    /// The `## Review Items` section, `None` without items.
+    fn prompt_section(items: &[ReviewItem], mastery: bool, audio: bool) -> Option<String> {
+        if items.is_empty() {
+            return None;
+        }
+        let mut section = String::from("## Review Items\nReview these items with the student.");
+        if mastery {
+            section.push_str(" When the student says one correctly and confidently, call `mark_item_mastered` with its item id.");
+        }
+        if audio && items.iter().any(|i| i.audio.is_some()) {
+            section.push_str(" Items marked (recording) have the student's earlier recording: `play_student_audio` with the item id plays it.");
+        }
+        for item in items {
+            let recording = if audio && item.audio.is_some() {
+                " (recording)"
+            } else {
+                ""
+            };
+            section.push_str(&format!("\n- {}: {}{recording}", item.id, item.text.trim()));
+        }
+        Some(section)
+    }
 
     fn trigger_instruction(condition: &TriggerCondition) -> String {
         let values: Vec<(&str, String)> = match condition {
