@@ -25,7 +25,7 @@
 // loudly before anything is timed.
 //
 // Usage: node prompt_builder.mjs INPUT.json DECLARATIONS.json
-// Prints one JSON line: {"medianMicros", "iterations", "samples"}.
+// Prints "ready", then for each line read a batch's micros per build.
 
 import { readFileSync } from "node:fs";
 
@@ -287,18 +287,29 @@ function checkSane(options, built) {
 const options = seedOptions(JSON.parse(readFileSync(inputPath, "utf8")));
 checkSane(options, buildLessonPrompt(options));
 
-// Warm up (JIT), then time batches and report the median per build: the
-// method of the Rust side's `median_per_call`.
+// Warm up (JIT), then time batches of BATCH builds on demand: the method
+// of the Rust side's batches.
 const BATCH = 2000;
 let sink = 0;
 for (let i = 0; i < 20000; i++) sink += buildLessonPrompt(options).estimatedTokens;
-const samples = [];
-for (let s = 0; s < 60; s++) {
+const batch = () => {
   const started = process.hrtime.bigint();
   for (let i = 0; i < BATCH; i++) sink += buildLessonPrompt(options).estimatedTokens;
-  samples.push(Number(process.hrtime.bigint() - started) / 1000 / BATCH);
-}
-samples.sort((a, b) => a - b);
-console.log(
-  JSON.stringify({ medianMicros: samples[samples.length >> 1], iterations: BATCH, samples: samples.length, sink: sink > 0 }),
-);
+  return Number(process.hrtime.bigint() - started) / 1000 / BATCH;
+};
+
+// One batch per line read on stdin, its micros per build written back as
+// a line, so that the Rust bench times its own batch just before each of
+// ours and compares the two at the same moment of a noisy machine (whose
+// speed can change twofold from one second to the next). Ends with stdin.
+console.log("ready");
+let pending = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (chunk) => {
+  pending += chunk;
+  let at;
+  while ((at = pending.indexOf("\n")) >= 0) {
+    pending = pending.slice(at + 1);
+    console.log(String(batch()));
+  }
+});
