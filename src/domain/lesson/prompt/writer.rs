@@ -171,18 +171,12 @@ impl Text for Writer {
 }
 
 /// Writes `n` in decimal onto `out`, without the formatting machinery,
-/// which costs more than the rest of writing a prompt's number or two.
-pub(super) fn push_number(out: &mut String, mut n: u32) {
-    let mut digits = [0u8; 10];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+/// which costs more than the rest of writing a prompt's number or two: the
+/// higher digits first, then the last, each pushed as the ASCII character
+/// it is (a prompt's numbers have a digit or two).
+pub(super) fn push_number(out: &mut String, n: u32) {
+    if n >= 10 {
+        push_number(out, n / 10);
     }
-    // Decimal digits are ASCII.
-    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+    out.push(char::from(b'0' + (n % 10) as u8));
 }
