@@ -126,12 +126,7 @@ fn scan_blocks(bytes: &[u8]) -> (u8, usize) {
     let mut at = 0;
     loop {
         let from = at.min(last);
-        let (Ok(here), Ok(next)) = (
-            <&[u8; BLOCK]>::try_from(&bytes[from..from + BLOCK]),
-            <&[u8; BLOCK]>::try_from(&bytes[from + 1..from + 1 + BLOCK]),
-        ) else {
-            return (1, 0);
-        };
+        let (here, next) = (block_at(bytes, from), block_at(bytes, from + 1));
         // In the last pair of blocks, the lanes the pair before it read
         // are not counted again: the mask's first `at - from` lanes are 0.
         let stale = at - from;
@@ -192,6 +187,13 @@ const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
 const ONES: u64 = u64::from_le_bytes([1; 8]);
 /// Every byte of a word 0x80, its high bit.
 const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+
+/// The sixteen bytes of `bytes` from `at`.
+fn block_at(bytes: &[u8], at: usize) -> [u8; BLOCK] {
+    let mut block = [0; BLOCK];
+    block.copy_from_slice(&bytes[at..at + BLOCK]);
+    block
+}
 
 /// The eight bytes of `bytes` from `at`, as a word (first byte lowest).
 fn word_at(bytes: &[u8], at: usize) -> u64 {
