@@ -5,15 +5,16 @@
 //! the functions the module imports from its glue get short names
 //! ([`short_import_names`]), classes JavaScript can never hold an instance
 //! of are left out with their exports ([`without_unreachable_classes`]),
-//! and Leptos' lazy hydration, which no page runs, is left out of the
-//! module ([`lazy`]). Its library's version is pinned in
+//! and what only those classes' methods built, with Leptos' lazy
+//! hydration, which no page runs, is left out of the module
+//! ([`unreached`]). Its library's version is pinned in
 //! its Cargo.toml to the `wasm-bindgen` the bundles link.
 
 use anyhow::{bail, ensure, Context, Result};
 use std::path::Path;
 use wasm_bindgen_cli_support::Bindgen;
 
-mod lazy;
+mod unreached;
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -54,14 +55,18 @@ fn bindgen(input: &str, out_dir: &Path, name: &str) -> Result<()> {
     let glue = format!("./{name}_bg.js");
     let js = output.js().to_owned();
     let renamed = short_import_names(&js, &glue, output.wasm_mut())?;
-    let (_, dropped) = without_unreachable_classes(&js)?;
+    let (_, dropped, classes) = without_unreachable_classes(&js)?;
     drop_exports(output.wasm_mut(), &dropped)?;
-    let lazy = lazy::without_lazy_hydration(output.wasm_mut());
-    println!("{name}: {lazy} functions of lazy hydration left out");
+    let lazy = unreached::without_lazy_hydration(output.wasm_mut());
+    let methods = unreached::without_classes(output.wasm_mut(), &classes);
+    println!(
+        "{name}: {lazy} functions of lazy hydration and {methods} of {} classes left out",
+        classes.len()
+    );
     output.emit(out_dir)?;
     let js_path = out_dir.join(format!("{name}.js"));
     let written = std::fs::read_to_string(&js_path)?;
-    let (kept, dropped_again) = without_unreachable_classes(&written)?;
+    let (kept, dropped_again, _) = without_unreachable_classes(&written)?;
     ensure!(
         dropped_again == dropped,
         "the glue written is not the glue generated"
@@ -71,8 +76,8 @@ fn bindgen(input: &str, out_dir: &Path, name: &str) -> Result<()> {
 }
 
 /// The glue without the classes JavaScript can never hold an instance of,
-/// and the module's exports only those classes called (to be removed, so
-/// that `wasm-opt` drops the code behind them).
+/// the module's exports only those classes called (to be removed, so
+/// that `wasm-opt` drops the code behind them), and the classes' names.
 ///
 /// A class is exported for every Rust type marked `#[wasm_bindgen]`,
 /// whether or not the program ever hands one to JavaScript: `server_fn`'s
@@ -85,7 +90,7 @@ fn bindgen(input: &str, out_dir: &Path, name: &str) -> Result<()> {
 /// read line by line, as the builder hands it over (unindented) and as it
 /// is written (indented) alike. Nothing left may name a class or an export
 /// removed: that is an error, not a broken page.
-fn without_unreachable_classes(js: &str) -> Result<(String, Vec<String>)> {
+fn without_unreachable_classes(js: &str) -> Result<(String, Vec<String>, Vec<String>)> {
     let lines: Vec<&str> = js.split('\n').collect();
     let mut dropped_lines = vec![false; lines.len()];
     let mut classes = Vec::new();
@@ -128,7 +133,7 @@ fn without_unreachable_classes(js: &str) -> Result<(String, Vec<String>)> {
                     .with_context(|| format!("{class}'s finalization registry has no end"))?;
             dropped_lines[first..=last].fill(true);
         }
-        classes.push(class);
+        classes.push(class.to_owned());
     }
     let mut dropped = Vec::new();
     let mut kept = Vec::new();
@@ -143,7 +148,10 @@ fn without_unreachable_classes(js: &str) -> Result<(String, Vec<String>)> {
     dropped.dedup();
     let kept = kept.join("\n");
     for class in &classes {
-        ensure!(!kept.contains(class), "the glue still names {class}");
+        ensure!(
+            !kept.contains(class.as_str()),
+            "the glue still names {class}"
+        );
     }
     for export in &dropped {
         ensure!(
@@ -151,7 +159,7 @@ fn without_unreachable_classes(js: &str) -> Result<(String, Vec<String>)> {
             "the glue still calls {export}"
         );
     }
-    Ok((kept, dropped))
+    Ok((kept, dropped, classes))
 }
 
 /// The module's exports `line` names (`wasm.name`).
@@ -300,15 +308,16 @@ const imports = {
 
     #[test]
     fn a_class_nothing_can_construct_is_left_out_with_its_exports() {
-        let (kept, dropped) = without_unreachable_classes(GLUE).unwrap();
+        let (kept, dropped, classes) = without_unreachable_classes(GLUE).unwrap();
         assert_eq!(dropped, ["__wbg_adapter_free", "adapter_pull"]);
+        assert_eq!(classes, ["Adapter"]);
         assert!(!kept.contains("Adapter"));
         assert!(kept.contains("export class Handle {") && kept.contains("wasm.hydrate()"));
         assert!(kept.contains("const imports = {"));
         // A glue without such classes comes back as it was.
         assert_eq!(
             without_unreachable_classes(&kept).unwrap(),
-            (kept.clone(), vec![])
+            (kept.clone(), vec![], vec![])
         );
     }
 

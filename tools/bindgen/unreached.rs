@@ -1,16 +1,25 @@
-//! Lazy hydration left out of a bundle's module.
+//! Code no page can run, left out of a bundle's module after the linker:
+//! each function named for it gets an `unreachable` body, so `wasm-opt`
+//! drops everything only it called. Two kinds are left out this way.
 //!
-//! Leptos 0.8 stores, in every type-erased view (`AnyView`, which the
-//! `erase_components` build makes of every component's view), a pointer to
-//! that view's *lazy* hydration (`hydrate_async`), so the async hydration
-//! code of every view type is compiled into the module whether or not the
-//! app can ever run it: about a tenth of the editor's module before
-//! `wasm-opt`. Only lazy routes and lazy islands (`hydrate_lazy`,
-//! `#[lazy]`) start it; this app hydrates its islands at once
-//! (`hydrate_islands`), so nothing runs it. Leptos 0.9 puts it behind a
-//! `lazy` feature (leptos-rs/leptos#4438); for 0.8 it is taken out here,
-//! after the linker: each function named for it gets an `unreachable`
-//! body, so `wasm-opt` drops everything only it called.
+//! **Lazy hydration.** Leptos 0.8 stores, in every type-erased view
+//! (`AnyView`, which the `erase_components` build makes of every
+//! component's view), a pointer to that view's *lazy* hydration
+//! (`hydrate_async`), so the async hydration code of every view type is
+//! compiled into the module whether or not the app can ever run it: about
+//! a tenth of the editor's module before `wasm-opt`. Only lazy routes and
+//! lazy islands (`hydrate_lazy`, `#[lazy]`) start it; this app hydrates its
+//! islands at once (`hydrate_islands`), so nothing runs it. Leptos 0.9 puts
+//! it behind a `lazy` feature (leptos-rs/leptos#4438).
+//!
+//! **The methods of classes left out of the glue.** A class JavaScript can
+//! never hold an instance of goes, with its exports
+//! (`without_unreachable_classes` in `main.rs`); what its methods built and
+//! left only in the function table stays reachable for `wasm-opt` (a
+//! closure's vtable holds its index as data). For `server_fn`'s browser
+//! client these are `wasm-streams`' stream adapters: the futures their
+//! `pull`, `write`, `close` and `abort` hand to JavaScript, 6 KB of the
+//! editor's module before `wasm-opt` and 2.0 KB of its brotli after.
 //!
 //! Taken out only where that is sure: a function is kept whole when
 //! anything not taken out calls it or names it (the optimiser merges
@@ -20,9 +29,9 @@
 //! their vtables, which no call names). What is left that only the
 //! function table reaches are the views' lazy entry points (the pointer
 //! each `AnyView` keeps), the futures they return and the effects those
-//! build, whose bodies (an `unreachable!` where the eager ones hydrate)
-//! no eager code shares. The Playwright suite runs the debug bundles,
-//! cut the same way.
+//! build (an `unreachable!` where the eager ones hydrate), and the left-out
+//! classes' futures, which no kept code shares. The Playwright suite runs
+//! the debug bundles, cut the same way.
 
 use std::collections::HashSet;
 use walrus::ir::Visitor;
@@ -34,10 +43,36 @@ const LAZY_HYDRATION: &str = "hydrate_async";
 /// What names drop glue, kept whatever type it was compiled for.
 const DROP_GLUE: &str = "drop_in_place";
 
-/// Gives every function of the lazy hydration that nothing else reaches an
-/// `unreachable` body; returns how many.
+/// Gives every function named for the lazy hydration that nothing else
+/// reaches an `unreachable` body; returns how many.
 pub fn without_lazy_hydration(module: &mut Module) -> usize {
-    let mut lazy: HashSet<FunctionId> = module
+    unreached(module, |name| name.contains(LAZY_HYDRATION))
+}
+
+/// Gives every method of the left-out `classes` (the Rust types of those
+/// names), and what they built, that nothing else reaches an `unreachable`
+/// body; returns how many.
+pub fn without_classes(module: &mut Module, classes: &[String]) -> usize {
+    unreached(module, |name| {
+        classes.iter().any(|class| names_type(name, class))
+    })
+}
+
+/// Whether a demangled `name` names the type `ty` (a path segment of that
+/// name: `wasm_streams::readable::IntoUnderlyingSource>::pull`, not
+/// `IntoUnderlyingSourceX`).
+fn names_type(name: &str, ty: &str) -> bool {
+    name.match_indices(ty).any(|(at, _)| {
+        name[..at].ends_with("::")
+            && !name[at + ty.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+/// Gives every function whose name `marked` picks, but no export, drop
+/// glue or function outside reaches, an `unreachable` body; returns how
+/// many.
+fn unreached(module: &mut Module, marked: impl Fn(&str) -> bool) -> usize {
+    let mut cut: HashSet<FunctionId> = module
         .funcs
         .iter_local()
         .map(|(id, _)| id)
@@ -47,23 +82,23 @@ pub fn without_lazy_hydration(module: &mut Module) -> usize {
                 .get(*id)
                 .name
                 .as_deref()
-                .is_some_and(|name| name.contains(LAZY_HYDRATION) && !name.contains(DROP_GLUE))
+                .is_some_and(|name| marked(name) && !name.contains(DROP_GLUE))
         })
         .collect();
     for export in module.exports.iter() {
         if let ExportItem::Function(id) = export.item {
-            lazy.remove(&id);
+            cut.remove(&id);
         }
     }
     // Until no function left outside names one inside: each round keeps
     // whole what the functions outside name.
     loop {
         let mut named = Names {
-            lazy: &lazy,
+            cut: &cut,
             found: Vec::new(),
         };
         for (id, function) in module.funcs.iter_local() {
-            if !lazy.contains(&id) {
+            if !cut.contains(&id) {
                 walrus::ir::dfs_in_order(&mut named, function, function.entry_block());
             }
         }
@@ -72,28 +107,28 @@ pub fn without_lazy_hydration(module: &mut Module) -> usize {
         }
         let found = named.found;
         for id in found {
-            lazy.remove(&id);
+            cut.remove(&id);
         }
     }
-    for id in &lazy {
+    for id in &cut {
         let function = module.funcs.get_mut(*id).kind.unwrap_local_mut();
         let entry = function.entry_block();
         function.block_mut(entry).instrs.clear();
         function.builder_mut().func_body().unreachable();
     }
-    lazy.len()
+    cut.len()
 }
 
-/// Collects the functions of `lazy` that a body names (a call, a tail
+/// Collects the functions of `cut` that a body names (a call, a tail
 /// call, a `ref.func`).
 struct Names<'a> {
-    lazy: &'a HashSet<FunctionId>,
+    cut: &'a HashSet<FunctionId>,
     found: Vec<FunctionId>,
 }
 
 impl<'instr> Visitor<'instr> for Names<'_> {
     fn visit_function_id(&mut self, function: &FunctionId) {
-        if self.lazy.contains(function) {
+        if self.cut.contains(function) {
             self.found.push(*function);
         }
     }
@@ -170,6 +205,31 @@ mod tests {
         for kept in [helper, shared, glue, exported, eager, caller] {
             assert!(!is_stub(&module, kept), "{:?}", module.funcs.get(kept).name);
         }
+    }
+
+    #[test]
+    fn a_left_out_class_takes_its_methods_futures_with_it() {
+        let mut module = Module::with_config(ModuleConfig::new());
+        let future = function(
+            &mut module,
+            "js_sys::futures::future_to_promise::<<s::IntoSource>::pull::{closure#0}>::{closure#0}",
+            &[],
+        );
+        let other = function(&mut module, "<s::IntoSourceX>::pull::{closure#0}", &[]);
+        let glue = function(
+            &mut module,
+            "core::ptr::drop_in_place::<s::IntoSource>",
+            &[],
+        );
+        let shared = function(&mut module, "<s::IntoSource>::new", &[]);
+        let user = function(&mut module, "app::main", &[shared]);
+
+        assert_eq!(without_classes(&mut module, &["IntoSource".into()]), 1);
+        assert!(is_stub(&module, future));
+        for kept in [other, glue, shared, user] {
+            assert!(!is_stub(&module, kept), "{:?}", module.funcs.get(kept).name);
+        }
+        assert_eq!(without_classes(&mut module, &[]), 0);
     }
 
     #[test]
