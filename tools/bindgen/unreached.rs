@@ -26,12 +26,13 @@
 //! identical functions, so a helper the eager hydration shares can carry
 //! the lazy one's name), when the module exports it, and drop glue is
 //! always kept (merged drop glue is shared by unrelated types through
-//! their vtables, which no call names). What is left that only the
-//! function table reaches are the views' lazy entry points (the pointer
-//! each `AnyView` keeps), the futures they return and the effects those
-//! build (an `unreachable!` where the eager ones hydrate), and the left-out
-//! classes' futures, which no kept code shares. The Playwright suite runs
-//! the debug bundles, cut the same way.
+//! their vtables, which no call names); a left-out class is cut by its
+//! type's name only when one path carries that name. What is left that
+//! only the function table reaches are the views' lazy entry points (the
+//! pointer each `AnyView` keeps), the futures they return and the effects
+//! those build (an `unreachable!` where the eager ones hydrate), and the
+//! left-out classes' futures, which no kept code shares. The Playwright
+//! suite runs the debug bundles, cut the same way.
 
 use std::collections::HashSet;
 use walrus::ir::Visitor;
@@ -51,20 +52,45 @@ pub fn without_lazy_hydration(module: &mut Module) -> usize {
 
 /// Gives every method of the left-out `classes` (the Rust types of those
 /// names), and what they built, that nothing else reaches an `unreachable`
-/// body; returns how many.
+/// body; returns how many. A class whose name two types of different
+/// paths carry (`a::Adapter`, `b::Adapter`) is not cut at all: the names
+/// could not tell the kept type's code from the left-out one's.
 pub fn without_classes(module: &mut Module, classes: &[String]) -> usize {
+    let names: Vec<&str> = module
+        .funcs
+        .iter_local()
+        .filter_map(|(id, _)| module.funcs.get(id).name.as_deref())
+        .collect();
+    let certain: Vec<&String> = classes
+        .iter()
+        .filter(|class| {
+            let paths: HashSet<&str> = names
+                .iter()
+                .flat_map(|name| type_paths(name, class))
+                .collect();
+            paths.len() == 1
+        })
+        .collect();
     unreached(module, |name| {
-        classes.iter().any(|class| names_type(name, class))
+        certain
+            .iter()
+            .any(|class| type_paths(name, class).next().is_some())
     })
 }
 
-/// Whether a demangled `name` names the type `ty` (a path segment of that
-/// name: `wasm_streams::readable::IntoUnderlyingSource>::pull`, not
-/// `IntoUnderlyingSourceX`).
-fn names_type(name: &str, ty: &str) -> bool {
-    name.match_indices(ty).any(|(at, _)| {
-        name[..at].ends_with("::")
-            && !name[at + ty.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+/// The paths by which a demangled `name` names the type `ty`, each a path
+/// segment of it: `wasm_streams::readable::` in
+/// `<wasm_streams::readable::IntoUnderlyingSource>::pull`, nothing for
+/// `IntoUnderlyingSourceX`.
+fn type_paths<'a>(name: &'a str, ty: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+    name.match_indices(ty).filter_map(move |(at, _)| {
+        let before = &name[..at];
+        let segment_ends =
+            !name[at + ty.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+        let start = before
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || "_:[]".contains(c)))
+            .map_or(0, |i| i + 1);
+        (before.ends_with("::") && segment_ends).then(|| &before[start..])
     })
 }
 
@@ -230,6 +256,18 @@ mod tests {
             assert!(!is_stub(&module, kept), "{:?}", module.funcs.get(kept).name);
         }
         assert_eq!(without_classes(&mut module, &[]), 0);
+    }
+
+    #[test]
+    fn a_class_name_two_types_carry_is_not_cut() {
+        let mut module = Module::with_config(ModuleConfig::new());
+        let left_out = function(&mut module, "<s::IntoSource>::pull::{closure#0}", &[]);
+        let kept = function(&mut module, "<t::IntoSource>::pull::{closure#0}", &[]);
+
+        assert_eq!(without_classes(&mut module, &["IntoSource".into()]), 0);
+        for kept in [left_out, kept] {
+            assert!(!is_stub(&module, kept));
+        }
     }
 
     #[test]
