@@ -7,13 +7,16 @@
 //! of are left out with their exports ([`without_unreachable_classes`]),
 //! and what only those classes' methods built, with Leptos' lazy
 //! hydration, which no page runs, is left out of the module
-//! ([`unreached`]). Its library's version is pinned in
-//! its Cargo.toml to the `wasm-bindgen` the bundles link.
+//! ([`unreached`]). It also checks that the module never touches the
+//! first KiB of its memory, which the release bundles' `wasm-opt` is told
+//! it may assume ([`layout`]). Its library's version is pinned in its
+//! Cargo.toml to the `wasm-bindgen` the bundles link.
 
 use anyhow::{bail, ensure, Context, Result};
 use std::path::Path;
 use wasm_bindgen_cli_support::Bindgen;
 
+mod layout;
 mod unreached;
 
 fn main() -> Result<()> {
@@ -52,6 +55,7 @@ fn bindgen(input: &str, out_dir: &Path, name: &str) -> Result<()> {
         .force_enable_abort_handler(false)
         .out_name(name);
     let mut output = bindgen.generate_output()?;
+    layout::low_memory_unused(output.wasm_mut())?;
     let glue = format!("./{name}_bg.js");
     let js = output.js().to_owned();
     let renamed = short_import_names(&js, &glue, output.wasm_mut())?;
