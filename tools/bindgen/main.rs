@@ -55,7 +55,7 @@ fn bindgen(input: &str, out_dir: &Path, name: &str) -> Result<()> {
         .force_enable_abort_handler(false)
         .out_name(name);
     let mut output = bindgen.generate_output()?;
-    layout::low_memory_unused(output.wasm_mut())?;
+    layout::low_memory_unused(output.wasm())?;
     let glue = format!("./{name}_bg.js");
     let js = output.js().to_owned();
     let renamed = short_import_names(&js, &glue, output.wasm_mut())?;
