@@ -99,6 +99,69 @@ test('SSE is parsed across chunk boundaries, CRLF split included', () => {
   assert.equal(other.lastEventId, '');
 });
 
+test('SSE cut anywhere gives the events of the whole text, a long line included', () => {
+  // A registration's update is one line of up to 1 MB; the rest mixes
+  // every line ending, comments, ids and multi-line data.
+  const long = JSON.stringify({ added: Array.from({ length: 2000 }, (_, i) => ({ name: `t_${i}`, d: 'x'.repeat(i % 97) })) });
+  const text = `: hi\r\nid: 1\revent: a\ndata: ${long}\r\n\r\ndata: x\r\ndata: y\r\rid: 2\nevent: b\ndata:z\n\n`;
+  const whole = new SseParser().push(text);
+  assert.equal(whole.length, 3);
+  assert.equal(whole[0].data, long);
+  assert.deepEqual(whole.slice(1), [
+    { event: 'message', data: 'x\ny', id: '1' },
+    { event: 'b', data: 'z', id: '2' },
+  ]);
+  // A fixed seed: the same cuts every run, many of them on a CR or LF.
+  let seed = 40;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  for (let round = 0; round < 200; round++) {
+    const parser = new SseParser();
+    const events = [];
+    for (let at = 0; at < text.length; ) {
+      const size = round % 2 ? Math.ceil(next() * 40) : Math.ceil(next() * 70_000);
+      events.push(...parser.push(text.slice(at, at + size)));
+      // An empty piece (a decoder holding half a character) changes nothing.
+      events.push(...parser.push(''));
+      at += size;
+    }
+    assert.deepEqual(events, whole, `round ${round}`);
+  }
+});
+
+test('a tool update nobody listens for is not read', async (t) => {
+  const sb = await fakeSwitchboard((req, res) => {
+    open(res);
+    res.write('event: tool-availability-update\ndata: {not json\n\n');
+    res.write(frame(2, 'tool-call-request', request('1', 'echo', { a: 1 })));
+  });
+  t.after(sb.close);
+  const plugin = new Plugin({ sessionId: 's1', pluginToken: 'pt_x', baseUrl: sb.baseUrl, ...fast });
+  const problems = [];
+  plugin.onError((e) => problems.push(e.message));
+  plugin.onCall((call) => call.arguments);
+  await until(() => sb.seen.results.length === 1, 'the answer');
+  plugin.close();
+  assert.deepEqual(problems, []);
+  assert.deepEqual(sb.seen.results[0].body, { result: { a: 1 } });
+});
+
+test('an unreadable tool update is reported to whoever listens for it', async (t) => {
+  const sb = await fakeSwitchboard((req, res) => {
+    open(res);
+    res.write('event: tool-availability-update\ndata: {not json\n\n');
+    res.write(frame(2, 'tool-availability-update', { type: 'tools-removed', removed: ['a'] }));
+  });
+  t.after(sb.close);
+  const plugin = new Plugin({ sessionId: 's1', pluginToken: 'pt_x', baseUrl: sb.baseUrl, ...fast });
+  const problems = [];
+  const updates = [];
+  plugin.onError((e) => problems.push(e.message));
+  plugin.onToolsChanged((u) => updates.push(u.removed[0]));
+  await until(() => updates.length === 1, 'the readable update');
+  plugin.close();
+  assert.deepEqual(problems, ['an unreadable tool-availability-update event']);
+});
+
 test('a dropped stream is reconnected with Last-Event-ID, the token in the header', async (t) => {
   const sb = await fakeSwitchboard((req, res, n) => {
     open(res);
