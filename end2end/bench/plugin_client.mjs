@@ -25,8 +25,19 @@
 // preflight cached) — two of these (the agent's call and the plugin's
 // answer) and one event make a relayed call.
 //
+// Then issue #40's registration as such a plugin makes it: each plugin
+// joins a new session, its event stream open (as `onCall` opens it), and
+// registers 1,000 tools with realistic schemas (the shape of
+// `benches/plugins/registration.rs`: about 0.95 KB a tool, each schema new
+// to the server), timed from `registerTools` until its answer is read. The
+// update event the registration sends back on the plugin's own stream
+// (about 0.9 MB) is read by the client on the same thread, as in a page.
+// Beside each registration, its floor: the same body serialised and
+// posted to a node:http server that only reads it.
+//
 // Prints medians, p95 and maximum. Run with `make bench-plugin-client`;
-// SWITCHBOARD_BIN and SITE_ROOT choose the build, ROUNDS (300) the number.
+// SWITCHBOARD_BIN and SITE_ROOT choose the build, ROUNDS (300) the number
+// of calls, REGISTRATIONS (20) of registrations.
 import { Agent, createServer, request } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,6 +47,86 @@ import { PASSWORDS, start } from './server.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 300);
 const WARM_UP = 30;
+const REGISTRATIONS = Number(process.env.REGISTRATIONS ?? 20);
+
+/**
+ * 1,000 tools like a data plugin's (`realistic_tool` in
+ * benches/plugins/registration.rs); `round` makes every schema new to the
+ * server, which shares what it checked between sessions. Its source is
+ * also the page's, so both plugins send the same bodies.
+ */
+function realisticTools(round) {
+  return Array.from({ length: 1000 }, (_, i) => ({
+    name: `createGraph_${i}`,
+    description: `Creates graph ${i} from a data context's attributes; returns the new component's id.`,
+    parameters: {
+      type: 'object',
+      properties: {
+        dataContext: { type: 'string', description: 'The data context', maxLength: 128 },
+        xAttribute: { type: 'string', description: 'x axis attribute' },
+        yAttribute: { type: 'string', description: 'y axis attribute' },
+        graphType: { type: 'string', enum: ['scatter', 'bar', 'line', 'dot'] },
+        dimensions: {
+          type: 'object',
+          properties: {
+            width: { type: 'integer', minimum: 100, maximum: 2000 + i + 1000 * round },
+            height: { type: 'integer', minimum: 100, maximum: 2000 },
+          },
+        },
+        filters: {
+          type: 'array',
+          maxItems: 10,
+          items: {
+            type: 'object',
+            properties: {
+              attribute: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_ ]*$' },
+              op: { type: 'string', enum: ['=', '<', '>', 'contains'] },
+              value: { type: ['string', 'number'] },
+            },
+            required: ['attribute', 'op'],
+          },
+        },
+      },
+      required: ['dataContext'],
+      additionalProperties: false,
+    },
+  }));
+}
+
+/**
+ * The same body serialised and posted to `url`, a node:http server on the
+ * page's origin that reads it and answers: what sending it costs this
+ * client before Switchboard does anything (milliseconds until the answer
+ * was read). The page's source too.
+ */
+async function uploadFloor(url, tools) {
+  const started = performance.now();
+  const body = JSON.stringify({ pluginType: 'custom', pluginVersion: '1.0.0', availableTools: tools });
+  const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+  await res.json();
+  return performance.now() - started;
+}
+
+/**
+ * Joins `code`'s session with `client`, opens its stream and registers
+ * `echo` (which waits for the stream), then times one registration of
+ * `tools`: the milliseconds until the answer was read. Run in the page and
+ * in Node alike (its source is the page's too).
+ */
+async function timedRegistration(client, code, baseUrl, echo, tools, fetchFn) {
+  const plugin = await client.join(code, fetchFn ? { baseUrl, fetch: fetchFn } : { baseUrl });
+  try {
+    plugin.onCall(() => ({}));
+    await plugin.registerTools([echo]);
+    const started = performance.now();
+    const answer = await plugin.registerTools(tools);
+    const ms = performance.now() - started;
+    if (answer.registeredTools.length !== tools.length) throw new Error(`registered ${answer.registeredTools.length}`);
+    return ms;
+  } finally {
+    plugin.close();
+  }
+}
 const PAGE_PORT = Number(process.env.PAGE_PORT ?? 3197);
 const PAGE_ORIGIN = `http://127.0.0.1:${PAGE_PORT}`;
 process.env.API_ORIGINS = PAGE_ORIGIN;
@@ -60,6 +151,11 @@ window.joinWith = async (code, tool) => {
   plugin.onCall((call) => ({ echoed: call.arguments }));
   return (await plugin.registerTools([tool])).registeredTools;
 };
+window.register1000 = async (code, echo, round) => {
+  const client = await import(${JSON.stringify(`${server}/clients/switchboard.js`)});
+  return (${timedRegistration.toString()})(client, code, ${JSON.stringify(server)}, echo, (${realisticTools.toString()})(round));
+};
+window.uploadFloor = async (round) => (${uploadFloor.toString()})(${JSON.stringify(`${PAGE_ORIGIN}/sink`)}, (${realisticTools.toString()})(round));
 window.ready = true;
 </script>`;
 }
@@ -72,7 +168,14 @@ function summary(ms) {
 }
 
 const { base: BASE, browser, stop } = await start('plugin-client', 3196);
-const host = createServer((_, res) => {
+const host = createServer((req, res) => {
+  if (req.method === 'POST') {
+    // The floor of a registration: a server that only reads the body.
+    let bytes = 0;
+    req.on('data', (chunk) => (bytes += chunk.length));
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ bytes })));
+    return;
+  }
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(BASE));
 });
 await new Promise((resolve) => host.listen(PAGE_PORT, '127.0.0.1', resolve));
@@ -206,6 +309,31 @@ try {
   console.log(`  plugin page on ${PAGE_ORIGIN} in Chromium: ${summary(page_)}`);
   console.log(`  plugin in Node, same module, Origin ${PAGE_ORIGIN}: ${summary(node_)}`);
   console.log(`  floor: the page's own small POST to Switchboard: ${summary(floor)}`);
+
+  // Registrations: a new session each (a session takes 10 a minute), the
+  // page's and Node's interleaved, after two of each not counted.
+  // Beside each, the floor: the same body posted to the page's host.
+  const [pageReg, nodeReg, pageFloor, nodeFloor] = [[], [], [], []];
+  for (let i = 0; i < REGISTRATIONS + 2; i++) {
+    const forPage = await session();
+    const a = await plugin.evaluate(([c, e, r]) => window.register1000(c, e, r), [forPage.code, ECHO, 2 * i]);
+    const forNode = await session();
+    const b = await timedRegistration(client, forNode.code, BASE, ECHO, realisticTools(2 * i + 1), fromPage);
+    const c = await plugin.evaluate((r) => window.uploadFloor(r), 2 * i);
+    const d = await uploadFloor(`${PAGE_ORIGIN}/sink`, realisticTools(2 * i + 1));
+    if (i >= 2) {
+      pageReg.push(a);
+      nodeReg.push(b);
+      pageFloor.push(c);
+      nodeFloor.push(d);
+    }
+  }
+  const kib = Math.round(JSON.stringify({ availableTools: realisticTools(0) }).length / 1024);
+  console.log(`registering 1,000 tools (${kib} KiB of realistic schemas) through the client, its stream open, round trip:`);
+  console.log(`  plugin page in Chromium: ${summary(pageReg)}`);
+  console.log(`  plugin in Node: ${summary(nodeReg)}`);
+  console.log(`  floor: the page's own POST of the same body to node:http: ${summary(pageFloor)}`);
+  console.log(`  floor: Node's own POST of the same body to node:http: ${summary(nodeFloor)}`);
   agent.destroy();
 } finally {
   nodePlugin?.close();
