@@ -53,7 +53,7 @@ const REGISTRATIONS = Number(process.env.REGISTRATIONS ?? 20);
  * 1,000 tools like a data plugin's (`realistic_tool` in
  * benches/plugins/registration.rs); `round` makes every schema new to the
  * server, which shares what it checked between sessions. Its source is
- * also the page's, so both plugins send the same bodies.
+ * also the page's, so the page and Node build their bodies alike.
  */
 function realisticTools(round) {
   return Array.from({ length: 1000 }, (_, i) => ({
