@@ -66,8 +66,9 @@ impl Scope {
 
     /// The scopes a teacher's key may hold: a teacher's own powers in the
     /// browser (running and watching their lessons' sessions, reading
-    /// their lessons' prompts); the others are the admin role's.
-    pub const TEACHER: [Scope; 2] = [Scope::Sessions, Scope::LessonsRead];
+    /// their lessons' prompts, their own students' records, which the key
+    /// reaches as its maker does); the others are the admin role's.
+    pub const TEACHER: [Scope; 3] = [Scope::Sessions, Scope::LessonsRead, Scope::Students];
 
     /// What keys made before scopes existed were allowed: everything but
     /// replacing the bindings.

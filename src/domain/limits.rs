@@ -55,6 +55,13 @@ pub const PLUGIN_SET_MAX_BYTES: usize = 1024 * 1024;
 /// Most characters of caller input quoted back in a refusal reason or error.
 pub const ECHO_MAX_CHARS: usize = 80;
 
+/// Most characters of a field's name in an error or a list of problems.
+/// A field is often named by caller input (an unknown JSON key, a file in
+/// an archive, a header's name) inside a path of our own
+/// (`VIBES/{id}/manifest.json: agents[0]`), so it gets a longer bound than
+/// a quote, and the same cut.
+pub const FIELD_ECHO_MAX_CHARS: usize = 200;
+
 /// Most calls a watch stream's snapshot carries (older ones are paged with
 /// `GET /api/sessions/{id}/calls?before=…`).
 pub const SNAPSHOT_CALLS: usize = 50;
@@ -116,9 +123,20 @@ pub const IDV_FAILURES_PER_ACCOUNT_PER_HOUR: usize = 10;
 /// `\u{1b}`), `…` when cut. Never echoes more than a line's worth, whatever
 /// was sent.
 pub fn excerpt(input: &str) -> String {
+    excerpt_of(input, ECHO_MAX_CHARS)
+}
+
+/// A field's name as an error may carry it: [`excerpt`] cut at
+/// [`FIELD_ECHO_MAX_CHARS`].
+pub fn field_excerpt(field: &str) -> String {
+    excerpt_of(field, FIELD_ECHO_MAX_CHARS)
+}
+
+/// [`excerpt`] with `max` characters kept.
+fn excerpt_of(input: &str, max: usize) -> String {
     let mut out = String::new();
     let mut chars = input.chars();
-    for c in chars.by_ref().take(ECHO_MAX_CHARS) {
+    for c in chars.by_ref().take(max) {
         if c.is_control() {
             out.extend(c.escape_debug());
         } else {
@@ -373,6 +391,15 @@ mod tests {
         let quoted = excerpt(&long);
         assert_eq!(quoted.chars().count(), ECHO_MAX_CHARS + 1);
         assert!(quoted.ends_with('…'));
+    }
+
+    #[test]
+    fn a_field_keeps_a_path_of_ours_and_cuts_a_flood() {
+        let path = format!("VIBES/{}/manifest.json: agents[0]", "v".repeat(64));
+        assert_eq!(field_excerpt(&path), path);
+        let flood = field_excerpt(&"k".repeat(100_000));
+        assert_eq!(flood.chars().count(), FIELD_ECHO_MAX_CHARS + 1);
+        assert!(flood.ends_with('…'));
     }
 
     #[test]

@@ -58,7 +58,13 @@ impl From<crate::domain::error::FieldError> for ServerError {
 
 impl axum::response::IntoResponse for ServerError {
     fn into_response(self) -> axum::response::Response {
-        let api = ApiError::from(self);
+        let mut api = ApiError::from(self);
+        // A field is named by the caller's own input as often as by us (an
+        // unknown JSON key, a file in an archive): quoted back in a line at
+        // most, whichever door refused it.
+        if let ApiError::Invalid(e) = &mut api {
+            e.field = crate::domain::limits::field_excerpt(&e.field);
+        }
         let status = axum::http::StatusCode::from_u16(api.status())
             .unwrap_or(axum::http::StatusCode::INTERNAL_SERVER_ERROR);
         let mut response = (status, axum::Json(&api)).into_response();

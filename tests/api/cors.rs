@@ -312,8 +312,19 @@ async fn without_api_origins_nothing_answers_another_origin() {
         "authorization",
     )
     .await;
-    assert_ne!(res.status(), 204);
+    // Refused as from an origin not listed, in the same words.
+    assert_eq!(res.status(), 403);
     no_cors(res.headers(), "preflight");
+    assert_eq!(
+        res.headers()["x-content-type-options"],
+        "nosniff",
+        "a refused preflight carries the security headers"
+    );
+    let body: serde_json::Value = res.json().await.unwrap();
+    assert_eq!(
+        body,
+        json!({"Forbidden": {"needed": "an origin listed in API_ORIGINS"}})
+    );
     let res = app
         .client
         .get(app.url(&format!("/api/sessions/{}/calls", s.id)))

@@ -43,6 +43,7 @@ mod pages;
 mod passwords;
 mod plugin_tokens;
 mod plugins;
+mod refusals;
 mod relay;
 mod relay_cluster;
 mod retention;

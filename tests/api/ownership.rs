@@ -563,6 +563,17 @@ async fn api_keys_belong_to_their_maker_who_alone_lists_revokes_and_uses_them_fo
         .await;
     assert_eq!(res.status(), 200);
     assert_eq!(names(&w.two).await.len(), 2);
+    // Their students are a teacher's own too (the key reaches only theirs).
+    let res = w
+        .app
+        .rpc_with(
+            &w.two,
+            "create_api_key",
+            &[("name", "roster"), ("scopes[]", "students")],
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(names(&w.two).await.len(), 3);
 
     let res = w
         .app

@@ -297,6 +297,20 @@ async fn an_admin_and_a_key_start_a_workflow_by_hand() {
     assert_eq!(res.status(), 422);
     let body: Value = res.json().await.unwrap();
     assert_eq!(body["Invalid"]["field"], "body", "{body}");
+    // A body that is not JSON, or not sent as JSON, is 400 as anywhere.
+    for (content_type, text) in [("application/json", "{trial"), ("text/plain", "{}")] {
+        let res = admin
+            .post(app.url("/api/workflows/idv/start"))
+            .header("Origin", &app.address)
+            .header("Content-Type", content_type)
+            .body(text)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 400, "{content_type} {text}");
+        let body: Value = res.json().await.unwrap();
+        assert!(body["BadRequest"].is_string(), "{body}");
+    }
 
     // The cookie authenticates it: another site may not.
     let res = admin
@@ -496,6 +510,11 @@ async fn an_inbound_call_answers_with_the_sessions_call_configuration() {
     assert_eq!(
         (status, body["Invalid"]["field"].clone()),
         (422, json!("to"))
+    );
+    let (status, body) = post(&app, &hook, json!({"from": "+1\n2", "to": "+441234567890"})).await;
+    assert_eq!(
+        (status, body["Invalid"]["field"].clone()),
+        (422, json!("from"))
     );
     // The webhook URL of an inbound-call workflow is not a hook.
     assert_eq!(

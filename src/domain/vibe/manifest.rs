@@ -26,6 +26,7 @@
 
 use crate::domain::catalogue::CatalogueTool;
 use crate::domain::error::FieldError;
+use crate::domain::limits::field_excerpt;
 use crate::domain::vibe::tool_file::{self, group_folder, Form};
 use crate::domain::vibe::{Agent, Vibe};
 use serde::de::DeserializeOwned;
@@ -269,7 +270,7 @@ fn settle(tools: Vec<ToolAt>) -> (Vec<ToolAt>, Vec<FieldError>, Vec<FieldError>)
                     at.path.as_str(),
                     format!(
                         "declares tool \"{}\" again, as {} does; a tool id may be in one group folder only",
-                        at.tool.id, kept[i].path
+                        at.tool.id, field_excerpt(&kept[i].path)
                     ),
                 ));
                 continue;
@@ -279,7 +280,8 @@ fn settle(tools: Vec<ToolAt>) -> (Vec<ToolAt>, Vec<FieldError>, Vec<FieldError>)
             loser.path,
             format!(
                 "tool \"{}\" is also in a group folder, as {}, which is imported",
-                loser.tool.id, kept[i].path
+                loser.tool.id,
+                field_excerpt(&kept[i].path)
             ),
         ));
     }

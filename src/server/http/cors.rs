@@ -32,22 +32,32 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 /// Middleware: answers preflights of the routes that serve other origins
-/// and adds the CORS headers to their responses; every other route, and
-/// every route while `API_ORIGINS` is unset, passes untouched.
+/// and adds the CORS headers to their responses; every other route passes
+/// untouched, and while `API_ORIGINS` is unset so does every request but a
+/// preflight (403, as from an origin not listed).
 pub async fn cors(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let origins = &state.config.api_origins;
-    if !origins.is_set() || !serves_other_origins(req.uri().path()) {
+    if !serves_other_origins(req.uri().path()) {
         return next.run(req).await;
     }
     let origin = req.headers().get(ORIGIN).cloned();
+    let is_preflight = req.method() == Method::OPTIONS
+        && origin.is_some()
+        && req.headers().contains_key(ACCESS_CONTROL_REQUEST_METHOD);
+    if !origins.is_set() {
+        // No origin is listed: a preflight is refused as one from an
+        // origin not listed is, and nothing else changes.
+        return if is_preflight {
+            preflight(None, false)
+        } else {
+            next.run(req).await
+        };
+    }
     let allowed = origin
         .as_ref()
         .and_then(|o| o.to_str().ok())
         .and_then(|o| origins.allows(o));
     let varies = matches!(origins, ApiOrigins::List(_));
-    let is_preflight = req.method() == Method::OPTIONS
-        && origin.is_some()
-        && req.headers().contains_key(ACCESS_CONTROL_REQUEST_METHOD);
     if is_preflight {
         return preflight(allowed.zip(origin), varies);
     }

@@ -86,7 +86,8 @@ pub fn routes() -> Router<AppState> {
 
 /// Wraps `router` (every route of the app) in the middleware each request
 /// passes through, outermost first: tracing, the API's `Server-Timing`
-/// ([`timing`]: it covers everything below), CORS for the
+/// ([`timing`]: it covers everything below), the security headers every
+/// answer carries ([`security_headers`]), CORS for the
 /// token-authenticated API ([`cors`]: preflights are answered there,
 /// before the timeout and any sign-in lookup), compression of responses on
 /// their way out ([`compression`]), the request timeout, the signed-in
@@ -100,7 +101,6 @@ pub fn with_middleware(router: Router<AppState>, state: AppState) -> Router {
             state.clone(),
             crate::server::cluster::stored_before_answer,
         ))
-        .layer(from_fn_with_state(state.clone(), security_headers))
         .layer(from_fn(malformed_calls_are_client_errors))
         .layer(from_fn_with_state(state.clone(), auth::check_origin))
         .layer(from_fn_with_state(state.clone(), auth::resolve_user))
@@ -114,6 +114,9 @@ pub fn with_middleware(router: Router<AppState>, state: AppState) -> Router {
                 .layer(compression()),
         )
         .layer(from_fn_with_state(state.clone(), cors::cors))
+        // Outside the timeout, compression and CORS, so their own answers
+        // (a 408, a refused preflight) carry these headers too.
+        .layer(from_fn_with_state(state.clone(), security_headers))
         .layer(from_fn(timing::server_timing))
         .layer(TraceLayer::new_for_http())
         .with_state(state)

@@ -9,6 +9,7 @@
 use crate::domain::actor::Actor;
 use crate::domain::catalogue::CatalogueTool;
 use crate::domain::error::FieldError;
+use crate::domain::limits::field_excerpt;
 use crate::domain::vibe::manifest::{
     locate, read_files, to_files_in, tool_path, Manifests, MAX_FILES, MAX_FILE_BYTES,
 };
@@ -295,7 +296,12 @@ pub async fn import(
         tools: set.tools.len(),
         agents: set.agents.len(),
         vibes: set.vibes.len(),
-        ignored: read.ignored.clone(),
+        // Named by the archive's own file names: each in a line at most.
+        ignored: read
+            .ignored
+            .iter()
+            .map(|p| FieldError::new(field_excerpt(&p.field), p.rule.clone()))
+            .collect(),
     })
 }
 

@@ -44,6 +44,7 @@ pub fn service(state: AppState, shutdown: CancellationToken) -> WorkflowMcpServi
     let sessions = state.workflow_mcp.clone();
     let config = StreamableHttpServerConfig::default()
         .disable_allowed_hosts()
+        .with_max_request_body_bytes(crate::domain::limits::API_BODY_MAX_BYTES)
         .with_sse_keep_alive(Some(Duration::from_secs(15)))
         .with_cancellation_token(shutdown);
     StreamableHttpService::new(

@@ -1,6 +1,6 @@
 //! Request bodies: JSON under a named limit (the API's refusals: 413 naming
-//! the limit, 400 not JSON, 422 naming the field), fast JSON for the large
-//! plugin bodies, raw bytes for archives.
+//! the limit, 400 not JSON, 422 naming the field), read fast enough for the
+//! large plugin bodies, and raw bytes for archives.
 
 use crate::domain::limits::{bytes_in_words, excerpt, API_BODY_MAX_BYTES};
 use crate::error::ApiError;
@@ -10,10 +10,10 @@ use axum::extract::FromRequest;
 use axum::extract::Request;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::Json;
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, IgnoredAny};
 
 /// A JSON request body of type `T`, refused as the API refuses any body
-/// (see [`json_body`]); `LIMIT` is the byte limit the 413 names — the
+/// (see [`read_json`]); `LIMIT` is the byte limit the 413 names — the
 /// route's `DefaultBodyLimit` (the API's [`API_BODY_MAX_BYTES`] unless the
 /// route sets another), which is what enforces it.
 pub struct JsonBody<T, const LIMIT: usize = { API_BODY_MAX_BYTES }>(pub T);
@@ -26,25 +26,7 @@ where
     type Rejection = ServerError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ServerError> {
-        json_body(Json::<T>::from_request(req, state).await, LIMIT).map(JsonBody)
-    }
-}
-
-/// [`JsonBody`] read by plain `serde_json` ([`FastJson`]), for bodies
-/// large enough that axum's path tracking costs a good part of the parse
-/// (a 1,000-tool plugin registration); refused in the same words.
-pub struct FastJsonBody<T, const LIMIT: usize = { API_BODY_MAX_BYTES }>(pub T);
-
-impl<T, S, const LIMIT: usize> FromRequest<S> for FastJsonBody<T, LIMIT>
-where
-    T: DeserializeOwned,
-    S: Send + Sync,
-{
-    type Rejection = ServerError;
-
-    async fn from_request(req: Request, state: &S) -> Result<Self, ServerError> {
-        let body = FastJson::<T>::from_request(req, state).await;
-        json_body(body.map(|FastJson(v)| Json(v)), LIMIT).map(FastJsonBody)
+        read_json(req, state, LIMIT).await.map(JsonBody)
     }
 }
 
@@ -71,38 +53,9 @@ where
     }
 }
 
-/// A JSON body read by plain `serde_json`. axum's `Json` tracks the path
-/// of every value it reads (for its error message), which costs a large
-/// body a good part of its parse; here only a body that fails is read
-/// again through `Json`, so the rejection, and the 4xx [`json_body`] makes
-/// of it, are the same.
-pub struct FastJson<T>(pub T);
-
-impl<T, S> FromRequest<S> for FastJson<T>
-where
-    T: DeserializeOwned,
-    S: Send + Sync,
-{
-    type Rejection = JsonRejection;
-
-    async fn from_request(req: Request, state: &S) -> Result<Self, JsonRejection> {
-        if !is_json(req.headers()) {
-            // `Json` refuses it with its own words.
-            return Json::<T>::from_request(req, state)
-                .await
-                .map(|Json(v)| FastJson(v));
-        }
-        let bytes = axum::body::Bytes::from_request(req, state).await?;
-        match serde_json::from_slice(&bytes) {
-            Ok(value) => Ok(FastJson(value)),
-            Err(_) => Json::<T>::from_bytes(&bytes).map(|Json(v)| FastJson(v)),
-        }
-    }
-}
-
 /// Whether the request says its body is JSON (`application/json` or a
 /// `+json` type), as `Json` requires.
-pub(super) fn is_json(headers: &HeaderMap) -> bool {
+pub fn is_json(headers: &HeaderMap) -> bool {
     let Some(value) = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -122,18 +75,50 @@ pub(super) fn is_json(headers: &HeaderMap) -> bool {
 /// A JSON request body, or the error that says what is wrong with it: 413
 /// over `limit` bytes, 400 when it is not JSON (or not sent as JSON), 422
 /// when it is JSON of the wrong shape (naming the field serde names).
-pub fn json_body<T>(body: Result<Json<T>, JsonRejection>, limit: usize) -> Result<T, ServerError> {
-    match body {
+///
+/// The body is read by plain `serde_json`: axum's `Json` tracks the path of
+/// every value it reads (for its error message), which costs a large body
+/// a good part of its parse, so only a body that fails is read again
+/// through `Json`, for the path. serde_json calls a value of the wrong
+/// kind for an enum (`"pluginType": 1`) a syntax error; a body that is
+/// JSON is never refused as "not JSON", whatever its reader said.
+pub async fn read_json<T, S>(req: Request, state: &S, limit: usize) -> Result<T, ServerError>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    if !is_json(req.headers()) {
+        return Err(ApiError::BadRequest(
+            "Expected request with `Content-Type: application/json`".into(),
+        )
+        .into());
+    }
+    let bytes = match axum::body::Bytes::from_request(req, state).await {
+        Ok(bytes) => bytes,
+        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            return Err(ApiError::TooLarge {
+                field: "body".into(),
+                limit: bytes_in_words(limit),
+            }
+            .into())
+        }
+        Err(e) => return Err(ApiError::BadRequest(excerpt(&e.body_text())).into()),
+    };
+    if let Ok(value) = serde_json::from_slice(&bytes) {
+        return Ok(value);
+    }
+    let shape = |text: &str| {
+        let (field, rule) = data_error(text);
+        ApiError::invalid(field, excerpt(&rule)).into()
+    };
+    match Json::<T>::from_bytes(&bytes) {
         Ok(Json(value)) => Ok(value),
-        Err(JsonRejection::JsonDataError(e)) => {
-            let (field, rule) = data_error(&e.body_text());
-            Err(ApiError::invalid(field, excerpt(&rule)).into())
+        Err(JsonRejection::JsonDataError(e)) => Err(shape(&e.body_text())),
+        Err(JsonRejection::JsonSyntaxError(e))
+            if serde_json::from_slice::<IgnoredAny>(&bytes).is_ok() =>
+        {
+            Err(shape(&e.body_text()))
         }
-        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => Err(ApiError::TooLarge {
-            field: "body".into(),
-            limit: bytes_in_words(limit),
-        }
-        .into()),
         Err(e) => Err(ApiError::BadRequest(excerpt(&e.body_text())).into()),
     }
 }
@@ -145,6 +130,7 @@ pub fn json_body<T>(body: Result<Json<T>, JsonRejection>, limit: usize) -> Resul
 pub(super) fn data_error(text: &str) -> (String, String) {
     let detail = text
         .strip_prefix("Failed to deserialize the JSON body into the target type: ")
+        .or_else(|| text.strip_prefix("Failed to parse the request body as JSON: "))
         .unwrap_or(text);
     let (field, rule) = match detail.split_once(": ") {
         Some((path, rule)) if path != "." && !path.contains(' ') => (path, rule),

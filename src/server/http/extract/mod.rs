@@ -15,12 +15,11 @@
 //!   start triggers platforms call), [`ActingUser<S>`] (the signed-in
 //!   teacher, or a key with a scope `S` names acting as the account that
 //!   made it, for data that belongs to a user: students');
-//! - bodies: [`JsonBody<T, LIMIT>`] (and [`FastJsonBody`] for the large
-//!   plugin bodies, [`BytesBody`] for archives), whose refusals are the
-//!   API's JSON errors: 413 naming the limit, 400 for what is not JSON,
-//!   422 naming the field;
-//! - headers and path: [`IfMatch`], [`Expected`], [`IdPath<T>`],
-//!   [`CallId`].
+//! - bodies: [`JsonBody<T, LIMIT>`] (and [`BytesBody`] for archives),
+//!   whose refusals are the API's JSON errors: 413 naming the limit, 400
+//!   for what is not JSON, 422 naming the field;
+//! - headers, path and query: [`IfMatch`], [`Expected`], [`IdPath<T>`],
+//!   [`CallId`], [`QueryParams<T>`] (422 naming the parameter).
 //!
 //! Extractors run in the order a handler lists them, and the body last,
 //! so a handler lists them in the order its checks answer (401, 403, then
@@ -31,6 +30,7 @@ mod body;
 mod caller;
 mod hook;
 mod path;
+mod query;
 mod session;
 #[cfg(test)]
 mod tests;
@@ -41,5 +41,6 @@ pub use body::*;
 pub use caller::*;
 pub use hook::*;
 pub use path::*;
+pub use query::*;
 pub use session::*;
 pub use watcher::*;

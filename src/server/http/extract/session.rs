@@ -17,14 +17,13 @@ use std::marker::PhantomData;
 use std::ops::Deref;
 
 /// The token in `Authorization: Bearer …`, if there is one and it is not
-/// blank.
+/// blank. The scheme is matched without regard to case (`bearer`,
+/// `BEARER`), as HTTP's authentication schemes are (RFC 9110 §11.1).
 pub fn bearer(headers: &HeaderMap) -> Option<&str> {
-    headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.trim_start().split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
 /// A session's (or plugin's) token from `Authorization: Bearer …`, the

@@ -73,12 +73,15 @@ impl FromRequestParts<AppState> for Viewing {
 }
 
 /// A request watching session `{id}`: with the session's own token or
-/// plugin token (`Authorization`, or `?token=`) as `sessions::admit` lets
-/// it (`Act::Watch`); else as a person or an API key ([`Viewing`]) whom
-/// `sessions::watchable` lets see it — another teacher's session is 404,
-/// as an unknown one. 401 with no credential.
+/// plugin token as `sessions::admit` lets it (`Act::Watch`); else as a
+/// person or an API key ([`Viewing`]) whom `sessions::watchable` lets see
+/// it — another teacher's session is 404, as an unknown one. 401 with no
+/// credential. The token comes in `Authorization`, or for an event stream
+/// (`STREAM`, the default: a browser's `EventSource` sets no headers) as
+/// `?token=`; anywhere else a token in the query is not read, so it stays
+/// out of access logs.
 #[derive(Debug, Clone)]
-pub struct Watching {
+pub struct Watching<const STREAM: bool = true> {
     /// The session, as read when the request was let in.
     pub row: SessionRow,
     /// Whose stream caps the watcher counts under, as
@@ -87,7 +90,7 @@ pub struct Watching {
     pub listeners: Vec<String>,
 }
 
-impl FromRequestParts<AppState> for Watching {
+impl<const STREAM: bool> FromRequestParts<AppState> for Watching<STREAM> {
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
@@ -95,7 +98,12 @@ impl FromRequestParts<AppState> for Watching {
         let watching = async {
             // A session's token names its session: it decides, even for a
             // page that is signed in too (a plugin on the playground).
-            let token = stream_token(parts).filter(|t| !t.starts_with(API_KEY_PREFIX));
+            let token = if STREAM {
+                stream_token(parts)
+            } else {
+                bearer(&parts.headers).map(str::to_owned)
+            };
+            let token = token.filter(|t| !t.starts_with(API_KEY_PREFIX));
             if let Some(token) = token {
                 let admitted = sessions::admit(state, &id, Some(&token), Act::Watch).await?;
                 return Ok::<_, ServerError>(Watching {

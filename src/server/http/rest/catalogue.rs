@@ -13,13 +13,13 @@ use crate::domain::ids::ToolId;
 use crate::domain::limits::CATALOGUE_HISTORY_PAGE_MAX;
 use crate::server::catalogue::{self, Changed};
 use crate::server::http::extract::{
-    if_match, path_id, CatalogueRead, CatalogueWrite, Expected, IdPath, JsonBody, Key,
+    if_match, path_id, CatalogueRead, CatalogueWrite, Expected, IdPath, JsonBody, Key, QueryParams,
 };
 use crate::server::http::rest::bindings::etag;
 use crate::server::http::rest::vibes::same_id;
 use crate::server::store::{bindings as tools, catalogue as versions};
 use crate::server::{AppState, ServerError};
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
@@ -117,7 +117,7 @@ struct Page {
 async fn history(
     _: Key<CatalogueRead>,
     State(state): State<AppState>,
-    Query(page): Query<Page>,
+    QueryParams(page): QueryParams<Page>,
 ) -> Result<Response, ServerError> {
     let before = page
         .before
@@ -156,7 +156,7 @@ async fn one_version(
     _: Key<CatalogueRead>,
     State(state): State<AppState>,
     Path(raw): Path<String>,
-    Query(query): Query<Against>,
+    QueryParams(query): QueryParams<Against>,
 ) -> Result<Response, ServerError> {
     let version = path_id(&raw, "version")?;
     let found = versions::version(&state.db, version).await?;

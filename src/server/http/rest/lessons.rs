@@ -7,9 +7,9 @@ use crate::domain::declaration::DeclarationFormat;
 use crate::domain::lesson::optimise::OptimiseMode;
 use crate::domain::lesson::prompt::build;
 use crate::error::ApiError;
-use crate::server::http::extract::{path_id, Key, LessonsRead, Teacher};
+use crate::server::http::extract::{path_id, Key, LessonsRead, QueryParams, Teacher};
 use crate::server::{platform::tokens, store, AppState, ServerError};
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -53,7 +53,7 @@ async fn prompt(
     key: Key<LessonsRead>,
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(query): Query<PromptQuery>,
+    QueryParams(query): QueryParams<PromptQuery>,
 ) -> Result<Json<PromptResponse>, ServerError> {
     let id = path_id(&id, "id")?;
     let format = DeclarationFormat::parse(query.format.as_deref().unwrap_or("gemini"))?;

@@ -12,6 +12,7 @@
 //! that opened it.
 
 use crate::domain::api_key::Scope;
+use crate::domain::limits::{bytes_in_words, excerpt, API_BODY_MAX_BYTES};
 use crate::domain::user::Role;
 use crate::error::ApiError;
 use crate::server::agent::mcp::{McpCaller, McpService};
@@ -122,8 +123,47 @@ where
         Some(slot) => McpSessions::opening(slot, mcp.handle(req)).await,
         None => mcp.handle(req).await,
     };
-    holding(response.map(Body::new), permit)
+    let response = as_api_error(response.map(Body::new)).await;
+    holding(response, permit)
 }
+
+/// rmcp's own refusals (a body over the limit, not JSON-RPC, a missing
+/// `Accept`, an unknown MCP session) come as plain text; the API's are
+/// JSON, so each is said again as an [`ApiError`]: 413 `TooLarge` naming
+/// the body's limit, 415 → 400 `BadRequest`, 404 `NotFound`, any other
+/// status kept with `BadRequest`'s shape. JSON-RPC answers and event
+/// streams pass untouched.
+async fn as_api_error(response: Response) -> Response {
+    let status = response.status();
+    let plain = !response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json") || v.starts_with("text/event-stream"));
+    if !status.is_client_error() || !plain {
+        return response;
+    }
+    let text = axum::body::to_bytes(response.into_body(), RMCP_REFUSAL_MAX_BYTES)
+        .await
+        .map(|b| excerpt(&String::from_utf8_lossy(&b)))
+        .unwrap_or_default();
+    let error = match status.as_u16() {
+        413 => ApiError::TooLarge {
+            field: "body".into(),
+            limit: bytes_in_words(API_BODY_MAX_BYTES),
+        },
+        404 => ApiError::NotFound(text),
+        _ => ApiError::BadRequest(text),
+    };
+    let mut answer = ServerError::from(error).into_response();
+    if status.as_u16() != 415 {
+        *answer.status_mut() = status;
+    }
+    answer
+}
+
+/// Most bytes of an rmcp refusal's text read (it is one line).
+const RMCP_REFUSAL_MAX_BYTES: usize = 4096;
 
 /// `response`, holding `permit` for as long as its body is sent if it is
 /// an event stream; any other answer frees the slot at once.

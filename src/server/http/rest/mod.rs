@@ -29,8 +29,10 @@ use crate::domain::limits::{excerpt, API_BODY_MAX_BYTES};
 use crate::error::ApiError;
 use crate::server::{AppState, ServerError};
 use axum::extract::DefaultBodyLimit;
-use axum::http::Uri;
+use axum::http::{Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
 use axum::routing::any;
+use axum::Json;
 use axum::Router;
 
 /// Every JSON API route; bodies are capped at [`API_BODY_MAX_BYTES`] unless
@@ -55,7 +57,22 @@ pub fn router() -> Router<AppState> {
         .merge(retention::router())
         .merge(student_data::router())
         .route("/api/{*path}", any(unknown_path))
+        .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(API_BODY_MAX_BYTES))
+}
+
+/// A known path asked with a method it does not take: 405 with `Allow`
+/// (axum adds it) and, as every API error, a JSON body that says so.
+async fn method_not_allowed(method: Method, uri: Uri) -> Response {
+    let words = format!(
+        "{method} is not allowed on {}: see the Allow header",
+        excerpt(uri.path())
+    );
+    (
+        StatusCode::METHOD_NOT_ALLOWED,
+        Json(ApiError::BadRequest(words)),
+    )
+        .into_response()
 }
 
 async fn unknown_path(uri: Uri) -> ServerError {

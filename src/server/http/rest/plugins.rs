@@ -12,13 +12,13 @@ use crate::domain::plugin::{Patch, Registration, REGISTRATION_MAX_BYTES};
 use crate::error::ApiError;
 use crate::server::agent::plugins::{self, Change, API_VERSION};
 use crate::server::http::extract::{
-    plugin_not_found, AnswerRelayedCall, CallId, ChangePluginTools, FastJsonBody, JsonBody,
-    ListenForCalls, PluginSession, ReadMetadata,
+    plugin_not_found, AnswerRelayedCall, CallId, ChangePluginTools, JsonBody, ListenForCalls,
+    PluginSession, QueryParams, ReadMetadata,
 };
 use crate::server::http::rest::event_streams::event_stream_holding;
 use crate::server::http::rest::sessions::SessionQuery;
 use crate::server::{AppState, ServerError};
-use axum::extract::{DefaultBodyLimit, Query, State};
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -63,7 +63,7 @@ fn answer<T: serde::Serialize>(
 async fn register(
     State(state): State<AppState>,
     session: PluginSession<ChangePluginTools>,
-    FastJsonBody(body): FastJsonBody<Registration, REGISTRATION_MAX_BYTES>,
+    JsonBody(body): JsonBody<Registration, REGISTRATION_MAX_BYTES>,
 ) -> Response {
     let row = session.into_inner().row;
     let id = row.id.clone();
@@ -75,7 +75,7 @@ async fn register(
 pub async fn patch_tools(
     State(state): State<AppState>,
     session: PluginSession<ChangePluginTools>,
-    FastJsonBody(body): FastJsonBody<Patch, REGISTRATION_MAX_BYTES>,
+    JsonBody(body): JsonBody<Patch, REGISTRATION_MAX_BYTES>,
 ) -> Response {
     let row = session.into_inner().row;
     let id = row.id.clone();
@@ -131,8 +131,8 @@ async fn metadata(
 /// still waiting, so `Last-Event-ID` needs no replay of its own.
 async fn plugin_events(
     State(state): State<AppState>,
-    Query(_): Query<SessionQuery>,
     session: PluginSession<ListenForCalls>,
+    QueryParams(_): QueryParams<SessionQuery>,
 ) -> Response {
     let row = session.into_inner().row;
     let limits = [(

@@ -16,8 +16,8 @@ use crate::domain::user::Role;
 use crate::domain::workflow_chat::ChatMessage;
 use crate::error::ApiError;
 use crate::server::http::extract::{
-    self, user_with_role, Admin, ApiKey, BytesBody, CallHook, Hook, JsonBody, Key, SignedIn,
-    WebhookHook,
+    self, is_json, user_with_role, Admin, ApiKey, BytesBody, CallHook, Hook, JsonBody, Key,
+    SignedIn, WebhookHook,
 };
 use crate::server::{triggers, workflows, AppState, ServerError};
 use axum::extract::{DefaultBodyLimit, Path, State};
@@ -102,12 +102,23 @@ struct StartOptions {
 }
 
 /// Reads a start's body: none (or empty) is no options; otherwise a JSON
-/// object of [`StartOptions`] (422 naming the field).
-fn start_options(raw: &[u8]) -> Result<StartOptions, ServerError> {
+/// object of [`StartOptions`], sent as `application/json`: 400 for a body
+/// that is not JSON (or not sent as JSON), 422 naming the field for JSON
+/// of the wrong shape, as every JSON body is refused.
+fn start_options(headers: &HeaderMap, raw: &[u8]) -> Result<StartOptions, ServerError> {
     if raw.iter().all(u8::is_ascii_whitespace) {
         return Ok(StartOptions::default());
     }
+    if !is_json(headers) {
+        return Err(ApiError::BadRequest(
+            "Expected request with `Content-Type: application/json`".into(),
+        )
+        .into());
+    }
     serde_json::from_slice(raw).map_err(|e| {
+        if e.is_syntax() || e.is_eof() {
+            return ApiError::BadRequest(crate::domain::limits::excerpt(&e.to_string())).into();
+        }
         let rule = e.to_string();
         // A wrong type of `trial` names it; an unknown field or bad JSON
         // is the body's.
@@ -133,7 +144,6 @@ async fn start(
     Path(id): Path<String>,
     BytesBody(raw): BytesBody<{ API_BODY_MAX_BYTES }>,
 ) -> Result<Response, ServerError> {
-    let trial = start_options(&raw)?.trial;
     let opener = match key {
         Some(key) => {
             key.require_any(<extract::Sessions as extract::KeyScope>::SCOPES)?;
@@ -149,7 +159,7 @@ async fn start(
             let admin = user_with_role(&state, user.as_ref(), Role::Admin, &method, &headers)?;
             Opener {
                 user: Some(admin.0.id),
-                trial,
+                trial: start_options(&headers, &raw)?.trial,
                 started_by: Some(StartedBy::new(
                     MANUAL,
                     &format!("by {}", admin.0.display_name),
@@ -158,6 +168,9 @@ async fn start(
             }
         }
     };
+    // A key's start takes the same options (and is refused for the same
+    // bodies), though only a page's start may be a trial.
+    start_options(&headers, &raw)?;
     workflows::get(&state, &id).await?;
     let opened = triggers::start(&state, &id, &opener).await?;
     let body = StartedBody {
@@ -234,7 +247,8 @@ struct CallRequest {
     platform: Option<String>,
 }
 
-/// A phone number field: present, and at most [`CALL_NUMBER_MAX_CHARS`].
+/// A phone number field: present, at most [`CALL_NUMBER_MAX_CHARS`], one
+/// line.
 fn check_number(field: &str, value: &str) -> Result<(), ApiError> {
     if value.trim().is_empty() {
         return Err(ApiError::invalid(field, "is required"));
@@ -243,6 +257,13 @@ fn check_number(field: &str, value: &str) -> Result<(), ApiError> {
         return Err(ApiError::invalid(
             field,
             format!("must be at most {CALL_NUMBER_MAX_CHARS} characters"),
+        ));
+    }
+    // A number or SIP address is one line: it is shown in lists and logs.
+    if value.chars().any(char::is_control) {
+        return Err(ApiError::invalid(
+            field,
+            "may not contain control characters",
         ));
     }
     Ok(())

@@ -10,11 +10,13 @@ use crate::domain::limits::{excerpt, ULTRAVOX_WEBHOOK_BODY_MAX_BYTES};
 use crate::error::ApiError;
 use crate::server::agent::listing::Listing;
 use crate::server::agent::sessions;
-use crate::server::http::extract::{BearerToken, BytesBody, CallTool, ReadTools, Session};
+use crate::server::http::extract::{
+    BearerToken, BytesBody, CallTool, QueryParams, ReadTools, Session,
+};
 use crate::server::ultravox::signature::{verify, SIGNATURE_HEADER, TIMESTAMP_HEADER};
 use crate::server::ultravox::{self, ToolAnswer};
 use crate::server::{AppState, ServerError};
-use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -47,7 +49,7 @@ async fn call_config(
     State(state): State<AppState>,
     session: Session<ReadTools>,
     BearerToken(token): BearerToken,
-    Query(query): Query<FormatQuery>,
+    QueryParams(query): QueryParams<FormatQuery>,
 ) -> Result<Response, ServerError> {
     if query.format.as_deref().unwrap_or("ultravox") != "ultravox" {
         return Err(ApiError::invalid("format", "must be ultravox").into());

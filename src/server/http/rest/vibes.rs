@@ -10,14 +10,15 @@ use crate::domain::vibe::tool_file::Form;
 use crate::domain::vibe::{Agent, Vibe};
 use crate::error::ApiError;
 use crate::server::http::extract::{
-    self, Admin, BytesBody, Expected, IdPath, IfMatchOptional, JsonBody, Key, VibesRead, VibesWrite,
+    self, Admin, BytesBody, Expected, IdPath, IfMatchOptional, JsonBody, Key, QueryParams,
+    VibesRead, VibesWrite,
 };
 use crate::server::http::rest::bindings::etag;
 use crate::server::store::vibes::Versioned;
 use crate::server::vibes::manifests::{self, ArchiveFormat};
 use crate::server::vibes::{self, Change};
 use crate::server::{AppState, ServerError};
-use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -221,7 +222,7 @@ async fn download(
 async fn export_api(
     _: Key<VibesRead>,
     State(state): State<AppState>,
-    Query(query): Query<ExportQuery>,
+    QueryParams(query): QueryParams<ExportQuery>,
 ) -> Result<Response, ServerError> {
     download(
         &state,
@@ -235,7 +236,7 @@ async fn export_api(
 async fn export_page_zip(
     _: Admin,
     State(state): State<AppState>,
-    Query(query): Query<ExportQuery>,
+    QueryParams(query): QueryParams<ExportQuery>,
 ) -> Result<Response, ServerError> {
     download(&state, ArchiveFormat::Zip, query.form()?).await
 }
@@ -244,7 +245,7 @@ async fn export_page_zip(
 async fn export_page_tar(
     _: Admin,
     State(state): State<AppState>,
-    Query(query): Query<ExportQuery>,
+    QueryParams(query): QueryParams<ExportQuery>,
 ) -> Result<Response, ServerError> {
     download(&state, ArchiveFormat::Tar, query.form()?).await
 }
@@ -298,7 +299,7 @@ async fn call_config(
     _: Key<extract::Sessions>,
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(query): Query<FormatQuery>,
+    QueryParams(query): QueryParams<FormatQuery>,
 ) -> Result<Response, ServerError> {
     if query.format.as_deref().unwrap_or("ultravox") != "ultravox" {
         return Err(ApiError::invalid("format", "must be ultravox").into());

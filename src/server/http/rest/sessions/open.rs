@@ -2,7 +2,6 @@
 //! for a student) and issuing a new plugin token for one.
 
 use crate::domain::api_key::Scope;
-use crate::domain::limits::STUDENT_MAX_CHARS;
 use crate::domain::session_origin::Opener;
 use crate::domain::student::StudentLabel;
 use crate::error::ApiError;
@@ -130,19 +129,11 @@ async fn open_lesson(
     lesson_id: i64,
     body: &OpenRequest,
 ) -> Result<sessions::Opened, ServerError> {
-    let name = body
+    // A blank name is refused like any other broken one (omit `student`
+    // for a session without one).
+    let label = body
         .student
         .as_deref()
-        .map(str::trim)
-        .filter(|s| !s.is_empty());
-    if name.is_some_and(|s| s.chars().count() > STUDENT_MAX_CHARS) {
-        return Err(ApiError::invalid(
-            "student",
-            format!("must be at most {STUDENT_MAX_CHARS} characters"),
-        )
-        .into());
-    }
-    let label = name
         .map(|n| StudentLabel::name(n, "student"))
         .transpose()
         .map_err(ApiError::Invalid)?;

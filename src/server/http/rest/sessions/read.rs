@@ -4,11 +4,12 @@
 use super::SessionQuery;
 use crate::domain::declaration::DeclarationFormat;
 use crate::domain::limits::CALLS_PAGE_MAX;
+use crate::error::ApiError;
 use crate::server::agent::listing::Listing;
 use crate::server::agent::sessions;
-use crate::server::http::extract::{ReadTools, Session, Viewing, Watching};
+use crate::server::http::extract::{QueryParams, ReadTools, Session, Viewing, Watching};
 use crate::server::{AppState, ServerError};
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
@@ -24,8 +25,8 @@ pub(super) async fn list(
 
 pub(super) async fn tools(
     State(state): State<AppState>,
-    Query(query): Query<SessionQuery>,
     session: Session<ReadTools>,
+    QueryParams(query): QueryParams<SessionQuery>,
 ) -> Result<Response, ServerError> {
     let row = session.into_inner().row;
     let format = DeclarationFormat::parse(query.format.as_deref().unwrap_or("gemini"))?;
@@ -39,13 +40,20 @@ pub(super) async fn tools(
 /// answer is what to ask for next, `null` when there is nothing older.
 pub(super) async fn calls(
     State(state): State<AppState>,
-    Query(query): Query<SessionQuery>,
-    watching: Watching,
+    watching: Watching<false>,
+    QueryParams(query): QueryParams<SessionQuery>,
 ) -> Result<Response, ServerError> {
     let id = watching.row.id;
     let limit = query.limit.unwrap_or(CALLS_PAGE_MAX);
+    if !(1..=CALLS_PAGE_MAX).contains(&limit) {
+        return Err(ApiError::invalid(
+            "limit",
+            format!("must be between 1 and {CALLS_PAGE_MAX} (got {limit})"),
+        )
+        .into());
+    }
     let page = sessions::calls_page(&state, &id, query.before, limit).await?;
-    let next = (page.len() == limit.clamp(1, CALLS_PAGE_MAX))
+    let next = (page.len() == limit)
         .then(|| page.first().map(|c| c.id))
         .flatten();
     Ok(Json(json!({"calls": page, "before": next})).into_response())

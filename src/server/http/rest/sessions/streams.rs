@@ -5,11 +5,11 @@ use super::SessionQuery;
 use crate::domain::agent_session::SessionEvent;
 use crate::server::agent::hub::Frame;
 use crate::server::agent::sessions;
-use crate::server::http::extract::{Viewing, Watching};
+use crate::server::http::extract::{QueryParams, Viewing, Watching};
 use crate::server::http::rest::event_streams::{event_stream, list_stream, session_stream};
 use crate::server::{AppState, ServerError};
 use axum::body::Bytes;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 
@@ -29,8 +29,8 @@ async fn snapshot_frame(
 /// token, or a person or API key who may see it ([`Watching`]).
 pub(super) async fn events(
     State(state): State<AppState>,
-    Query(_): Query<SessionQuery>,
     watching: Watching,
+    QueryParams(_): QueryParams<SessionQuery>,
     headers: HeaderMap,
 ) -> Result<Response, ServerError> {
     let id = watching.row.id;
