@@ -239,7 +239,7 @@ impl LessonDraft {
             if minutes == 0 || minutes > MAX_DURATION_MINUTES {
                 problems.push(FieldError::new(
                     "durationMinutes",
-                    format!("must be between 1 and {MAX_DURATION_MINUTES} minutes"),
+                    format!("must be a whole number of minutes, 1 to {MAX_DURATION_MINUTES}"),
                 ));
             }
         }

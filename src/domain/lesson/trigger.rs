@@ -237,9 +237,10 @@ impl TriggerCondition {
                 }
                 Ok(())
             }
-            Self::TurnCount { min_turns } if *min_turns < 1 || *min_turns > MAX_TURNS => {
-                Err(("minTurns", format!("must be between 1 and {MAX_TURNS}")))
-            }
+            Self::TurnCount { min_turns } if *min_turns < 1 || *min_turns > MAX_TURNS => Err((
+                "minTurns",
+                format!("must be a whole number of turns, 1 to {MAX_TURNS}"),
+            )),
             Self::TimeRemaining { minutes_remaining }
                 if !MINUTE_MARKS.contains(minutes_remaining) =>
             {

@@ -16,6 +16,9 @@ pub enum Link {
     Live,
     /// Dropped; the browser is retrying and will catch up on reconnect.
     Reconnecting,
+    /// Closed for good: the page set it (an ended session's stream has
+    /// nothing more to say), so the stream is not opened again.
+    Closed,
 }
 
 impl Link {
@@ -25,6 +28,7 @@ impl Link {
             Link::Connecting => "connecting…",
             Link::Live => "live",
             Link::Reconnecting => "reconnecting…",
+            Link::Closed => "closed",
         }
     }
 
@@ -35,6 +39,7 @@ impl Link {
             Link::Connecting => "connecting",
             Link::Live => "live",
             Link::Reconnecting => "reconnecting",
+            Link::Closed => "closed",
         }
     }
 }
@@ -58,7 +63,10 @@ const REOPEN_MAX_MS: u32 = 30_000;
 /// gives the stream up for good (any answer but an event stream), it is
 /// opened again after [`REOPEN_FIRST_MS`], backing off: the server's
 /// answer to a new stream (its history and a snapshot, or the whole list)
-/// brings the page up to date. Does nothing on the server.
+/// brings the page up to date. Once the page sets `link` to
+/// [`Link::Closed`] the stream is closed when it next drops (the server
+/// ends an ended session's stream) and never opened again. Does nothing on
+/// the server.
 pub fn subscribe(
     url: String,
     names: &'static [&'static str],
@@ -140,6 +148,9 @@ mod browser {
                 .collect();
             let (link, weak) = (feed.link, Rc::downgrade(feed));
             let opened = Closure::<dyn Fn()>::new(move || {
+                if link.get_untracked() == Link::Closed {
+                    return;
+                }
                 link.set(Link::Live);
                 if let Some(feed) = weak.upgrade() {
                     feed.wait_ms.set(super::REOPEN_FIRST_MS);
@@ -147,10 +158,15 @@ mod browser {
             });
             let weak = Rc::downgrade(feed);
             let failed = Closure::<dyn Fn()>::new(move || {
-                link.set(Link::Reconnecting);
-                if let Some(feed) = weak.upgrade() {
-                    feed.given_up();
+                let Some(feed) = weak.upgrade() else {
+                    return;
+                };
+                if link.get_untracked() == Link::Closed {
+                    feed.close();
+                    return;
                 }
+                link.set(Link::Reconnecting);
+                feed.given_up();
             });
             source.set_onopen(Some(opened.as_ref().unchecked_ref()));
             source.set_onerror(Some(failed.as_ref().unchecked_ref()));

@@ -1,6 +1,7 @@
 //! Pieces every page shares, each written once: the loading / error / empty
 //! states of loaded data, the save status line, the one-field create form,
 //! the message under a field, a text box that follows saves until edited,
+//! whole-number inputs that keep what is typed,
 //! times in the watcher's zone, status icons, the live event feed and the
 //! chat with a model that acts through tools (`chat`), a student's data
 //! rights (download, delete) for the student's page.
@@ -18,6 +19,7 @@ pub mod http;
 pub mod leave_guard;
 pub mod loaded;
 pub mod local_time;
+pub mod number_field;
 pub mod save_status;
 pub mod status_icon;
 pub mod student_data_rights;
@@ -30,6 +32,7 @@ pub use field_problem::FieldProblem;
 pub use leave_guard::guard_unsaved;
 pub use loaded::{Loaded, MaybeEmpty};
 pub use local_time::LocalTime;
+pub use number_field::{typing, whole_number};
 pub use save_status::{SaveMessage, SaveStatus};
 pub use status_icon::{Status, StatusIcon};
 pub use student_data_rights::StudentDataRights;

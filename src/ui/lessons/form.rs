@@ -3,7 +3,7 @@
 
 use crate::domain::error::{problem_for, FieldError};
 use crate::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
-use crate::ui::components::FieldProblem;
+use crate::ui::components::{typing, whole_number, FieldProblem};
 use crate::ui::lessons::edit::add_task;
 use crate::ui::lessons::editor::apply;
 use crate::ui::lessons::review_items::ReviewItems;
@@ -19,7 +19,19 @@ pub fn LessonForm(
 ) -> impl IntoView {
     let error = move |field: &'static str| move || problems.with(|p| problem_for(p, field, false));
     let new_task = RwSignal::new(String::new());
-    let tasks = Memo::new(move |_| draft.with(|d| d.tasks.clone()));
+    let duration_field = NodeRef::<leptos::html::Input>::new();
+    // Rows are redrawn when tasks come, go or move, not when one's text
+    // changes: the row being typed in keeps its focus, and the preview
+    // follows every keystroke.
+    let tasks = Memo::new_with_compare(
+        move |_| draft.with(|d| d.tasks.clone()),
+        |old, new| {
+            let ids = |tasks: Option<&Vec<LessonTask>>| {
+                tasks.map(|t| t.iter().map(|t| t.id.clone()).collect::<Vec<_>>())
+            };
+            ids(old) != ids(new)
+        },
+    );
     let add = move || {
         let text = new_task.get_untracked();
         if text.trim().is_empty() {
@@ -60,13 +72,17 @@ pub fn LessonForm(
                     <label for="lesson-duration">"Duration (minutes)"</label>
                     <input
                         id="lesson-duration"
-                        type="number"
-                        min="1"
-                        max="180"
-                        prop:value=move || draft.with(|d| d.duration_minutes.map(|m| m.to_string()).unwrap_or_default())
+                        type="text"
+                        inputmode="numeric"
+                        node_ref=duration_field
+                        prop:value=move || {
+                            typing(duration_field).unwrap_or_else(|| {
+                                draft.with(|d| d.duration_minutes.map(|m| m.to_string()).unwrap_or_default())
+                            })
+                        }
                         on:input=move |ev| {
                             let raw = event_target_value(&ev);
-                            apply(draft, notices, |d| d.duration_minutes = raw.trim().parse().ok())
+                            apply(draft, notices, |d| d.duration_minutes = whole_number(&raw))
                         }
                     />
                     <FieldProblem message=error("durationMinutes") />
@@ -115,8 +131,9 @@ pub fn LessonForm(
             <div class="field">
                 <span class="label">"Tasks (lesson objectives)"</span>
                 <ol class="tasks" data-testid="tasks">
-                    // Rebuilt whole on every change: rows are addressed by
-                    // position (move up/down, remove), not by identity.
+                    // Rebuilt whole when the list changes: rows are
+                    // addressed by position (move up/down, remove), not by
+                    // identity.
                     {move || {
                         let tasks = tasks.get();
                         let count = tasks.len();
@@ -175,7 +192,7 @@ fn TaskRow(
                 type="text"
                 aria-label=format!("Task {}", index + 1)
                 value=task.text.clone()
-                on:change=move |ev| {
+                on:input=move |ev| {
                     let text = event_target_value(&ev);
                     apply(
                         draft,

@@ -19,7 +19,17 @@ pub fn ReviewItems(
 ) -> impl IntoView {
     let text = RwSignal::new(String::new());
     let audio = RwSignal::new(String::new());
-    let items = Memo::new(move |_| draft.with(|d| d.review_items.clone()));
+    // Redrawn when items come, go or move, not while one's text is typed
+    // (as the tasks are, `form::LessonForm`).
+    let items = Memo::new_with_compare(
+        move |_| draft.with(|d| d.review_items.clone()),
+        |old, new| {
+            let ids = |items: Option<&Vec<ReviewItem>>| {
+                items.map(|i| i.iter().map(|i| i.id.clone()).collect::<Vec<_>>())
+            };
+            ids(old) != ids(new)
+        },
+    );
     let add = move || {
         let (t, a) = (text.get_untracked(), audio.get_untracked());
         if t.trim().is_empty() {
@@ -110,7 +120,7 @@ fn ItemRow(
                 type="text"
                 aria-label=format!("Review item {}", index + 1)
                 value=item.text.clone()
-                on:change=move |ev| {
+                on:input=move |ev| {
                     let text = event_target_value(&ev);
                     edit(Box::new(move |i| i.text = text))
                 }
@@ -124,7 +134,7 @@ fn ItemRow(
                 placeholder="Recording"
                 aria-label=format!("Recording of review item {}", index + 1)
                 value=item.audio.clone().unwrap_or_default()
-                on:change=move |ev| {
+                on:input=move |ev| {
                     let raw = event_target_value(&ev);
                     edit(
                         Box::new(move |i| {

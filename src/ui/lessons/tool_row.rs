@@ -8,7 +8,8 @@ use crate::domain::lesson::prompt::BuiltPrompt;
 use crate::domain::lesson::tools::TutorTool;
 use crate::domain::lesson::trigger::{TriggerCondition, TriggerKind, MINUTE_MARKS};
 use crate::domain::lesson::LessonDraft;
-use crate::ui::components::FieldProblem;
+use crate::ui::components::number_field::NOT_WHOLE;
+use crate::ui::components::{typing, whole_number, FieldProblem};
 use crate::ui::lessons::edit::{config_of, edit_tool, min_turns, minutes_remaining, tool_problem};
 use crate::ui::lessons::editor::apply;
 use crate::ui::lessons::keyword_chips::KeywordChips;
@@ -38,6 +39,7 @@ pub fn ToolRow(
 ) -> impl IntoView {
     let id = tool.id;
     let config = Memo::new(move |_| draft.with(|d| config_of(&d.tool_configuration, id)));
+    let turns_field = NodeRef::<leptos::html::Input>::new();
     // What this tool adds to every request: its declaration and its line in
     // the prompt (estimates, like the per-tool table in the preview).
     let cost = move || {
@@ -149,15 +151,19 @@ pub fn ToolRow(
                             <label class="inline">
                                 "After turns "
                                 <input
-                                    type="number"
-                                    min="1"
+                                    type="text"
+                                    inputmode="numeric"
                                     class="narrow"
                                     data-testid=format!("turns-{id}")
+                                    node_ref=turns_field
                                     prop:value=move || {
-                                        config.with(|c| min_turns(&c.trigger_condition)).to_string()
+                                        typing(turns_field).unwrap_or_else(|| {
+                                            config.with(|c| min_turns(&c.trigger_condition)).to_string()
+                                        })
                                     }
                                     on:input=move |ev| {
-                                        let n = event_target_value(&ev).trim().parse().unwrap_or(0);
+                                        let raw = event_target_value(&ev);
+                                        let n = whole_number(&raw).unwrap_or(NOT_WHOLE);
                                         change_tool(
                                             draft,
                                             notices,

@@ -100,6 +100,10 @@ pub fn Visualiser(
             calls.set(s.calls);
             ended.set(s.ended);
             ended_at.set(s.ended_at);
+            if s.ended {
+                // Nothing more will come: no reconnecting when it closes.
+                link.set(Link::Closed);
+            }
             turns.set(s.turns);
             agent.set(s.agent);
             plugin.set(s.plugin.as_ref().map(who));
@@ -157,6 +161,7 @@ pub fn Visualiser(
         SessionEvent::AgentChanged(view) => agent.set(Some(view)),
         SessionEvent::Ended { .. } => {
             ended.set(true);
+            link.set(Link::Closed);
             #[cfg(feature = "hydrate")]
             ended_at.set(Some((web_sys::js_sys::Date::now() / 1000.0) as i64));
         }
