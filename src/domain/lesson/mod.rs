@@ -43,13 +43,16 @@ pub struct LessonTask {
 }
 
 impl LessonTask {
-    /// A task id derived from its text (`"Order a coffee"` → `order-a-coffee`),
+    /// A task id derived from its text (`"Order a coffee"` → `order-a-coffee`,
+    /// `"Comí paella"` → `comi-paella`: Latin letters lose their accents),
     /// made unique among `taken` by a numeric suffix.
     pub fn id_for(text: &str, taken: &[&str]) -> String {
         let mut slug = String::new();
         for c in text.to_lowercase().chars() {
             if c.is_ascii_alphanumeric() {
                 slug.push(c);
+            } else if let Some(plain) = unaccented(c) {
+                slug.push_str(plain);
             } else if !slug.ends_with('-') && !slug.is_empty() {
                 slug.push('-');
             }
@@ -67,6 +70,39 @@ impl LessonTask {
         }
         candidate
     }
+}
+
+/// A lower-case Latin letter with a diacritic (Latin-1 and Latin
+/// Extended-A, the letters of the languages this app's lessons teach) as
+/// the ASCII letters it is written with without it: ids stay `a-z 0-9 -`
+/// and still read as the words they came from.
+fn unaccented(c: char) -> Option<&'static str> {
+    Some(match c {
+        'à'..='å' | 'ā' | 'ă' | 'ą' => "a",
+        'æ' => "ae",
+        'ç' | 'ć' | 'ĉ' | 'ċ' | 'č' => "c",
+        'ð' | 'ď' | 'đ' => "d",
+        'è'..='ë' | 'ē' | 'ĕ' | 'ė' | 'ę' | 'ě' => "e",
+        'ĝ' | 'ğ' | 'ġ' | 'ģ' => "g",
+        'ĥ' | 'ħ' => "h",
+        'ì'..='ï' | 'ĩ' | 'ī' | 'ĭ' | 'į' | 'ı' => "i",
+        'ĵ' => "j",
+        'ķ' => "k",
+        'ĺ' | 'ļ' | 'ľ' | 'ŀ' | 'ł' => "l",
+        'ñ' | 'ń' | 'ņ' | 'ň' => "n",
+        'ò'..='ö' | 'ø' | 'ō' | 'ŏ' | 'ő' => "o",
+        'œ' => "oe",
+        'ŕ' | 'ŗ' | 'ř' => "r",
+        'ß' => "ss",
+        'ś' | 'ŝ' | 'ş' | 'š' => "s",
+        'ţ' | 'ť' | 'ŧ' => "t",
+        'þ' => "th",
+        'ù'..='ü' | 'ũ' | 'ū' | 'ŭ' | 'ů' | 'ű' | 'ų' => "u",
+        'ŵ' => "w",
+        'ý' | 'ÿ' | 'ŷ' => "y",
+        'ź' | 'ż' | 'ž' => "z",
+        _ => return None,
+    })
 }
 
 /// The student's level on the Common European Framework scale.
@@ -265,12 +301,24 @@ pub(crate) mod fixtures;
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        #[test]
+        fn a_task_id_from_any_text_is_a_valid_id(text in "\\PC{0,120}") {
+            let id = LessonTask::id_for(&text, &[]);
+            proptest::prop_assert!(review::is_valid_id(&id), "{text:?} → {id:?}");
+        }
+    }
+
     #[test]
     fn task_ids_are_slugs_made_unique() {
         assert_eq!(
             LessonTask::id_for("Order a café con leche!", &[]),
-            "order-a-caf-con-leche"
+            "order-a-cafe-con-leche"
         );
+        assert_eq!(LessonTask::id_for("Comí paella", &[]), "comi-paella");
+        assert_eq!(LessonTask::id_for("¿Cuánto cuesta?", &[]), "cuanto-cuesta");
+        assert_eq!(LessonTask::id_for("Straße, Øl", &[]), "strasse-ol");
+        assert_eq!(LessonTask::id_for("Comí", &["comi"]), "comi-2");
         assert_eq!(LessonTask::id_for("Pay", &["pay"]), "pay-2");
         assert_eq!(LessonTask::id_for("Pay", &["pay", "pay-2"]), "pay-3");
         assert_eq!(LessonTask::id_for("¿?", &[]), "task");

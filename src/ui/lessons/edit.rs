@@ -93,9 +93,10 @@ pub fn use_preset(config: &mut LessonToolConfiguration, preset: Preset) {
 }
 
 /// What switching to `preset` would drop, one line per tool ("Profile
-/// Learning: keywords hobby, family"): the keywords of a tool the preset
-/// turns on with another trigger. Empty means nothing the teacher wrote is
-/// lost and the switch needs no confirmation.
+/// Learning: keywords hobby, family", "Error Tracking: after 7 turns"):
+/// the trigger parameters of a tool the preset turns on with another
+/// trigger (keywords, turns, minutes). Empty means nothing the teacher set
+/// is lost and the switch needs no confirmation.
 pub fn preset_losses(config: &LessonToolConfiguration, preset: Preset) -> Vec<String> {
     let fresh = preset.configuration();
     fresh
@@ -104,12 +105,21 @@ pub fn preset_losses(config: &LessonToolConfiguration, preset: Preset) -> Vec<St
         .filter(|t| t.enabled)
         .filter_map(|t| {
             let old = config.tool(&t.tool_id)?;
-            let keywords = keywords_of(&old.trigger_condition);
-            let changes = old.trigger_condition.kind() != t.trigger_condition.kind();
-            (changes && !keywords.is_empty()).then(|| {
-                let name = tutor_tool(&t.tool_id).map_or(t.tool_id.as_str(), |tool| tool.name);
-                format!("{name}: keywords {}", keywords.join(", "))
-            })
+            if old.trigger_condition.kind() == t.trigger_condition.kind() {
+                return None;
+            }
+            let set = match &old.trigger_condition {
+                TriggerCondition::Keyword { keywords } if !keywords.is_empty() => {
+                    format!("keywords {}", keywords.join(", "))
+                }
+                TriggerCondition::TurnCount { min_turns } => format!("after {min_turns} turns"),
+                TriggerCondition::TimeRemaining { minutes_remaining } => {
+                    format!("{minutes_remaining} minutes left")
+                }
+                _ => return None,
+            };
+            let name = tutor_tool(&t.tool_id).map_or(t.tool_id.as_str(), |tool| tool.name);
+            Some(format!("{name}: {set}"))
         })
         .collect()
 }

@@ -114,6 +114,9 @@ fn LessonEditor(lesson: LessonView, reload: RwSignal<u32>, versions: Versions) -
     let draft = RwSignal::new(lesson.draft.clone());
     let saved = RwSignal::new(lesson.draft.clone());
     let version = RwSignal::new(lesson.version);
+    // Nothing to save without a change (each save is a version), but for
+    // a lesson whose proposed tool configuration was never saved.
+    let proposed = RwSignal::new(lesson.legacy_configuration);
     let notices = RwSignal::new(Vec::<String>::new());
     let optimise = RwSignal::new(Some(OptimiseMode::Normal));
     let format = RwSignal::new(DeclarationFormat::Gemini);
@@ -144,6 +147,7 @@ fn LessonEditor(lesson: LessonView, reload: RwSignal<u32>, versions: Versions) -
             match result {
                 Ok(new_version) => {
                     version.set(new_version);
+                    proposed.set(false);
                     saved.set(draft.get_untracked());
                     reload_history(lesson_id, versions);
                     save_message.set(Some(Ok("Saved.".into())));
@@ -161,7 +165,9 @@ fn LessonEditor(lesson: LessonView, reload: RwSignal<u32>, versions: Versions) -
         });
     };
     let can_save = move || {
-        problems.try_with(Vec::is_empty).unwrap_or(false) && !saving.try_get().unwrap_or(true)
+        (dirty() || proposed.try_get().unwrap_or(false))
+            && problems.try_with(Vec::is_empty).unwrap_or(false)
+            && !saving.try_get().unwrap_or(true)
     };
 
     view! {

@@ -56,9 +56,17 @@ pub fn KeywordChips(
                 on:keydown=move |ev| {
                     if ev.key() == "Enter" || ev.key() == "," {
                         ev.prevent_default();
-                        let word = typed.get_untracked().trim().to_owned();
-                        if !word.is_empty() {
-                            set_keywords(&|list| list.push(word.clone()));
+                        // A comma separates topics however it got there
+                        // (typed, or pasted as "uno, dos"): one chip each.
+                        let text = typed.get_untracked();
+                        let words: Vec<String> = text
+                            .split(',')
+                            .map(str::trim)
+                            .filter(|w| !w.is_empty())
+                            .map(str::to_owned)
+                            .collect();
+                        if !words.is_empty() {
+                            set_keywords(&|list| list.extend(words.iter().cloned()));
                             typed.set(String::new());
                         }
                     }

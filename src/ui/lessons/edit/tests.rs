@@ -92,6 +92,15 @@ fn a_preset_keeps_what_the_teacher_wrote_and_names_what_it_would_drop() {
         ["Mastery Marking (review lessons): keywords past"]
     );
     assert!(preset_losses(&config, Preset::NoTracking).is_empty());
+    // Turns and minutes are settings too.
+    let mut turns = config.clone();
+    edit_tool(&mut turns, "mark_item_mastered", |t| {
+        t.trigger_condition = TriggerCondition::TurnCount { min_turns: 7 };
+    });
+    assert_eq!(
+        preset_losses(&turns, Preset::ReviewLesson),
+        ["Mastery Marking (review lessons): after 7 turns"]
+    );
     // Standard turns it on with `always`: the keywords would go.
     assert_eq!(
         preset_losses(&config, Preset::StandardLesson),

@@ -92,7 +92,7 @@ proptest! {
     }
 
     #[test]
-    fn a_preset_keeps_instructions_and_keeps_keywords_unless_it_says_so(
+    fn a_preset_keeps_instructions_and_trigger_settings_unless_it_says_so(
         mut config in any_configuration(),
         preset in prop::sample::select(Preset::ALL.to_vec()),
     ) {
@@ -104,8 +104,13 @@ proptest! {
         for old in &before.tools {
             let new = config.tool(&old.tool_id).unwrap();
             prop_assert_eq!(&new.custom_instructions, &old.custom_instructions);
-            let (had, has) = (keywords_of(&old.trigger_condition), keywords_of(&new.trigger_condition));
-            if had != has {
+            // What the teacher set: keywords, turns or minutes.
+            let set = match &old.trigger_condition {
+                TriggerCondition::Keyword { keywords } => !keywords.is_empty(),
+                TriggerCondition::TurnCount { .. } | TriggerCondition::TimeRemaining { .. } => true,
+                _ => false,
+            };
+            if set && new.trigger_condition != old.trigger_condition {
                 lost += 1;
             }
         }
