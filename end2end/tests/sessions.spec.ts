@@ -132,7 +132,11 @@ test('an admin tries the rules from the console of a new demo session', async ({
   await expect(console.getByTestId('console-result')).toContainText('"allowed": false');
   await expect(page.getByTestId('timeline').locator('li').first()).toContainText('not available in workflow `idv`');
 
+  await console.getByTestId('console-raw').fill('{"principal": 1}');
   await console.getByTestId('console-tool').selectOption('perform_idv_check');
+  // Another tool starts blank: no raw arguments, no answer of the last one.
+  await expect(console.getByTestId('console-raw')).toHaveValue('');
+  await expect(console.getByTestId('console-result')).toHaveCount(0);
   await console.locator('[data-field="accountNumber"]').fill('12345678');
   await console.locator('[data-field="sortCode"]').fill('12-34-56');
   await console.locator('[data-field="dateOfBirth"]').fill('1985-04-12');

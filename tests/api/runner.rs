@@ -569,20 +569,23 @@ async fn malformed_calls_model_failures_and_the_step_limit_are_words_not_errors(
     let (status, body) =
         step_with_token(&none, &s, &json!([{"role": "user", "content": "hello"}])).await;
     assert_eq!(status, 503, "{body}");
-    let teacher = none.signed_in(TEACHER).await;
-    let model: Value = teacher
-        .get(none.url("/api/model"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(model["configured"], false);
-    assert!(model["help"]
-        .as_str()
-        .unwrap()
-        .contains("SWITCHBOARD_LLM_BASE_URL"));
+    // An admin is told what to set; a teacher, who cannot, whom to ask.
+    let model_for = |who: reqwest::Client| {
+        let url = none.url("/api/model");
+        async move {
+            let model: Value = who.get(url).send().await.unwrap().json().await.unwrap();
+            assert_eq!(model["configured"], false);
+            model["help"].as_str().unwrap().to_owned()
+        }
+    };
+    let admin_help = model_for(none.signed_in(ADMIN).await).await;
+    assert!(
+        admin_help.contains("SWITCHBOARD_LLM_BASE_URL"),
+        "{admin_help}"
+    );
+    let teacher_help = model_for(none.signed_in(TEACHER).await).await;
+    assert!(teacher_help.contains("ask an admin"), "{teacher_help}");
+    assert!(!teacher_help.contains("SWITCHBOARD_LLM"), "{teacher_help}");
 }
 
 #[tokio::test]

@@ -81,7 +81,7 @@ pub fn Preview(set: Shared, edited: RwSignal<Agent>, vibe: Vibe) -> impl IntoVie
             <pre class="prompt" data-testid="agent-preview-prompt">
                 {move || built.with(|b| b.stage.system_prompt.clone())}
             </pre>
-            <h3>"selectedTools"</h3>
+            <h3>"Selected tools (the call's selectedTools)"</h3>
             <pre class="json" data-testid="selected-tools">
                 {move || built.with(|b| pretty(&serde_json::Value::from(b.stage.selected_tools.clone())))}
             </pre>

@@ -48,8 +48,13 @@ pub fn Console(session_id: String, tools: Signal<Vec<CatalogueTool>>) -> impl In
                 <select
                     data-testid="console-tool"
                     on:change=move |ev| {
+                        // A new tool starts blank: the last tool's fields,
+                        // raw arguments and answer are not this one's.
                         selected.set(event_target_value(&ev));
                         values.set(Default::default());
+                        raw.set(String::new());
+                        problem.set(None);
+                        call_result.set(None);
                     }
                 >
                     <For each=move || tools.get() key=|t| t.id.clone() let:t>
@@ -72,6 +77,7 @@ pub fn Console(session_id: String, tools: Signal<Vec<CatalogueTool>>) -> impl In
                 <textarea
                     rows="2"
                     data-testid="console-raw"
+                    prop:value=move || raw.get()
                     on:input=move |ev| raw.set(event_target_value(&ev))
                 ></textarea>
             </label>

@@ -6,23 +6,44 @@
 //! the visualiser: the editor's bundle need not carry them, and the
 //! editor's draft is not involved — a trial runs what was saved.
 
+use crate::api::lessons::get_lesson;
+use crate::error::ApiError;
+use crate::ui::components::{fetched, Loaded};
 use crate::ui::sessions::try_it::TryIt;
 use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
 
-/// `/lessons/{id}/try`: the page reads the lesson's id once and hands it
-/// to its island (the API refuses a lesson the teacher may not try).
+/// `/lessons/{id}/try`: the lesson is looked up first, as the editor does
+/// (`get_lesson`: another teacher's lesson, or none, is "not found" here
+/// too, before anything is typed), then its id is handed to the island.
 #[component]
 pub fn TryLessonPage() -> impl IntoView {
-    let raw = crate::ui::route_param("id");
-    match raw.parse::<i64>() {
-        Ok(lesson_id) => view! {
-            <p><a href=format!("/lessons/{lesson_id}")>"← Back to the lesson"</a></p>
-            <TryLesson lesson_id />
-        }
-        .into_any(),
-        Err(_) => {
-            view! { <p class="error" role="alert">"That is not a lesson's address."</p> }.into_any()
-        }
+    let params = use_params_map();
+    let id = move || params.read().get("id").and_then(|s| s.parse::<i64>().ok());
+    let lesson = fetched(id, |id| async move {
+        let Some(id) = id else {
+            return Err(ApiError::NotFound("That lesson".into()));
+        };
+        // The id of a lesson the teacher may try (a record is never empty).
+        get_lesson(id).await.map(|lesson| Some(lesson.id))
+    });
+    view! {
+        <Loaded
+            resource=lesson
+            loading="Loading lesson…"
+            back=("/lessons", "Back to lessons")
+            let:lesson_id
+        >
+            {lesson_id
+                .map(|lesson_id| {
+                    view! {
+                        <p>
+                            <a href=format!("/lessons/{lesson_id}")>"← Back to the lesson"</a>
+                        </p>
+                        <TryLesson lesson_id />
+                    }
+                })}
+        </Loaded>
     }
 }
 

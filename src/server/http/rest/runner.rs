@@ -69,18 +69,24 @@ async fn step(
 }
 
 /// `GET /api/model` (signed in): the model the runner and the workflow
-/// chat use, or what to set to have one.
+/// chat use, or what to do to have one: for an admin, the settings to set;
+/// for a teacher, who can (a teacher cannot set the server's environment).
 async fn model(
     State(state): State<AppState>,
     SignedIn(user): SignedIn,
 ) -> Result<Response, ServerError> {
-    user.ok_or(ApiError::Unauthenticated)?;
+    let user = user.ok_or(ApiError::Unauthenticated)?;
     Ok(Json(match &state.config.llm {
         Ok(llm) => json!({"configured": true, "model": llm.model}),
-        Err(help) => json!({"configured": false, "help": help}),
+        Err(help) if user.0.role == Role::Admin => json!({"configured": false, "help": help}),
+        Err(_) => json!({"configured": false, "help": NO_MODEL_FOR_TEACHERS}),
     })
     .into_response())
 }
+
+/// What a teacher is told when no model is configured.
+const NO_MODEL_FOR_TEACHERS: &str = "No model is set up to play the tutor yet: \
+    ask an admin of this Switchboard to configure one.";
 
 /// `POST /api/lessons/{id}/trials` body.
 #[derive(Debug, Default, Deserialize)]
