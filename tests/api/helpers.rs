@@ -70,6 +70,12 @@ pub async fn json_of(req: reqwest::RequestBuilder) -> serde_json::Value {
     req.send().await.unwrap().json().await.unwrap()
 }
 
+/// An answer's status and JSON body (`null` for a body that is not JSON).
+pub async fn status_and_json(res: Response) -> (u16, serde_json::Value) {
+    let status = res.status().as_u16();
+    (status, res.json().await.unwrap_or(serde_json::Value::Null))
+}
+
 /// An answer's `Retry-After`, in seconds.
 pub fn retry_after(res: &Response) -> u64 {
     res.headers()["retry-after"]

@@ -393,8 +393,7 @@ async fn the_join_body_is_small() {
 /// `issue_join_code` as `client` (a server function, from the app's own pages).
 async fn page_code(app: &TestApp, client: &reqwest::Client, id: &str) -> (u16, Value) {
     let res = app.rpc_with(client, "issue_join_code", &[("id", id)]).await;
-    let status = res.status().as_u16();
-    (status, res.json().await.unwrap_or(Value::Null))
+    crate::helpers::status_and_json(res).await
 }
 
 #[tokio::test]

@@ -4,7 +4,7 @@
 //! path does not take), tokens travel in `Authorization` off the event
 //! streams, and the bearer scheme is read in any case.
 
-use crate::helpers::spawn_app;
+use crate::helpers::{spawn_app, status_and_json};
 use crate::sessions::open;
 use serde_json::{json, Value};
 
@@ -34,15 +34,8 @@ async fn the_call_history_takes_its_token_in_the_header_only() {
 
 /// `GET path` with session token `token`: the status and JSON body.
 async fn get(app: &crate::helpers::TestApp, token: &str, path: &str) -> (u16, Value) {
-    let res = app
-        .client
-        .get(app.url(path))
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap();
-    let status = res.status().as_u16();
-    (status, res.json().await.unwrap_or(Value::Null))
+    let res = app.client.get(app.url(path)).bearer_auth(token).send();
+    status_and_json(res.await.unwrap()).await
 }
 
 #[tokio::test]

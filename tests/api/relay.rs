@@ -306,8 +306,7 @@ async fn answer_in_body(app: &TestApp, plugin: &Session, body: Value) -> (u16, V
         .send()
         .await
         .unwrap();
-    let status = res.status().as_u16();
-    (status, res.json().await.unwrap_or(Value::Null))
+    crate::helpers::status_and_json(res).await
 }
 
 #[tokio::test]
