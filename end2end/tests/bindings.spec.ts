@@ -171,6 +171,17 @@ test('a downloaded tool-bindings.json, edited and loaded back, is reviewed and s
   await expect(page.getByText(/Not a tool-bindings document/)).toBeVisible();
   await expect(page.getByTestId('change-summary')).toHaveText('No unsaved changes');
 
+  // A bindings document naming a tool the catalogue lacks is flagged as
+  // loaded, and Save stays off: the server would refuse it.
+  const foreign = { ...doc, workflows: { ...doc.workflows, idv: [...doc.workflows.idv, 'nope_tool'] } };
+  await upload.setInputFiles({
+    name: 'foreign.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify(foreign)),
+  });
+  await expect(page.getByTestId('bindings-problems')).toContainText('unknown tool "nope_tool" in workflows.idv');
+  await expect(page.getByTestId('save-bindings')).toBeDisabled();
+
   doc.workflows.idv.push('lookup_transaction');
   await upload.setInputFiles({
     name: 'tool-bindings.json',
@@ -178,6 +189,7 @@ test('a downloaded tool-bindings.json, edited and loaded back, is reviewed and s
     buffer: Buffer.from(JSON.stringify(doc)),
   });
   await expect(page.getByText(/Not a tool-bindings document/)).toHaveCount(0);
+  await expect(page.getByTestId('bindings-problems')).toHaveCount(0);
   await expect(page.getByTestId('change-summary')).toHaveText('+1 / −0');
   await expect(cell(page, 'idv', 'lookup_transaction')).toBeChecked();
   await expect(page.locator('td.changed')).toHaveCount(1);

@@ -11,7 +11,7 @@ use crate::api::bindings::{MatrixData, SaveBindings};
 use crate::domain::bindings::{
     matrix_rows, saved_message, BindingsDiff, MatrixRow, ToolBindings, GLOBAL_SCOPE,
 };
-use crate::domain::catalogue::{by_category, Workflow, WORKFLOW_SWITCH_TOOL};
+use crate::domain::catalogue::{by_category, known_checks, Workflow, WORKFLOW_SWITCH_TOOL};
 use crate::ui::bindings::catalogue::CatalogueEditor;
 use crate::ui::bindings::file_exchange::FileExchange;
 use crate::ui::bindings::file_notice::FileNotice;
@@ -23,6 +23,30 @@ use crate::ui::components::guard_unsaved;
 use crate::ui::components::{SaveMessage, SaveStatus};
 use crate::ui::current;
 use leptos::prelude::*;
+use std::collections::HashSet;
+
+/// What the server would refuse in `edited`, said as it is edited, by the
+/// rules the save runs (`ToolBindings::validate` against the catalogue's
+/// tools and the workflows, `StateLabels::problems` against the checks
+/// the tools set): a file from elsewhere naming unknown tools, a label
+/// that breaks its rule. Save stays off while there are any.
+fn refusals_of(data: &MatrixData, edited: RwSignal<ToolBindings>) -> Memo<Vec<String>> {
+    let tools: HashSet<String> = data.tools.iter().map(|t| t.id.to_string()).collect();
+    let workflows: HashSet<String> = data.workflows.iter().map(|w| w.id.to_string()).collect();
+    let known = StoredValue::new((tools, workflows, known_checks(&data.tools)));
+    Memo::new(move |_| {
+        edited.with(|b| {
+            known.with_value(|(tools, workflows, checks)| {
+                let refused = b.validate(tools, workflows).err().unwrap_or_default();
+                refused
+                    .into_iter()
+                    .chain(b.labels.problems(checks))
+                    .map(|p| p.message)
+                    .collect()
+            })
+        })
+    })
+}
 
 /// The loaded matrix: owns the saved and the edited document, the version
 /// and the save, and asks before unsaved changes are left behind.
@@ -39,6 +63,7 @@ pub fn Matrix(data: MatrixData, fetched: Fetches) -> impl IntoView {
     let version = RwSignal::new(data.current.meta.version);
     let diff = Memo::new(move |_| saved.with(|s| edited.with(|e| BindingsDiff::between(s, e))));
     let dirty = move || !diff.with(BindingsDiff::is_empty);
+    let refusals = refusals_of(&data, edited);
     let groups = StoredValue::new(by_category(&data.tools));
     let rows = StoredValue::new(matrix_rows(&data.workflows));
     let tools = StoredValue::new(data.tools.clone());
@@ -101,7 +126,10 @@ pub fn Matrix(data: MatrixData, fetched: Fetches) -> impl IntoView {
                         type="button"
                         class="button primary"
                         data-testid="save-bindings"
-                        disabled=move || saving.try_get().unwrap_or(true) || !dirty()
+                        disabled=move || {
+                            saving.try_get().unwrap_or(true) || !dirty()
+                                || refusals.with(|r| !r.is_empty())
+                        }
                         on:click=move |_| {
                             message.set(None);
                             save.dispatch(SaveBindings {
@@ -115,6 +143,18 @@ pub fn Matrix(data: MatrixData, fetched: Fetches) -> impl IntoView {
                 </div>
             </div>
             <SaveStatus message testid="bindings-status" reload="/bindings" />
+            {move || {
+                refusals
+                    .with(|r| (!r.is_empty()).then(|| r.join("; ")))
+                    .map(|words| {
+                        view! {
+                            <p class="error" role="alert" data-testid="bindings-problems">
+                                "Not saved until fixed: "
+                                {words}
+                            </p>
+                        }
+                    })
+            }}
             <div class="matrix-scroll">
                 <table class="matrix" data-testid="matrix">
                     <thead>
