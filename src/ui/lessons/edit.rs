@@ -67,6 +67,39 @@ pub fn add_review_item(draft: &mut LessonDraft, text: &str, audio: &str) {
     });
 }
 
+/// A row of one of the editor's lists (a task, a review item), known by an
+/// id that its text's edits leave alone.
+pub trait ListedById {
+    /// The row's id.
+    fn list_id(&self) -> &str;
+}
+
+impl ListedById for LessonTask {
+    fn list_id(&self) -> &str {
+        &self.id
+    }
+}
+
+impl ListedById for ReviewItem {
+    fn list_id(&self) -> &str {
+        &self.id
+    }
+}
+
+/// Whether a list's rows came, went or moved (its ids changed), for a memo
+/// the list is redrawn from: a row's text typed in changes nothing, so the
+/// row keeps its focus while the preview follows every keystroke.
+pub fn ids_changed<T: ListedById>(old: Option<&Vec<T>>, new: Option<&Vec<T>>) -> bool {
+    match (old, new) {
+        (Some(old), Some(new)) => !old
+            .iter()
+            .map(ListedById::list_id)
+            .eq(new.iter().map(ListedById::list_id)),
+        (None, None) => false,
+        _ => true,
+    }
+}
+
 /// Switches to `preset`'s tools. Picking a preset is the teacher's explicit
 /// choice for every tool, so all of them join `teacher_choices` and smart
 /// defaults never switch them back (they suggest instead). What the teacher

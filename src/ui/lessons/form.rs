@@ -4,7 +4,7 @@
 use crate::domain::error::{problem_for, FieldError};
 use crate::domain::lesson::{CefrLevel, LessonDraft, LessonTask};
 use crate::ui::components::{typing, whole_number, FieldProblem};
-use crate::ui::lessons::edit::add_task;
+use crate::ui::lessons::edit::{add_task, ids_changed};
 use crate::ui::lessons::editor::apply;
 use crate::ui::lessons::review_items::ReviewItems;
 use leptos::prelude::*;
@@ -20,18 +20,8 @@ pub fn LessonForm(
     let error = move |field: &'static str| move || problems.with(|p| problem_for(p, field, false));
     let new_task = RwSignal::new(String::new());
     let duration_field = NodeRef::<leptos::html::Input>::new();
-    // Rows are redrawn when tasks come, go or move, not when one's text
-    // changes: the row being typed in keeps its focus, and the preview
-    // follows every keystroke.
-    let tasks = Memo::new_with_compare(
-        move |_| draft.with(|d| d.tasks.clone()),
-        |old, new| {
-            let ids = |tasks: Option<&Vec<LessonTask>>| {
-                tasks.map(|t| t.iter().map(|t| t.id.clone()).collect::<Vec<_>>())
-            };
-            ids(old) != ids(new)
-        },
-    );
+    // Redrawn when tasks come, go or move (`ids_changed`).
+    let tasks = Memo::new_with_compare(move |_| draft.with(|d| d.tasks.clone()), ids_changed);
     let add = move || {
         let text = new_task.get_untracked();
         if text.trim().is_empty() {

@@ -6,7 +6,7 @@ use crate::domain::error::{problem_for, FieldError};
 use crate::domain::lesson::review::ReviewItem;
 use crate::domain::lesson::LessonDraft;
 use crate::ui::components::FieldProblem;
-use crate::ui::lessons::edit::add_review_item;
+use crate::ui::lessons::edit::{add_review_item, ids_changed};
 use crate::ui::lessons::editor::apply;
 use leptos::prelude::*;
 
@@ -19,17 +19,9 @@ pub fn ReviewItems(
 ) -> impl IntoView {
     let text = RwSignal::new(String::new());
     let audio = RwSignal::new(String::new());
-    // Redrawn when items come, go or move, not while one's text is typed
-    // (as the tasks are, `form::LessonForm`).
-    let items = Memo::new_with_compare(
-        move |_| draft.with(|d| d.review_items.clone()),
-        |old, new| {
-            let ids = |items: Option<&Vec<ReviewItem>>| {
-                items.map(|i| i.iter().map(|i| i.id.clone()).collect::<Vec<_>>())
-            };
-            ids(old) != ids(new)
-        },
-    );
+    // Redrawn when items come, go or move (`ids_changed`).
+    let items =
+        Memo::new_with_compare(move |_| draft.with(|d| d.review_items.clone()), ids_changed);
     let add = move || {
         let (t, a) = (text.get_untracked(), audio.get_untracked());
         if t.trim().is_empty() {

@@ -144,7 +144,7 @@ async fn start(
     Path(id): Path<String>,
     BytesBody(raw): BytesBody<{ API_BODY_MAX_BYTES }>,
 ) -> Result<Response, ServerError> {
-    let opener = match key {
+    let mut opener = match key {
         Some(key) => {
             key.require_any(<extract::Sessions as extract::KeyScope>::SCOPES)?;
             Opener {
@@ -159,7 +159,6 @@ async fn start(
             let admin = user_with_role(&state, user.as_ref(), Role::Admin, &method, &headers)?;
             Opener {
                 user: Some(admin.0.id),
-                trial: start_options(&headers, &raw)?.trial,
                 started_by: Some(StartedBy::new(
                     MANUAL,
                     &format!("by {}", admin.0.display_name),
@@ -168,9 +167,11 @@ async fn start(
             }
         }
     };
-    // A key's start takes the same options (and is refused for the same
-    // bodies), though only a page's start may be a trial.
-    start_options(&headers, &raw)?;
+    // Read once the caller is known. A key's start takes the same options
+    // (and is refused for the same bodies), but only a page's start, the
+    // signed-in admin's, may be a trial.
+    let options = start_options(&headers, &raw)?;
+    opener.trial = opener.user.is_some() && options.trial;
     workflows::get(&state, &id).await?;
     let opened = triggers::start(&state, &id, &opener).await?;
     let body = StartedBody {

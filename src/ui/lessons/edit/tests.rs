@@ -212,3 +212,19 @@ fn a_tool_problem_is_found_by_the_tool_position_in_the_draft() {
 }
 
 mod properties;
+
+#[test]
+fn a_list_changes_for_its_rows_not_for_their_text() {
+    let task = |id: &str, text: &str| LessonTask {
+        id: id.into(),
+        text: text.into(),
+    };
+    let list = vec![task("a", "one"), task("b", "two")];
+    let typed = vec![task("a", "one more"), task("b", "two")];
+    let moved = vec![task("b", "two"), task("a", "one")];
+    assert!(!ids_changed(Some(&list), Some(&typed)));
+    assert!(ids_changed(Some(&list), Some(&moved)));
+    assert!(ids_changed(Some(&list), Some(&list[..1].to_vec())));
+    assert!(ids_changed(None, Some(&list)));
+    assert!(!ids_changed::<LessonTask>(None, None));
+}
