@@ -182,14 +182,18 @@ test('a downloaded tool-bindings.json, edited and loaded back, is reviewed and s
   await expect(page.getByTestId('bindings-problems')).toContainText('unknown tool "nope_tool" in workflows.idv');
   await expect(page.getByTestId('save-bindings')).toBeDisabled();
 
+  // A file without labels (one from before them, or binding tools only)
+  // leaves the labels as they are: the only change is the binding.
   doc.workflows.idv.push('lookup_transaction');
+  const { labels: _labels, ...bare } = doc;
   await upload.setInputFiles({
     name: 'tool-bindings.json',
     mimeType: 'application/json',
-    buffer: Buffer.from(JSON.stringify(doc)),
+    buffer: Buffer.from(JSON.stringify(bare)),
   });
   await expect(page.getByText(/Not a tool-bindings document/)).toHaveCount(0);
   await expect(page.getByTestId('bindings-problems')).toHaveCount(0);
+  await expect(page.getByTestId('labels-kept')).toBeVisible();
   await expect(page.getByTestId('change-summary')).toHaveText('+1 / −0');
   await expect(cell(page, 'idv', 'lookup_transaction')).toBeChecked();
   await expect(page.locator('td.changed')).toHaveCount(1);

@@ -28,6 +28,38 @@ pub struct ToolBindings {
     pub labels: StateLabels,
 }
 
+/// A `tool-bindings.json` loaded into the matrix: the same document, but
+/// with `labels` left out telling apart from `labels` given empty, so a
+/// file from before labels existed (or one that only binds tools) leaves
+/// the labels being edited as they are.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BindingsFile {
+    /// Tools available in every workflow.
+    #[serde(default)]
+    pub global: Vec<String>,
+    /// Tools available only in each workflow.
+    #[serde(default)]
+    pub workflows: BTreeMap<String, Vec<String>>,
+    /// Labels of checks and descriptions of steps, if the file has them.
+    #[serde(default)]
+    pub labels: Option<StateLabels>,
+}
+
+impl BindingsFile {
+    /// The document to edit: this file's bindings, with its labels or, when
+    /// it has none, `current`'s; and whether `current`'s were kept.
+    pub fn over(self, current: &ToolBindings) -> (ToolBindings, bool) {
+        let kept = self.labels.is_none();
+        let doc = ToolBindings {
+            global: self.global,
+            workflows: self.workflows,
+            labels: self.labels.unwrap_or_else(|| current.labels.clone()),
+        };
+        (doc, kept)
+    }
+}
+
 /// The result of validating a document: the normalised bindings and the
 /// redundancies that were removed (reported, not refused).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -410,6 +442,31 @@ mod tests {
                 .map(|w| w.id.to_string())
                 .collect(),
         )
+    }
+
+    #[test]
+    fn a_file_without_labels_keeps_the_labels_being_edited() {
+        let current = ToolBindings::demo();
+        let file: BindingsFile =
+            serde_json::from_value(json!({"global": ["start_workflow"]})).unwrap();
+        let (doc, kept) = file.over(&current);
+        assert!(kept);
+        assert_eq!(doc.global, vec!["start_workflow".to_owned()]);
+        assert!(doc.workflows.is_empty());
+        assert_eq!(doc.labels, current.labels);
+        // Labels given, even empty ones, are the file's.
+        let file: BindingsFile =
+            serde_json::from_value(json!({"global": [], "labels": {}})).unwrap();
+        let (doc, kept) = file.over(&current);
+        assert!(!kept);
+        assert!(doc.labels.is_empty());
+        // The same document as the save reads, unknown keys refused alike.
+        assert!(serde_json::from_value::<BindingsFile>(json!({"global": [], "extra": 1})).is_err());
+        let whole = serde_json::to_value(ToolBindings::demo()).unwrap();
+        let (doc, _) = serde_json::from_value::<BindingsFile>(whole)
+            .unwrap()
+            .over(&ToolBindings::default());
+        assert_eq!(doc, ToolBindings::demo());
     }
 
     #[test]

@@ -1,6 +1,9 @@
 //! The `tool-bindings.json` panel: download the saved document, or load one
-//! from a file into the matrix to review and save like any other change.
+//! from a file into the matrix to review and save like any other change (a
+//! file without `labels` leaves the labels being edited as they are).
 
+#[cfg(feature = "hydrate")]
+use crate::domain::bindings::BindingsFile;
 use crate::domain::bindings::ToolBindings;
 use leptos::prelude::*;
 
@@ -9,6 +12,8 @@ use leptos::prelude::*;
 #[component]
 pub fn FileExchange(edited: RwSignal<ToolBindings>) -> impl IntoView {
     let problem = RwSignal::new(None::<String>);
+    // The last file loaded had no labels, so the ones being edited stayed.
+    let kept_labels = RwSignal::new(false);
     let on_file = move |ev: leptos::ev::Event| {
         #[cfg(feature = "hydrate")]
         {
@@ -21,19 +26,24 @@ pub fn FileExchange(edited: RwSignal<ToolBindings>) -> impl IntoView {
             leptos::task::spawn_local(async move {
                 let text = wasm_bindgen_futures::JsFuture::from(file.text()).await;
                 match text.ok().and_then(|t| t.as_string()) {
-                    Some(text) => match crate::ui::components::read_json::<ToolBindings>(&text) {
-                        Ok(doc) => {
+                    Some(text) => match crate::ui::components::read_json::<BindingsFile>(&text) {
+                        Ok(file) => {
+                            let (doc, kept) = edited.with_untracked(|current| file.over(current));
                             edited.set(doc);
                             problem.set(None);
+                            kept_labels.set(kept);
                         }
-                        Err(e) => problem.set(Some(format!("Not a tool-bindings document: {e}"))),
+                        Err(e) => {
+                            problem.set(Some(format!("Not a tool-bindings document: {e}")));
+                            kept_labels.set(false);
+                        }
                     },
                     None => problem.set(Some("The file could not be read.".into())),
                 }
             });
         }
         #[cfg(not(feature = "hydrate"))]
-        let _ = (ev, edited);
+        let _ = (ev, edited, kept_labels);
     };
     view! {
         <section class="panel">
@@ -48,6 +58,17 @@ pub fn FileExchange(edited: RwSignal<ToolBindings>) -> impl IntoView {
                 <input type="file" accept=".json,application/json" data-testid="upload-bindings" on:change=on_file />
             </label>
             {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+            {move || {
+                kept_labels
+                    .get()
+                    .then(|| {
+                        view! {
+                            <p class="muted" data-testid="labels-kept">
+                                "The file has no labels: the check and step labels stay as they are."
+                            </p>
+                        }
+                    })
+            }}
         </section>
     }
 }
