@@ -107,14 +107,18 @@ test('an admin ends a session after confirming; a teacher gets no button', async
   await page.getByTestId('end-session').click();
   await confirm.getByRole('button', { name: 'Yes, end it' }).click();
   await expect(page.getByTestId('ended')).toBeVisible();
+  await expect(page.getByTestId('end-reason')).toHaveText('ended by admin');
   await expect(page.getByTestId('end-session')).toHaveCount(0);
   // The teacher watching is told by the stream, which then has nothing
   // more to say: closed, and not retried, then or after a reload.
   await expect(teacher.getByTestId('ended')).toBeVisible();
   await expect(teacher.getByTestId('connection')).toHaveText('closed');
+  await expect(teacher.getByTestId('end-reason')).toHaveText('ended by admin');
   await teacher.reload();
   await hydrated(teacher);
   await expect(teacher.getByTestId('connection')).toHaveText('closed');
+  // Why, from the snapshot this time.
+  await expect(teacher.getByTestId('end-reason')).toHaveText('ended by admin');
   const reopened: string[] = [];
   teacher.on('request', (r) => { if (r.url().includes('/events')) reopened.push(r.url()); });
   await teacher.waitForTimeout(3_000);

@@ -85,6 +85,8 @@ async fn watching_an_ended_session_gives_its_final_snapshot_and_ends() {
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].1["type"], "snapshot");
     assert_eq!(events[0].1["data"]["ended"], true);
+    // Why it ended, as its `ended` event said.
+    assert_eq!(events[0].1["data"]["endReason"], "ended by agent");
     assert!(ends(subscribe(&app, &s, Some(app.state.hub.base() + 1)).await).await);
     assert_eq!(app.state.hub.live_sessions(), 0);
 }

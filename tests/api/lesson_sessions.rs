@@ -613,3 +613,43 @@ async fn the_teacher_sees_each_run_with_its_errors_tasks_and_summary_and_can_dow
         .unwrap();
     assert_eq!(res.status(), 422);
 }
+
+#[tokio::test]
+async fn the_session_list_names_a_tutor_session_by_its_lessons_title() {
+    let app = spawn_app().await;
+    app.login(TEACHER).await;
+    let lesson_id: i64 = app
+        .rpc("create_lesson", &[("title", "Ordering paella")])
+        .await
+        .json()
+        .await
+        .unwrap();
+    let key = app.api_key().await;
+    let tutor = open_with(&app, &key, json!({"lessonId": lesson_id})).await;
+    let banking = open_with(&app, &key, json!({"workflowId": "idv"})).await;
+    let listed: Value = app
+        .client
+        .get(app.url("/api/sessions"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let entry = |id: &str| {
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("{id} not in {listed}"))
+    };
+    assert_eq!(entry(&tutor.id)["lessonTitle"], "Ordering paella");
+    assert_eq!(
+        entry(&tutor.id)["state"]["currentWorkflow"],
+        format!("lesson-{lesson_id}")
+    );
+    assert!(entry(&banking.id).get("lessonTitle").is_none(), "{listed}");
+}

@@ -62,6 +62,9 @@ pub struct SessionSnapshot {
     /// When it ended, if it has.
     #[serde(default)]
     pub ended_at: Option<i64>,
+    /// Why it ended (the `ended` event's reason), if it has.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_reason: Option<String>,
     /// A tutor session's planned length.
     #[serde(default)]
     pub planned_minutes: Option<u32>,
@@ -178,4 +181,23 @@ pub struct SessionSummary {
     /// A signed-in user trying their configuration (listed as a trial).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub trial: bool,
+    /// A tutor session's lesson, by its title now (the list names it so,
+    /// not by its `lesson-{id}` workflow).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lesson_title: Option<String>,
+}
+
+impl SessionSummary {
+    /// What the session is in, as the list names it: a vibe session's vibe
+    /// and agent now, a tutor session's lesson, else its workflow's name
+    /// (its id when `workflows` does not know it).
+    pub fn context_name(&self, workflows: &[crate::domain::catalogue::Workflow]) -> String {
+        match (&self.state.agent, &self.lesson_title) {
+            (Some(ctx), _) => format!("{} · {}", ctx.vibe, ctx.agent),
+            (None, Some(title)) => title.clone(),
+            (None, None) => {
+                crate::domain::catalogue::workflow_name(workflows, &self.state.current_workflow)
+            }
+        }
+    }
 }

@@ -66,8 +66,9 @@ async fn start(
     opener: &Opener,
     runs_builtins: bool,
     tools: &str,
-    lesson: Option<LessonFields<'_>>,
+    lesson: Option<(LessonFields<'_>, &str)>,
 ) -> Result<Opened, ServerError> {
+    let (lesson, lesson_title) = lesson.unzip();
     if let (true, Some(user)) = (opener.trial, opener.user) {
         make_room_for_trial(state, user).await?;
     }
@@ -96,6 +97,7 @@ async fn start(
     let summary = SessionSummary {
         started_by: opener.started_by.clone(),
         trial: opener.trial,
+        lesson_title: lesson_title.map(str::to_owned),
         ..summary_of(&id, &ws, t, t, false, lesson.and_then(|l| l.student))
     };
     // Whose it is, read as stored (its lesson's owner, its key's maker…),
@@ -187,6 +189,8 @@ pub struct LessonRun<'a> {
     pub tools: Vec<String>,
     /// Who it is for (shown in lists).
     pub student: Option<&'a str>,
+    /// The lesson's title (shown in lists).
+    pub title: &'a str,
     /// The student record it runs for, and what it knows of them.
     pub record: Option<StudentContext>,
     /// How long it should run (the lesson's duration).
@@ -198,7 +202,7 @@ pub struct LessonRun<'a> {
 /// declares and its planned length.
 pub fn lesson_run<'a>(
     lesson_id: i64,
-    draft: &LessonDraft,
+    draft: &'a LessonDraft,
     student: Option<&'a str>,
     record: Option<StudentContext>,
 ) -> LessonRun<'a> {
@@ -210,6 +214,7 @@ pub fn lesson_run<'a>(
             .map(|d| d.name.clone())
             .collect(),
         student,
+        title: &draft.title,
         record,
         planned_minutes: draft.duration_minutes,
     }
@@ -235,5 +240,5 @@ pub async fn open_lesson(
         planned_minutes: run.planned_minutes,
         student_record: context.as_ref().map(|(id, json)| (*id, json.as_str())),
     };
-    start(state, ws, opener, true, &tools, Some(lesson)).await
+    start(state, ws, opener, true, &tools, Some((lesson, run.title))).await
 }

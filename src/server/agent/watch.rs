@@ -32,6 +32,7 @@ pub(super) fn summary_of(
         student: student.map(str::to_owned),
         started_by: None,
         trial: false,
+        lesson_title: None,
     }
 }
 
@@ -41,6 +42,7 @@ fn summary_of_row(row: &SessionRow, ws: &WorkflowState, last_activity: i64) -> S
     SessionSummary {
         started_by: row.started_by(),
         trial: row.trial,
+        lesson_title: row.lesson_title.clone(),
         ..summary_of(
             &row.id,
             ws,
@@ -89,6 +91,7 @@ pub async fn snapshot_of(
     Ok(SessionSnapshot {
         started_at: row.created_at,
         ended_at: row.ended_at,
+        end_reason: row.end_reason.clone(),
         planned_minutes: row.timing().planned_minutes,
         turns: row.turn_log()?,
         agent: agent_view(state, &ws),

@@ -5,7 +5,7 @@
 
 use crate::api::sessions::{list_sessions, NewDemoSession, SessionListData};
 use crate::domain::agent_session::SessionSummary;
-use crate::domain::catalogue::{workflow_name, Workflow};
+use crate::domain::catalogue::Workflow;
 use crate::domain::state_labels::StateLabels;
 use crate::domain::user::Role;
 use crate::ui::auth::{signed_in_admin, RequireRole};
@@ -208,11 +208,9 @@ fn SessionRow(
     labels: StoredValue<StateLabels>,
 ) -> impl IntoView {
     let s = session;
-    // A vibe session shows its vibe and the agent it is talking to now.
-    let workflow = match &s.state.agent {
-        Some(ctx) => format!("{} · {}", ctx.vibe, ctx.agent),
-        None => workflows.with_value(|w| workflow_name(w, &s.state.current_workflow)),
-    };
+    // A vibe session shows its vibe and the agent it is talking to now, a
+    // tutor session its lesson.
+    let workflow = workflows.with_value(|w| s.context_name(w));
     let step = labels.with_value(|l| l.step(&s.state.current_step));
     view! {
         <tr data-session=s.id.clone() data-ended=s.ended.to_string()>

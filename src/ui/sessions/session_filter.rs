@@ -100,6 +100,7 @@ impl SessionFilter {
             session.id.clone(),
             ws.current_workflow.clone(),
             workflow_name(workflows, &ws.current_workflow),
+            session.context_name(workflows),
             ws.current_step.clone(),
             labels.step(&ws.current_step),
             session.student.clone().unwrap_or_default(),
@@ -132,6 +133,7 @@ mod tests {
             student: None,
             started_by: None,
             trial: false,
+            lesson_title: None,
         }
     }
 
@@ -181,5 +183,15 @@ mod tests {
         assert!(!find("maria", StatusFilter::All, &s));
         s.student = Some("Maria Lopez".into());
         assert!(find("maria", StatusFilter::All, &s));
+    }
+
+    #[test]
+    fn a_tutor_session_is_found_by_its_lessons_title() {
+        let mut s = session("s9", "lesson-5", "started", false);
+        assert!(!find("paella", StatusFilter::All, &s));
+        s.lesson_title = Some("Ordering paella".into());
+        assert!(find("ordering paella", StatusFilter::All, &s));
+        assert!(find("lesson-5", StatusFilter::All, &s));
+        assert_eq!(s.context_name(&demo_workflows()), "Ordering paella");
     }
 }

@@ -70,6 +70,7 @@ pub fn Visualiser(
     let calls = RwSignal::new(data.snapshot.calls.clone());
     let ended = RwSignal::new(data.snapshot.ended);
     let ended_at = RwSignal::new(data.snapshot.ended_at);
+    let end_reason = RwSignal::new(data.snapshot.end_reason.clone());
     let turns = RwSignal::new(data.snapshot.turns.clone());
     let agent = RwSignal::new(data.snapshot.agent.clone());
     let who = |p: &PluginSet| format!("{} {}", p.plugin_type.as_str(), p.plugin_version);
@@ -100,6 +101,7 @@ pub fn Visualiser(
             calls.set(s.calls);
             ended.set(s.ended);
             ended_at.set(s.ended_at);
+            end_reason.set(s.end_reason);
             if s.ended {
                 // Nothing more will come: no reconnecting when it closes.
                 link.set(Link::Closed);
@@ -159,8 +161,9 @@ pub fn Visualiser(
             log.nudges.extend(t.nudges);
         }),
         SessionEvent::AgentChanged(view) => agent.set(Some(view)),
-        SessionEvent::Ended { .. } => {
+        SessionEvent::Ended { reason } => {
             ended.set(true);
+            end_reason.set(Some(reason));
             link.set(Link::Closed);
             #[cfg(feature = "hydrate")]
             ended_at.set(Some((web_sys::js_sys::Date::now() / 1000.0) as i64));
@@ -233,7 +236,14 @@ pub fn Visualiser(
                 >
                     {move || ws.with(|w| labels.with_value(|l| l.step(&w.current_step)))}
                 </span>
-                {move || ended.get().then(|| view! { <span class="badge warn" data-testid="ended">"ended"</span> })}
+                {move || {
+                    ended.get().then(|| {
+                        view! {
+                            <span class="badge warn" data-testid="ended">"ended"</span>
+                            <span class="muted small" data-testid="end-reason">{end_reason.get()}</span>
+                        }
+                    })
+                }}
                 <LinkBadge link testid="connection" state=true />
                 <EndSessionButton session_id=id.clone() ended />
             </div>

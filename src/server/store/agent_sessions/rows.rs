@@ -20,6 +20,8 @@ pub struct SessionRow {
     pub verified_account: Option<String>,
     /// Set once ended.
     pub ended_at: Option<i64>,
+    /// Why it ended (`ended by agent`, `idle timeout`…), once it has.
+    pub end_reason: Option<String>,
     /// Last call or open, Unix seconds.
     pub last_activity: i64,
     /// Opened, Unix seconds.
@@ -57,6 +59,9 @@ pub struct SessionRow {
     pub started_by: Option<String>,
     /// The student record a tutor session runs for.
     pub student_id: Option<i64>,
+    /// Its lesson's title now, for a tutor session (read with the row, so
+    /// every list entry and update names the lesson).
+    pub lesson_title: Option<String>,
 }
 
 impl SessionRow {
@@ -95,7 +100,7 @@ impl SessionRow {
     }
 }
 
-pub(super) const SELECT: &str = "SELECT id, token_hash, state, verified_account, ended_at, last_activity, created_at, runs_builtins, tools_seen, lesson_id, lesson_tools, student, planned_minutes, turns, api_key_id, calls_stored, bytes_stored, opened_by, trial, started_by, student_id FROM agent_sessions";
+pub(super) const SELECT: &str = "SELECT id, token_hash, state, verified_account, ended_at, end_reason, last_activity, created_at, runs_builtins, tools_seen, lesson_id, lesson_tools, student, planned_minutes, turns, api_key_id, calls_stored, bytes_stored, opened_by, trial, started_by, student_id, (SELECT title FROM lessons WHERE lessons.id = agent_sessions.lesson_id) AS lesson_title FROM agent_sessions";
 
 /// The session with this id, if any.
 pub async fn find(db: &Db, id: &str) -> Result<Option<SessionRow>, ServerError> {
