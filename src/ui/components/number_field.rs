@@ -10,9 +10,6 @@
 //! text while focused ([`typing`]), and read text that is not a whole
 //! number as [`NOT_WHOLE`], which every range rule refuses by name.
 
-use leptos::html::Input;
-use leptos::prelude::*;
-
 /// What a number that is not whole (`2.5`, `1e2`, `-3`) is read as: 0,
 /// outside every range these fields take (1 and up), so the field's rule
 /// names the range and Save stays off until it is fixed.
@@ -28,21 +25,22 @@ pub fn whole_number(raw: &str) -> Option<u32> {
     Some(raw.parse().unwrap_or(NOT_WHOLE))
 }
 
-/// What `field` shows while it has the focus (the teacher is typing in
-/// it), for its `prop:value` to write back unchanged; `None` when another
-/// element has the focus (the draft changed by other means: a preset, a
-/// restore), and always on the server.
-pub fn typing(field: NodeRef<Input>) -> Option<String> {
+/// What the input with element id `id` shows while it has the focus (the
+/// teacher is typing in it), for its `prop:value` to write back unchanged;
+/// `None` when another element has the focus (the draft changed by other
+/// means: a preset, a restore), and always on the server. By id rather
+/// than a `NodeRef`: the focused element is read when the value is, and
+/// no element is kept for it.
+pub fn typing(id: &str) -> Option<String> {
     #[cfg(feature = "hydrate")]
     {
-        let input = field.get_untracked()?;
-        let active = document().active_element()?;
-        let element: &web_sys::Element = &input;
-        (element == &active).then(|| input.value())
+        use wasm_bindgen::JsCast;
+        let active = leptos::prelude::document().active_element()?;
+        (active.id() == id).then(|| active.unchecked_into::<web_sys::HtmlInputElement>().value())
     }
     #[cfg(not(feature = "hydrate"))]
     {
-        let _ = field;
+        let _ = id;
         None
     }
 }

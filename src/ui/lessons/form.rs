@@ -19,7 +19,6 @@ pub fn LessonForm(
 ) -> impl IntoView {
     let error = move |field: &'static str| move || problems.with(|p| problem_for(p, field, false));
     let new_task = RwSignal::new(String::new());
-    let duration_field = NodeRef::<leptos::html::Input>::new();
     // Redrawn when tasks come, go or move (`ids_changed`).
     let tasks = Memo::new_with_compare(move |_| draft.with(|d| d.tasks.clone()), ids_changed);
     let add = move || {
@@ -64,9 +63,8 @@ pub fn LessonForm(
                         id="lesson-duration"
                         type="text"
                         inputmode="numeric"
-                        node_ref=duration_field
                         prop:value=move || {
-                            typing(duration_field).unwrap_or_else(|| {
+                            typing("lesson-duration").unwrap_or_else(|| {
                                 draft.with(|d| d.duration_minutes.map(|m| m.to_string()).unwrap_or_default())
                             })
                         }

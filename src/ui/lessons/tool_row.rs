@@ -39,7 +39,6 @@ pub fn ToolRow(
 ) -> impl IntoView {
     let id = tool.id;
     let config = Memo::new(move |_| draft.with(|d| config_of(&d.tool_configuration, id)));
-    let turns_field = NodeRef::<leptos::html::Input>::new();
     // What this tool adds to every request: its declaration and its line in
     // the prompt (estimates, like the per-tool table in the preview).
     let cost = move || {
@@ -154,10 +153,10 @@ pub fn ToolRow(
                                     type="text"
                                     inputmode="numeric"
                                     class="narrow"
+                                    id=format!("turns-{id}")
                                     data-testid=format!("turns-{id}")
-                                    node_ref=turns_field
                                     prop:value=move || {
-                                        typing(turns_field).unwrap_or_else(|| {
+                                        typing(&format!("turns-{id}")).unwrap_or_else(|| {
                                             config.with(|c| min_turns(&c.trigger_condition)).to_string()
                                         })
                                     }
