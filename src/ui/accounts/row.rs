@@ -42,7 +42,7 @@ pub fn AccountRow(
     view! {
         <tr data-testid="account-row" data-email=account.email.to_string()>
             <td>{account.name}</td>
-            <td>{account.email.to_string()}</td>
+            <td class="email">{account.email.to_string()}</td>
             <td>
                 <select aria-label="Role" on:change=set_role>
                     {role_option(Role::Teacher)}
@@ -56,7 +56,7 @@ pub fn AccountRow(
                     view! { <span class="badge">"active"</span> }.into_any()
                 }}
             </td>
-            <td class="muted">{account.last_sign_in_at.map_or_else(|| "never".to_owned(), format_utc)}</td>
+            <td class="muted nowrap">{account.last_sign_in_at.map_or_else(|| "never".to_owned(), format_utc)}</td>
             <td class="actions">
                 <button
                     type="button"
