@@ -75,6 +75,8 @@ test('after a scripted lesson session the teacher sees its errors, tasks and sum
   await expect(page.getByTestId('timeline').locator('li')).toHaveCount(5);
   expect((await api.post(`/api/sessions/${s.sessionId}/end`, { headers: auth })).status()).toBe(204);
   await expect(page.getByTestId('ended')).toBeVisible();
+  // Ended early: nothing is "left" of the planned time any more.
+  await expect(page.getByTestId('remaining')).toHaveText('of 15 min planned');
 
   // The teacher reviews the run from the lesson.
   await page.goto(`/lessons/${lessonId}`);

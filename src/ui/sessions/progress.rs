@@ -75,12 +75,12 @@ pub fn Progress(
     let remaining = move || {
         planned_minutes.map(|m| {
             let left = at().map(|t| i64::from(m) * 60 - (t - started_at));
-            let text = left.map_or("…".to_owned(), |l| {
-                if l >= 0 {
-                    format!("{} left of {m} min", clock_text(l))
-                } else {
-                    format!("{} over {m} min", clock_text(-l))
-                }
+            // An ended session has nothing left: it ran short or over.
+            let ended = ended_at.get().is_some();
+            let text = left.map_or("…".to_owned(), |l| match (l >= 0, ended) {
+                (true, false) => format!("{} left of {m} min", clock_text(l)),
+                (true, true) => format!("of {m} min planned"),
+                (false, _) => format!("{} over {m} min", clock_text(-l)),
             });
             view! { <span data-testid="remaining">{text}</span> }
         })
