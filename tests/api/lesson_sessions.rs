@@ -627,16 +627,7 @@ async fn the_session_list_names_a_tutor_session_by_its_lessons_title() {
     let key = app.api_key().await;
     let tutor = open_with(&app, &key, json!({"lessonId": lesson_id})).await;
     let banking = open_with(&app, &key, json!({"workflowId": "idv"})).await;
-    let listed: Value = app
-        .client
-        .get(app.url("/api/sessions"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let listed = app.get_json(&key, "/api/sessions").await;
     let entry = |id: &str| {
         listed
             .as_array()
