@@ -405,3 +405,93 @@ async fn an_idle_mcp_session_closes_and_frees_its_slot() {
         );
     }
 }
+
+/// A raw JSON-RPC request in MCP session `mcp_session`: the JSON-RPC
+/// message that answers it (read from the event stream or the JSON body).
+async fn raw_request(
+    app: &crate::helpers::TestApp,
+    url: &str,
+    bearer: &str,
+    mcp_session: &str,
+    message: serde_json::Value,
+) -> serde_json::Value {
+    let text = app
+        .client
+        .post(url)
+        .bearer_auth(bearer)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", mcp_session)
+        .header("mcp-protocol-version", "2025-06-18")
+        .json(&message)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    text.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .chain(std::iter::once(text.as_str()))
+        .filter_map(|d| serde_json::from_str::<serde_json::Value>(d.trim()).ok())
+        .find(|m| m.get("id") == message.get("id"))
+        .unwrap_or_else(|| panic!("no answer to {message} in {text:?}"))
+}
+
+#[tokio::test]
+async fn a_tools_call_whose_params_do_not_fit_is_invalid_params_on_both_servers() {
+    use switchboard::domain::api_key::Scope;
+    let app = spawn_app().await;
+    let backend = app.api_key().await;
+    let s = open(&app, &backend, "idv").await;
+    let editor = app.api_key_with(&[Scope::WorkflowsWrite]).await;
+    let session_url = app.url(&format!("/api/sessions/{}/mcp", s.id));
+    let workflow_url = app.url("/mcp");
+    for (url, credential) in [(&session_url, &s.token), (&workflow_url, &editor)] {
+        let res = initialize_response(&app.client, url, Some(credential), None).await;
+        assert_eq!(res.status(), 200, "{url}");
+        let mcp_session = res.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+        let initialized = app
+            .client
+            .post(url.as_str())
+            .bearer_auth(credential)
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-session-id", &mcp_session)
+            .header("mcp-protocol-version", "2025-06-18")
+            .json(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(initialized.status(), 202, "{url}");
+        let answer = raw_request(
+            &app,
+            url,
+            credential,
+            &mcp_session,
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                   "params": {"name": "get_server_time", "arguments": [1]}}),
+        )
+        .await;
+        assert_eq!(answer["error"]["code"], -32602, "{url}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("`tools/call`") && message.contains("invalid type"),
+            "{url}: {answer}"
+        );
+        // A method neither serves is still "method not found".
+        let answer = raw_request(
+            &app,
+            url,
+            credential,
+            &mcp_session,
+            json!({"jsonrpc": "2.0", "id": 4, "method": "tools/frobnicate", "params": {}}),
+        )
+        .await;
+        assert_eq!(answer["error"]["code"], -32601, "{url}: {answer}");
+    }
+    // Nothing was called.
+    let calls: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM tool_calls")
+        .fetch_one(&app.state.db)
+        .await
+        .unwrap();
+    assert_eq!(calls, 0);
+}

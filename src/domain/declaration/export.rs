@@ -1,11 +1,11 @@
 //! The declarations in each provider's shape, from the neutral form: the
-//! Gemini, OpenAI and Anthropic shapes here, Ultravox's `selectedTools`
-//! from [`ultravox`].
+//! Gemini (its parameters as Gemini's own `Schema`, [`gemini`]), OpenAI
+//! and Anthropic shapes here, Ultravox's `selectedTools` from [`ultravox`].
 //!
 //! Kept apart from the neutral form so the exporters can use it (and
 //! Ultravox's module) without the form importing them back.
 
-use crate::domain::declaration::ultravox;
+use crate::domain::declaration::{gemini, ultravox};
 use crate::domain::declaration::{DeclarationFormat, FunctionDeclaration};
 use serde_json::{json, Value};
 use std::borrow::Borrow;
@@ -35,7 +35,7 @@ pub fn export_with<D: Borrow<FunctionDeclaration>>(
             "functionDeclarations": declarations.iter().map(Borrow::borrow).map(|d: &FunctionDeclaration| json!({
                 "name": d.name,
                 "description": d.description,
-                "parameters": d.parameters,
+                "parameters": gemini::schema(&d.parameters),
             })).collect::<Vec<_>>()
         }),
         DeclarationFormat::OpenAi => json!({

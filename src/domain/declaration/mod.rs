@@ -13,6 +13,7 @@ use serde_json::Value;
 use std::fmt;
 
 pub mod export;
+pub mod gemini;
 pub mod ultravox;
 
 /// A tool as a model sees it: its name, when to use it, and a JSON Schema

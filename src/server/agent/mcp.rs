@@ -209,6 +209,19 @@ fn call_result(response: CallResponse) -> CallToolResult {
 }
 
 impl ServerHandler for SessionMcp {
+    /// A request for a method this server serves whose params rmcp could
+    /// not read: invalid params saying why, not "method not found".
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, McpError> {
+        Err(crate::server::http::mcp_requests::refused(
+            &request,
+            crate::server::http::mcp_requests::SESSION_METHODS,
+        ))
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()

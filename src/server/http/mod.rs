@@ -10,6 +10,7 @@ pub mod clients;
 pub mod cors;
 pub mod ctx;
 pub mod extract;
+pub mod mcp_requests;
 pub mod mcp_sessions;
 pub mod rest;
 pub mod router;

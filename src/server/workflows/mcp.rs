@@ -284,6 +284,19 @@ pub async fn run(
 }
 
 impl ServerHandler for WorkflowMcp {
+    /// A request for a method this server serves whose params rmcp could
+    /// not read: invalid params saying why, not "method not found".
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, McpError> {
+        Err(crate::server::http::mcp_requests::refused(
+            &request,
+            crate::server::http::mcp_requests::WORKFLOW_METHODS,
+        ))
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("switchboard-workflows", env!("CARGO_PKG_VERSION")))
