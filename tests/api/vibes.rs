@@ -511,3 +511,57 @@ async fn a_manifests_directory_seeds_a_new_database_and_a_broken_one_stops_start
     };
     assert!(error.contains("VIBES/todos/manifest.json"), "{error}");
 }
+
+/// Agent `id`'s `ETag` and body.
+async fn agent_version(app: &TestApp, key: &str, id: &str) -> (String, Value) {
+    let res = app
+        .client
+        .get(app.url(&format!("/api/agents/{id}")))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap();
+    let etag = res.headers()["etag"].to_str().unwrap().to_owned();
+    (etag, res.json().await.unwrap())
+}
+
+#[tokio::test]
+async fn an_import_moves_the_versions_of_what_it_changes_so_a_stale_editor_is_refused() {
+    use switchboard::domain::vibe::manifest::from_files;
+    use switchboard::server::vibes::manifests::{archive, unpack, ArchiveFormat};
+    let app = spawn_app().await;
+    let key = app.api_key().await;
+    let set = from_files(&unpack(&export(&app, &key, "zip").await).unwrap()).unwrap();
+    let (rajesh_before, rajesh) = agent_version(&app, &key, "Rajesh").await;
+    let (oliver_before, _) = agent_version(&app, &key, "Oliver").await;
+
+    let mut changed = set.clone();
+    let at = changed
+        .agents
+        .iter()
+        .position(|a| a.id.as_str() == "Rajesh")
+        .unwrap();
+    changed.agents[at].personality = "Imported persona.".into();
+    let (status, body) = import(&app, &key, archive(&changed, ArchiveFormat::Zip).unwrap()).await;
+    assert_eq!(status, 200, "{body}");
+    let (rajesh_after, _) = agent_version(&app, &key, "Rajesh").await;
+    let (oliver_after, _) = agent_version(&app, &key, "Oliver").await;
+    assert_ne!(rajesh_after, rajesh_before, "a changed agent moves on");
+    assert_eq!(oliver_after, oliver_before, "an unchanged one keeps its version");
+
+    // An editor who loaded Rajesh before the import cannot overwrite it.
+    let mut edit = rajesh.clone();
+    edit["personality"] = json!("Saved from an old page.");
+    let res = app
+        .client
+        .put(app.url("/api/agents/Rajesh"))
+        .bearer_auth(&key)
+        .header("If-Match", &rajesh_before)
+        .json(&edit)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 412);
+    let (_, now) = agent_version(&app, &key, "Rajesh").await;
+    assert_eq!(now["personality"], "Imported persona.");
+}

@@ -126,16 +126,7 @@ pub async fn put(
             Ok(current + 1)
         }
         (None, None) => {
-            sqlx::query(&format!(
-                "INSERT INTO {table} (id, {column}, version, position, updated_at, updated_by)
-                 VALUES ($1, $2, 1, (SELECT COALESCE(MAX(position), 0) + 1 FROM {table}), $3, $4)"
-            ))
-            .bind(id)
-            .bind(body)
-            .bind(now())
-            .bind(by)
-            .execute(&mut *tx)
-            .await?;
+            insert_at(tx, kind, id, body, 1, by).await?;
             Ok(1)
         }
     }
@@ -169,21 +160,78 @@ pub async fn put_vibe(
     put(tx, Kind::Vibe, vibe.id.as_str(), &json(vibe), expected, by).await
 }
 
-/// Replaces every agent and vibe with `agents` and `vibes` (an import);
-/// each starts again at version 1 unless it is unchanged.
+/// Replaces every agent and vibe with `agents` and `vibes` (an import).
+/// Versions carry on, so an editor holding one from before the import is
+/// refused (412) rather than overwriting it: an object kept unchanged keeps
+/// its version, a changed one gets the next, and only an id new to its
+/// table starts at 1.
 pub async fn replace_all(
     tx: &mut Conn,
     agents: &[Agent],
     vibes: &[Vibe],
     by: &str,
 ) -> Result<(), ServerError> {
+    let agents: Vec<(&str, String)> = agents.iter().map(|a| (a.id.as_str(), json(a))).collect();
+    let vibes: Vec<(&str, String)> = vibes.iter().map(|v| (v.id.as_str(), json(v))).collect();
+    // Vibes name agents: both tables are read before either is emptied.
+    let before = (
+        stored(tx, Kind::Agent).await?,
+        stored(tx, Kind::Vibe).await?,
+    );
     sqlx::query("DELETE FROM vibes").execute(&mut *tx).await?;
     sqlx::query("DELETE FROM agents").execute(&mut *tx).await?;
-    for agent in agents {
-        put_agent(tx, agent, None, by).await?;
+    for (kind, objects, before) in [
+        (Kind::Agent, &agents, &before.0),
+        (Kind::Vibe, &vibes, &before.1),
+    ] {
+        for (id, body) in objects {
+            let version = match before.get(*id) {
+                Some((old, version)) if old == body => *version,
+                Some((_, version)) => version + 1,
+                None => 1,
+            };
+            insert_at(tx, kind, id, body, version, by).await?;
+        }
     }
-    for vibe in vibes {
-        put_vibe(tx, vibe, None, by).await?;
-    }
+    Ok(())
+}
+
+/// Every object of `kind` as stored: id → (JSON, version).
+async fn stored(
+    tx: &mut Conn,
+    kind: Kind,
+) -> Result<std::collections::HashMap<String, (String, i64)>, ServerError> {
+    let (table, column, _) = kind.table();
+    let rows: Vec<(String, String, i64)> =
+        sqlx::query_as(&format!("SELECT id, {column}, version FROM {table}"))
+            .fetch_all(&mut *tx)
+            .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(id, body, version)| (id, (body, version)))
+        .collect())
+}
+
+/// Inserts object `id` of `kind` at `version`, last in the table's order.
+async fn insert_at(
+    tx: &mut Conn,
+    kind: Kind,
+    id: &str,
+    body: &str,
+    version: i64,
+    by: &str,
+) -> Result<(), ServerError> {
+    let (table, column, _) = kind.table();
+    sqlx::query(&format!(
+        "INSERT INTO {table} (id, {column}, version, position, updated_at, updated_by)
+         VALUES ($1, $2, $3, (SELECT COALESCE(MAX(position), 0) + 1 FROM {table}), $4, $5)"
+    ))
+    .bind(id)
+    .bind(body)
+    .bind(version)
+    .bind(now())
+    .bind(by)
+    .execute(&mut *tx)
+    .await?;
     Ok(())
 }

@@ -18,7 +18,11 @@ use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+/// `{"name", "arguments"}`; any other key is refused (422 naming it), so a
+/// misspelt `arguments` (or Gemini's `args` forwarded as it came) is never
+/// run as a call with no arguments.
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(super) struct CallRequest {
     name: String,
     #[serde(default)]
