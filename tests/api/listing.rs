@@ -12,6 +12,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::ServiceExt;
 use serde_json::{json, Value};
 use switchboard::domain::api_key::Scope;
+use switchboard::domain::declaration::gemini;
 
 /// One tool as a door describes it: name, description, schema (`Null`
 /// where the door's shape has none of its own, as Ultravox's).
@@ -107,10 +108,16 @@ async fn console(app: &TestApp, admin: &reqwest::Client, s: &Session, n: usize) 
 }
 
 /// Every door describes exactly `s`'s available tools, alike; returns the
-/// description (REST's Gemini shape).
+/// description (REST's OpenAI shape: the JSON Schema as the catalogue
+/// holds it; Gemini's is that schema in Gemini's own `Schema`).
 async fn doors_agree(app: &TestApp, admin: &reqwest::Client, s: &Session) -> Vec<Described> {
     let (available, formats) = rest(app, s).await;
-    let listed = formats[0].1.clone();
+    let listed = formats
+        .iter()
+        .find(|(f, _)| f == "openai")
+        .expect("an OpenAI listing")
+        .1
+        .clone();
     let names: Vec<String> = listed.iter().map(|t| t.0.clone()).collect();
     assert_eq!(names, available, "every available tool is declared");
     for (format, tools) in &formats {
@@ -121,6 +128,7 @@ async fn doors_agree(app: &TestApp, admin: &reqwest::Client, s: &Session) -> Vec
             .map(|((n, d, p), (_, said, _))| match format.as_str() {
                 "ultravox" if said.is_empty() => (n.clone(), String::new(), Value::Null),
                 "ultravox" => (n.clone(), d.clone(), Value::Null),
+                "gemini" => (n.clone(), d.clone(), gemini::schema(p)),
                 _ => (n.clone(), d.clone(), p.clone()),
             })
             .collect();

@@ -166,3 +166,87 @@ async fn the_session_mcp_endpoint_refuses_in_json_under_the_api_limit() {
     let body: Value = res.json().await.unwrap();
     assert!(body["BadRequest"].is_string(), "{body}");
 }
+
+#[tokio::test]
+async fn two_authorization_headers_are_refused_whichever_comes_first() {
+    let app = spawn_app().await;
+    let key = app.api_key().await;
+    let a = open(&app, &key, "idv").await;
+    let b = open(&app, &key, "idv").await;
+    for (first, second) in [
+        (&a.token, &b.token),
+        (&b.token, &a.token),
+        (&a.token, &a.token),
+    ] {
+        let res = app
+            .client
+            .get(app.url(&format!("/api/sessions/{}/tools", a.id)))
+            .header("Authorization", format!("Bearer {first}"))
+            .header("Authorization", format!("Bearer {second}"))
+            .send()
+            .await
+            .unwrap();
+        let (status, body) = status_and_json(res).await;
+        assert_eq!(status, 400, "{body}");
+        assert!(
+            body["BadRequest"]
+                .as_str()
+                .unwrap()
+                .contains("Authorization may be given once"),
+            "{body}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_call_with_a_key_besides_name_and_arguments_is_refused_and_not_run() {
+    let app = spawn_app().await;
+    let key = app.api_key().await;
+    let s = open(&app, &key, "idv").await;
+    // Gemini's own `args`, forwarded as it came, would have run with none.
+    for body in [
+        json!({"name": "end_session", "args": {}}),
+        json!({"name": "get_server_time", "arguments": {}, "extra": 1}),
+    ] {
+        let res = app
+            .client
+            .post(app.url(&format!("/api/sessions/{}/tool-calls", s.id)))
+            .bearer_auth(&s.token)
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let (status, answer) = status_and_json(res).await;
+        assert_eq!(status, 422, "{body} → {answer}");
+        assert!(
+            answer["Invalid"]["rule"]
+                .as_str()
+                .unwrap()
+                .contains("unknown field"),
+            "{answer}"
+        );
+    }
+    let calls: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM tool_calls")
+        .fetch_one(&app.state.db)
+        .await
+        .unwrap();
+    assert_eq!(calls, 0, "nothing ran");
+}
+
+#[tokio::test]
+async fn an_ended_sessions_tools_are_refused_like_its_other_doors() {
+    let app = spawn_app().await;
+    let key = app.api_key().await;
+    let s = open(&app, &key, "idv").await;
+    crate::freed::end(&app, &s).await;
+    let res = app
+        .client
+        .get(app.url(&format!("/api/sessions/{}/tools?format=openai", s.id)))
+        .bearer_auth(&s.token)
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = status_and_json(res).await;
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(body["Conflict"], format!("Session {} has ended.", s.id));
+}

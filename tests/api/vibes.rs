@@ -547,7 +547,10 @@ async fn an_import_moves_the_versions_of_what_it_changes_so_a_stale_editor_is_re
     let (rajesh_after, _) = agent_version(&app, &key, "Rajesh").await;
     let (oliver_after, _) = agent_version(&app, &key, "Oliver").await;
     assert_ne!(rajesh_after, rajesh_before, "a changed agent moves on");
-    assert_eq!(oliver_after, oliver_before, "an unchanged one keeps its version");
+    assert_eq!(
+        oliver_after, oliver_before,
+        "an unchanged one keeps its version"
+    );
 
     // An editor who loaded Rajesh before the import cannot overwrite it.
     let mut edit = rajesh.clone();

@@ -136,9 +136,7 @@ pub fn may_drive(row: &SessionRow, user: &AuthUser) -> Result<(), ApiError> {
 /// Issues session `row` a new plugin token, replacing the one it had;
 /// 409 once the session has ended.
 pub async fn issue_plugin_token(state: &AppState, row: &SessionRow) -> Result<String, ServerError> {
-    if row.ended_at.is_some() {
-        return Err(ApiError::Conflict(format!("Session {} has ended.", row.id)).into());
-    }
+    row.still_open()?;
     let token = new_plugin_token();
     rows::set_plugin_token(&state.db, &row.id, &token_hash(&token), state.clock.now()).await?;
     Ok(token)

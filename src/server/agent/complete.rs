@@ -51,9 +51,7 @@ pub async fn complete_after(
     }
     let _guard = state.lock_session(&row.id).await?;
     let row = get(state, &row.id).await?;
-    if row.ended_at.is_some() {
-        return Err(ApiError::Conflict(format!("Session {} has ended.", row.id)).into());
-    }
+    row.still_open()?;
     budget::check_bytes(&row, &state.config.session_budget, result.to_string().len())?;
     admit_write(state, &row.id).await?;
     let call = awaiting(state, &row, call_id).await?;

@@ -40,9 +40,7 @@ pub async fn issue_code(
     row: &SessionRow,
     by: CreatedBy,
 ) -> Result<IssuedJoinCode, ServerError> {
-    if row.ended_at.is_some() {
-        return Err(ApiError::Conflict(format!("Session {} has ended.", row.id)).into());
-    }
+    row.still_open()?;
     let now = state.clock.now();
     let expires_at = join_code::expires_at(now);
     for _ in 0..DRAWS {

@@ -21,9 +21,7 @@ pub async fn patch_state(
     let change = patch.change().map_err(ApiError::Invalid)?;
     let _guard = state.lock_session(&row.id).await?;
     let row = get(state, &row.id).await?;
-    if row.ended_at.is_some() {
-        return Err(ApiError::Conflict(format!("Session {} has ended.", row.id)).into());
-    }
+    row.still_open()?;
     let before = row.workflow_state()?;
     let mut ws = before.clone();
     change.apply(&mut ws);

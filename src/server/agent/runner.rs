@@ -50,9 +50,7 @@ pub async fn step(
     request: StepRequest,
 ) -> Result<StepResponse, ServerError> {
     check_messages(&request.messages).map_err(|p| ApiError::invalid(p.field, p.message))?;
-    if row.ended_at.is_some() {
-        return Err(ApiError::Conflict(format!("Session {} has ended.", row.id)).into());
-    }
+    row.still_open()?;
     let limit = state.config.agent_step_limit;
     let action =
         next_action(&request.messages, limit).map_err(|p| ApiError::invalid(p.field, p.message))?;

@@ -62,9 +62,7 @@ pub async fn turn(
 ) -> Result<TurnAnswer, ServerError> {
     let _guard = state.lock_session(&row.id).await?;
     let row = get(state, &row.id).await?;
-    if row.ended_at.is_some() {
-        return Err(ApiError::Conflict(format!("Session {} has ended.", row.id)).into());
-    }
+    row.still_open()?;
     admit_write(state, &row.id).await?;
     let tools = trigger_tools(state, &row).await?;
     let mut log = row.turn_log()?;

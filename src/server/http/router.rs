@@ -6,7 +6,7 @@
 
 use crate::error::ApiError;
 use crate::server::http::{cors, rest, timing};
-use crate::server::{auth, AppState};
+use crate::server::{auth, AppState, ServerError};
 use crate::RPC_PREFIX;
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -90,7 +90,9 @@ pub fn routes() -> Router<AppState> {
 /// answer carries ([`security_headers`]), CORS for the
 /// token-authenticated API ([`cors`]: preflights are answered there,
 /// before the timeout and any sign-in lookup), compression of responses on
-/// their way out ([`compression`]), the request timeout, the signed-in
+/// their way out ([`compression`]) after a request with two
+/// `Authorization` headers is refused ([`one_authorization`]), the request
+/// timeout, the signed-in
 /// user, the cross-origin check for server functions, 400 for undecodable
 /// server-function calls, and the sign-in redirect for pages.
 pub fn with_middleware(router: Router<AppState>, state: AppState) -> Router {
@@ -113,6 +115,7 @@ pub fn with_middleware(router: Router<AppState>, state: AppState) -> Router {
                 .map_response(unwrap_unencoded)
                 .layer(compression()),
         )
+        .layer(from_fn(one_authorization))
         .layer(from_fn_with_state(state.clone(), cors::cors))
         // Outside the timeout, compression and CORS, so their own answers
         // (a 408, a refused preflight) carry these headers too.
@@ -175,6 +178,20 @@ pub fn page_nonce(parts: &axum::http::request::Parts) -> Option<Nonce> {
 /// are the caller's fault (a `BadRequest` in the decoder's words, see
 /// `ApiError`'s `FromServerFnError`): each is re-labelled with its own
 /// status, so clients and logs see a client error.
+/// 400 for a request carrying `Authorization` more than once: the token
+/// read here is the first, a proxy or log in front may read another, and
+/// a credential that depends on who reads it is no credential.
+async fn one_authorization(req: Request, next: Next) -> Response {
+    let given = req.headers().get_all(axum::http::header::AUTHORIZATION);
+    if given.iter().nth(1).is_some() {
+        return ServerError::from(ApiError::BadRequest(
+            "Authorization may be given once; this request carries it more than once.".into(),
+        ))
+        .into_response();
+    }
+    next.run(req).await
+}
+
 async fn malformed_calls_are_client_errors(req: Request, next: Next) -> Response {
     let is_rpc = req.uri().path().starts_with(&format!("{RPC_PREFIX}/"));
     let response = next.run(req).await;
@@ -202,7 +219,7 @@ async fn malformed_calls_are_client_errors(req: Request, next: Next) -> Response
 async fn download_bindings(
     State(state): State<AppState>,
     user: Option<axum::Extension<auth::AuthUser>>,
-) -> Result<Response, crate::server::ServerError> {
+) -> Result<Response, ServerError> {
     let user = user.ok_or(ApiError::Unauthenticated)?;
     user.0.require(crate::domain::user::Role::Admin)?;
     let current = crate::server::store::bindings::current(&state.db)

@@ -65,6 +65,18 @@ pub struct SessionRow {
 }
 
 impl SessionRow {
+    /// `Ok` while the session is open; once it has ended, the 409 every
+    /// door of a session's agent answers (`Session s… has ended.`).
+    pub fn still_open(&self) -> Result<(), crate::error::ApiError> {
+        match self.ended_at {
+            None => Ok(()),
+            Some(_) => Err(crate::error::ApiError::Conflict(format!(
+                "Session {} has ended.",
+                self.id
+            ))),
+        }
+    }
+
     /// The parsed workflow state.
     pub fn workflow_state(&self) -> Result<WorkflowState, ServerError> {
         serde_json::from_str(&self.state).map_err(|e| {

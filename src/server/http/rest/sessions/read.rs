@@ -29,6 +29,9 @@ pub(super) async fn tools(
     QueryParams(query): QueryParams<SessionQuery>,
 ) -> Result<Response, ServerError> {
     let row = session.into_inner().row;
+    // An ended session has no tools to declare: a reconnecting backend is
+    // told so, as by every other door of the session.
+    row.still_open()?;
     let format = DeclarationFormat::parse(query.format.as_deref().unwrap_or("gemini"))?;
     let listing = Listing::of(&state, &row).await?;
     sessions::tools_told(&state, &row, &listing.available).await?;
