@@ -151,6 +151,24 @@ test('an admin edits trigger and steps by hand, and the visualiser lights the se
   await stored(page, () => resolve.getByTestId('step-tool-create_dispute_case').check());
   await expect(resolve.getByTestId('step-tool-create_dispute_case')).toBeChecked();
 
+  // A prompt saved elsewhere while another admin types is shown to them,
+  // not hidden under their text to be overwritten unseen.
+  const other = await settingsPage(browser, 'disputes');
+  const theirBox = stepCard(other, 'Resolve').getByTestId('step-prompt');
+  await theirBox.fill('Half-typed by the second admin');
+  await resolve.getByTestId('step-prompt').fill('Ask for the transaction first.');
+  await stored(page, () => resolve.getByTestId('save-step-prompt').click());
+  const notice = stepCard(other, 'Resolve').getByTestId('step-prompt-theirs');
+  await expect(notice).toContainText('Ask for the transaction first.', soon);
+  await expect(theirBox).toHaveValue('Half-typed by the second admin');
+  await notice.getByRole('button', { name: 'Use theirs' }).click();
+  await expect(theirBox).toHaveValue('Ask for the transaction first.');
+  await expect(notice).toHaveCount(0);
+  await expect(stepCard(other, 'Resolve').getByTestId('save-step-prompt')).toBeDisabled();
+  await other.context().close();
+  await resolve.getByTestId('step-prompt').fill('Open a dispute case for the transaction.');
+  await stored(page, () => resolve.getByTestId('save-step-prompt').click());
+
   // All of it is stored.
   await page.reload();
   await hydrated(page);

@@ -1,7 +1,9 @@
 //! `<DraftArea>`: a text box over a saved value — a step's prompt, a
 //! trigger's filter rules — that follows saves made elsewhere (another
 //! admin, the workflow agent) until the user starts typing, and stays
-//! marked as changed until it is saved.
+//! marked as changed until it is saved. A save made elsewhere while the
+//! user is typing is not hidden under their text: the box says so and shows
+//! theirs, to take instead or to save over knowingly.
 
 use leptos::prelude::*;
 
@@ -12,6 +14,9 @@ pub struct Draft {
     pub text: RwSignal<String>,
     /// The user typed since the last save.
     pub dirty: RwSignal<bool>,
+    /// What someone else saved while the user was typing, until the user
+    /// takes it or saves their own.
+    pub theirs: RwSignal<Option<String>>,
 }
 
 impl Draft {
@@ -20,19 +25,43 @@ impl Draft {
     pub fn following(saved: impl Fn() -> String + Send + Sync + 'static) -> Self {
         let text = RwSignal::new(untrack(&saved));
         let dirty = RwSignal::new(false);
+        let theirs = RwSignal::new(None);
+        // The saved value the box last followed: a refresh that brings the
+        // same one (another part of the page changed) is no news.
+        let base = StoredValue::new(text.get_untracked());
         Effect::new(move |_| {
             let now = saved();
-            if !dirty.get_untracked() {
+            if base.with_value(|b| *b == now) {
+                return;
+            }
+            base.set_value(now.clone());
+            if dirty.get_untracked() {
+                theirs.set(Some(now));
+            } else {
                 text.set(now);
             }
         });
-        Self { text, dirty }
+        Self {
+            text,
+            dirty,
+            theirs,
+        }
     }
 
     /// The text, for saving; the box follows saved values again.
     pub fn take(self) -> String {
         self.dirty.set(false);
+        self.theirs.set(None);
         self.text.get_untracked()
+    }
+
+    /// Drops what the user typed for what was saved elsewhere.
+    fn take_theirs(self) {
+        if let Some(saved) = self.theirs.get_untracked() {
+            self.text.set(saved);
+            self.dirty.set(false);
+            self.theirs.set(None);
+        }
     }
 }
 
@@ -65,5 +94,22 @@ pub fn DraftArea(
                 }
             ></textarea>
         </label>
+        {move || {
+            draft
+                .theirs
+                .get()
+                .map(|saved| {
+                    view! {
+                        <div class="notice small" role="status" data-testid=format!("{testid}-theirs")>
+                            <p>"Someone else saved this while you were typing. Theirs:"</p>
+                            <pre>{saved}</pre>
+                            <button type="button" class="small" on:click=move |_| draft.take_theirs()>
+                                "Use theirs"
+                            </button>
+                            " or save yours to replace it."
+                        </div>
+                    }
+                })
+        }}
     }
 }
