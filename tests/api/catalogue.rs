@@ -318,6 +318,21 @@ async fn one_tool_is_added_and_changed_over_the_api_with_etags_and_scopes() {
     .await
     .unwrap();
     assert_eq!(res.status(), 403);
+    // A misspelt key (`require` for `requires`) is refused, not dropped.
+    let mut typo = changed.clone();
+    typo["require"] = json!(["identity_verified"]);
+    let res = put(typo, ("If-Match", created.clone()), key.clone())
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 422);
+    let body: Value = res.json().await.unwrap();
+    assert!(
+        body["Invalid"]["rule"]
+            .as_str()
+            .unwrap()
+            .starts_with("unknown field `require`"),
+        "{body}"
+    );
     let res = put(changed.clone(), ("If-Match", created.clone()), key.clone())
         .await
         .unwrap();

@@ -13,7 +13,8 @@ use crate::domain::ids::ToolId;
 use crate::domain::limits::CATALOGUE_HISTORY_PAGE_MAX;
 use crate::server::catalogue::{self, Changed};
 use crate::server::http::extract::{
-    if_match, path_id, CatalogueRead, CatalogueWrite, Expected, IdPath, JsonBody, Key, QueryParams,
+    if_match, path_id, CatalogueRead, CatalogueWrite, Expected, IdPath, JsonBody, Key, Known,
+    QueryParams,
 };
 use crate::server::http::rest::bindings::etag;
 use crate::server::http::rest::vibes::same_id;
@@ -91,7 +92,7 @@ async fn put_tool(
     State(state): State<AppState>,
     IdPath(id, _): IdPath<ToolId>,
     Expected(expected): Expected,
-    JsonBody(tool): JsonBody<CatalogueTool>,
+    JsonBody(Known(tool)): JsonBody<Known<CatalogueTool>>,
 ) -> Result<Response, ServerError> {
     same_id(&id, tool.id.as_str())?;
     let create = expected.is_none();
