@@ -8,6 +8,7 @@ use crate::domain::declaration::FunctionDeclaration;
 use crate::domain::effect::{rules_problems, Effect};
 use crate::domain::error::FieldError;
 use crate::domain::ids::{ToolId, WorkflowId};
+use crate::domain::limits::{unprintable, PRINTABLE_RULE};
 use crate::domain::workflow_state::START_STEP;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -77,6 +78,11 @@ impl CatalogueTool {
         let mut problems = Vec::new();
         if self.name.trim().is_empty() || self.name.chars().count() > 80 {
             problems.push(FieldError::new("name", "must be 1-80 characters"));
+        } else if unprintable(&self.name).is_some() {
+            problems.push(FieldError::new("name", PRINTABLE_RULE));
+        }
+        if unprintable(&self.category).is_some() {
+            problems.push(FieldError::new("category", PRINTABLE_RULE));
         }
         if self.description.trim().is_empty() || self.description.chars().count() > 1024 {
             problems.push(FieldError::new("description", "must be 1-1024 characters"));
@@ -147,6 +153,8 @@ impl Workflow {
         let mut problems = Vec::new();
         if self.name.trim().is_empty() || self.name.chars().count() > 80 {
             problems.push(FieldError::new("name", "must be 1-80 characters"));
+        } else if unprintable(&self.name).is_some() {
+            problems.push(FieldError::new("name", PRINTABLE_RULE));
         }
         if self.description.chars().count() > 500 {
             problems.push(FieldError::new(

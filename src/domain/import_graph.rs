@@ -49,6 +49,7 @@ const SOURCES: &[(&str, &str)] = &[
     ("decide", include_str!("decide.rs")),
     ("declaration", include_str!("declaration/mod.rs")),
     ("declaration::export", include_str!("declaration/export.rs")),
+    ("declaration::gemini", include_str!("declaration/gemini.rs")),
     (
         "declaration::ultravox",
         include_str!("declaration/ultravox/mod.rs"),

@@ -132,6 +132,25 @@ pub fn field_excerpt(field: &str) -> String {
     excerpt_of(field, FIELD_ECHO_MAX_CHARS)
 }
 
+/// What a one-line name or label may not hold, in words: see
+/// [`unprintable`].
+pub const PRINTABLE_RULE: &str = "must not contain control characters or text-direction overrides";
+
+/// The first character of `text` that a name or label shown in lists may
+/// not hold: a control character (a NUL, a bell, a line break: printed as
+/// a box, or not at all) or a bidirectional override or isolate
+/// (U+202A–U+202E, U+2066–U+2069), which makes the text after it read in
+/// another order, so one name can pass for another. Account and student
+/// names have refused control characters from the start; agents, tools,
+/// labels, steps and lessons are named under the same rule.
+pub fn unprintable(text: &str) -> Option<char> {
+    text.chars().find(|&c| {
+        c.is_control()
+            || ('\u{202A}'..='\u{202E}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+    })
+}
+
 /// [`excerpt`] with `max` characters kept.
 fn excerpt_of(input: &str, max: usize) -> String {
     let mut out = String::new();
@@ -378,6 +397,20 @@ pub const SMTP_DEADLINE_SECS: u64 = 10;
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn names_may_not_hold_control_characters_or_direction_overrides() {
+        assert_eq!(unprintable("Identity verified · Café"), None);
+        for bad in [
+            "Raj\u{0}esh",
+            "ring\u{7}",
+            "two\nlines",
+            "evil\u{202E}txt",
+            "iso\u{2067}late",
+        ] {
+            assert!(unprintable(bad).is_some(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn a_short_input_is_quoted_whole_with_control_characters_escaped() {

@@ -11,7 +11,7 @@
 
 use crate::domain::effect::label_problem;
 use crate::domain::error::BindingProblem;
-use crate::domain::limits::excerpt;
+use crate::domain::limits::{excerpt, unprintable, PRINTABLE_RULE};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -142,6 +142,11 @@ impl StateLabels {
                         "the label of check \"{}\" must be 1-{CHECK_LABEL_MAX_CHARS} characters",
                         excerpt(key)
                     ),
+                );
+            } else if unprintable(&check.label).is_some() {
+                problem(
+                    format!("{at}.label"),
+                    format!("the label of check \"{}\" {PRINTABLE_RULE}", excerpt(key)),
                 );
             }
             if check.description.chars().count() > DESCRIPTION_MAX_CHARS {

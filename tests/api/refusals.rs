@@ -250,3 +250,45 @@ async fn an_ended_sessions_tools_are_refused_like_its_other_doors() {
     assert_eq!(status, 409, "{body}");
     assert_eq!(body["Conflict"], format!("Session {} has ended.", s.id));
 }
+
+#[tokio::test]
+async fn names_and_labels_with_control_characters_or_direction_overrides_are_refused() {
+    use crate::helpers::TEACHER;
+    let app = spawn_app().await;
+    app.login(TEACHER).await;
+    for title in ["Ring\u{7}", "Lesson\u{202E}txt"] {
+        let res = app.rpc("create_lesson", &[("title", title)]).await;
+        let (status, body) = status_and_json(res).await;
+        assert_eq!(status, 422, "{title:?}: {body}");
+        assert_eq!(body["Invalid"]["field"], "title", "{body}");
+    }
+    use switchboard::domain::api_key::Scope;
+    let key = app
+        .api_key_with(&[Scope::BindingsRead, Scope::BindingsWrite])
+        .await;
+    let res = app
+        .client
+        .get(app.url("/api/bindings"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap();
+    let etag = res.headers()["etag"].to_str().unwrap().to_owned();
+    let mut doc: Value = res.json().await.unwrap();
+    doc["labels"]["checks"]["identity_verified"] = json!({"label": "Iden\u{0}tity"});
+    let res = app
+        .client
+        .put(app.url("/api/bindings"))
+        .bearer_auth(&key)
+        .header("If-Match", etag)
+        .json(&doc)
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = status_and_json(res).await;
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(
+        body["Invalid"]["field"], "labels.checks.identity_verified.label",
+        "{body}"
+    );
+}

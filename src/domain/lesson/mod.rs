@@ -231,6 +231,11 @@ impl LessonDraft {
                 "title",
                 format!("must be at most {MAX_TITLE_CHARS} characters"),
             ));
+        } else if crate::domain::limits::unprintable(title).is_some() {
+            problems.push(FieldError::new(
+                "title",
+                crate::domain::limits::PRINTABLE_RULE,
+            ));
         }
         if self.conversation_prompt.chars().count() > MAX_PROMPT_CHARS {
             problems.push(FieldError::new(

@@ -39,6 +39,19 @@ fn text_rule(
     }
 }
 
+/// A name shown in lists: [`text_rule`], then no control characters or
+/// direction overrides.
+fn name_rule(problems: &mut Vec<FieldError>, field: String, value: &str, max: usize) {
+    let before = problems.len();
+    text_rule(problems, field.clone(), value, max, true);
+    if problems.len() == before && crate::domain::limits::unprintable(value).is_some() {
+        problems.push(FieldError::new(
+            field,
+            crate::domain::limits::PRINTABLE_RULE,
+        ));
+    }
+}
+
 fn duplicates<'a>(ids: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
     let mut seen = BTreeSet::new();
     ids.filter(|id| !seen.insert(*id)).collect()
@@ -66,7 +79,7 @@ pub fn problems(agents: &[Agent], vibes: &[Vibe], catalogue: &HashSet<String>) -
     }
     for agent in agents {
         let at = |field: &str| format!("agents.{}.{field}", agent.id);
-        text_rule(&mut problems, at("name"), &agent.name, MAX_NAME_CHARS, true);
+        name_rule(&mut problems, at("name"), &agent.name, MAX_NAME_CHARS);
         text_rule(
             &mut problems,
             at("personality"),
@@ -134,7 +147,7 @@ pub fn problems(agents: &[Agent], vibes: &[Vibe], catalogue: &HashSet<String>) -
     }
     for vibe in vibes {
         let at = |field: &str| format!("vibes.{}.{field}", vibe.id);
-        text_rule(&mut problems, at("name"), &vibe.name, MAX_NAME_CHARS, true);
+        name_rule(&mut problems, at("name"), &vibe.name, MAX_NAME_CHARS);
         text_rule(
             &mut problems,
             at("description"),

@@ -285,5 +285,8 @@ pub(super) fn checked_name(name: &str) -> Result<String, EditError> {
             format!("must be at most {MAX_STEP_NAME_CHARS} characters (got {chars})"),
         ));
     }
+    if crate::domain::limits::unprintable(name).is_some() {
+        return Err(refuse("name", crate::domain::limits::PRINTABLE_RULE));
+    }
     Ok(name.to_owned())
 }
