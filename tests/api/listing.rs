@@ -31,7 +31,14 @@ async fn rest(app: &TestApp, s: &Session) -> (Vec<String>, Vec<(String, Vec<Desc
     let gemini = tools_body(app, s, "gemini").await;
     let available = serde_json::from_value(gemini["available"].clone()).unwrap();
     let mut doors = Vec::new();
-    for format in ["gemini", "openai", "anthropic", "ultravox"] {
+    for format in [
+        "gemini",
+        "openai",
+        "openai-realtime",
+        "anthropic",
+        "ultravox",
+        "nova-sonic",
+    ] {
         let body = tools_body(app, s, format).await;
         let tools: Vec<Described> = match format {
             "gemini" => body["tools"]["functionDeclarations"]
@@ -46,6 +53,24 @@ async fn rest(app: &TestApp, s: &Session) -> (Vec<String>, Vec<(String, Vec<Desc
                 .iter()
                 .map(|t| &t["function"])
                 .map(|f| triple(&f["name"], &f["description"], &f["parameters"]))
+                .collect(),
+            "openai-realtime" => body["tools"]["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .inspect(|t| assert_eq!(t["type"], "function"))
+                .map(|t| triple(&t["name"], &t["description"], &t["parameters"]))
+                .collect(),
+            "nova-sonic" => body["tools"]["toolConfiguration"]["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| &t["toolSpec"])
+                .map(|t| {
+                    let schema: Value =
+                        serde_json::from_str(t["inputSchema"]["json"].as_str().unwrap()).unwrap();
+                    triple(&t["name"], &t["description"], &schema)
+                })
                 .collect(),
             "anthropic" => body["tools"]["tools"]
                 .as_array()

@@ -1,6 +1,7 @@
 //! The declarations in each provider's shape, from the neutral form: the
 //! Gemini (its parameters as Gemini's own `Schema`, [`gemini`]), OpenAI
-//! and Anthropic shapes here, Ultravox's `selectedTools` from [`ultravox`].
+//! (Chat Completions and Realtime), Anthropic and Nova Sonic shapes here,
+//! Ultravox's `selectedTools` from [`ultravox`].
 //!
 //! Kept apart from the neutral form so the exporters can use it (and
 //! Ultravox's module) without the form importing them back.
@@ -48,6 +49,25 @@ pub fn export_with<D: Borrow<FunctionDeclaration>>(
                 }
             })).collect::<Vec<_>>()
         }),
+        DeclarationFormat::OpenAiRealtime => json!({
+            "tools": declarations.iter().map(Borrow::borrow).map(|d: &FunctionDeclaration| json!({
+                "type": "function",
+                "name": d.name,
+                "description": d.description,
+                "parameters": d.parameters,
+            })).collect::<Vec<_>>()
+        }),
+        DeclarationFormat::NovaSonic => json!({
+            "toolConfiguration": {
+                "tools": declarations.iter().map(Borrow::borrow).map(|d: &FunctionDeclaration| json!({
+                    "toolSpec": {
+                        "name": d.name,
+                        "description": d.description,
+                        "inputSchema": {"json": d.parameters.to_string()},
+                    }
+                })).collect::<Vec<_>>()
+            }
+        }),
         DeclarationFormat::Anthropic => json!({
             "tools": declarations.iter().map(Borrow::borrow).map(|d: &FunctionDeclaration| json!({
                 "name": d.name,
@@ -86,6 +106,34 @@ mod tests {
         assert_eq!(out["tools"][0]["type"], "function");
         assert_eq!(out["tools"][0]["function"]["name"], "check_balance");
         assert_eq!(out["tools"][0]["function"]["parameters"]["type"], "object");
+    }
+
+    #[test]
+    fn openai_realtime_export_lists_each_tool_flat() {
+        let out = export(&sample(), DeclarationFormat::OpenAiRealtime);
+        assert_eq!(
+            out["tools"][0],
+            json!({"type": "function", "name": "check_balance", "description": "Reads the balance.",
+                   "parameters": sample()[0].parameters})
+        );
+    }
+
+    #[test]
+    fn nova_sonic_export_carries_the_schema_as_a_json_string() {
+        let out = export(&sample(), DeclarationFormat::NovaSonic);
+        let spec = &out["toolConfiguration"]["tools"][0]["toolSpec"];
+        assert_eq!(spec["name"], "check_balance");
+        let schema: Value =
+            serde_json::from_str(spec["inputSchema"]["json"].as_str().unwrap()).unwrap();
+        assert_eq!(schema, sample()[0].parameters);
+    }
+
+    #[test]
+    fn every_format_parses_from_its_own_spelling() {
+        for f in DeclarationFormat::ALL {
+            assert_eq!(DeclarationFormat::parse(f.as_str()), Ok(f));
+            assert_eq!(serde_json::to_value(f).unwrap(), f.as_str());
+        }
     }
 
     #[test]

@@ -35,19 +35,34 @@ pub enum DeclarationFormat {
     /// Google Gemini / Gemini Live: `{"functionDeclarations": […]}`.
     #[default]
     Gemini,
-    /// OpenAI (chat, Realtime): `{"tools": [{"type": "function", "function": …}]}`.
+    /// OpenAI Chat Completions: `{"tools": [{"type": "function", "function": …}]}`.
     #[serde(rename = "openai")]
     OpenAi,
+    /// OpenAI Realtime (`session.update`): `{"tools": [{"type": "function",
+    /// "name", "description", "parameters"}]}`, each tool flat.
+    #[serde(rename = "openai-realtime")]
+    OpenAiRealtime,
     /// Anthropic: `{"tools": [{"name", "description", "input_schema"}]}`.
     Anthropic,
     /// Ultravox: `{"selectedTools": [{"toolName"} | {"temporaryTool": …}]}`.
     Ultravox,
+    /// Amazon Nova Sonic (`promptStart`): `{"toolConfiguration": {"tools":
+    /// [{"toolSpec": {"name", "description", "inputSchema": {"json"}}}]}}`,
+    /// the schema as a JSON string.
+    #[serde(rename = "nova-sonic")]
+    NovaSonic,
 }
 
 impl DeclarationFormat {
     /// Every format, in menu order.
-    pub const ALL: [DeclarationFormat; 4] =
-        [Self::Gemini, Self::OpenAi, Self::Anthropic, Self::Ultravox];
+    pub const ALL: [DeclarationFormat; 6] = [
+        Self::Gemini,
+        Self::OpenAi,
+        Self::OpenAiRealtime,
+        Self::Anthropic,
+        Self::Ultravox,
+        Self::NovaSonic,
+    ];
 
     /// Parses a `format` query value.
     pub fn parse(raw: &str) -> Result<Self, FieldError> {
@@ -55,7 +70,10 @@ impl DeclarationFormat {
             .into_iter()
             .find(|f| f.as_str() == raw)
             .ok_or_else(|| {
-                FieldError::new("format", "must be gemini, openai, anthropic or ultravox")
+                FieldError::new(
+                    "format",
+                    "must be gemini, openai, openai-realtime, anthropic, ultravox or nova-sonic",
+                )
             })
     }
 
@@ -64,8 +82,10 @@ impl DeclarationFormat {
         match self {
             Self::Gemini => "gemini",
             Self::OpenAi => "openai",
+            Self::OpenAiRealtime => "openai-realtime",
             Self::Anthropic => "anthropic",
             Self::Ultravox => "ultravox",
+            Self::NovaSonic => "nova-sonic",
         }
     }
 
@@ -74,8 +94,10 @@ impl DeclarationFormat {
         match self {
             Self::Gemini => "Gemini",
             Self::OpenAi => "OpenAI",
+            Self::OpenAiRealtime => "OpenAI Realtime",
             Self::Anthropic => "Anthropic",
             Self::Ultravox => "Ultravox",
+            Self::NovaSonic => "Nova Sonic",
         }
     }
 }

@@ -56,9 +56,7 @@ async fn call_config(
     }
     let origin = ultravox::public_origin(&state)?;
     let row = session.into_inner().row;
-    if row.ended_at.is_some() {
-        return Err(ApiError::Conflict(format!("Session {} has ended.", row.id)).into());
-    }
+    row.still_open()?;
     let listing = Listing::of(&state, &row).await?;
     sessions::tools_told(&state, &row, &listing.available).await?;
     let target = HttpTarget {
