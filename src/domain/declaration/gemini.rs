@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 
 /// The fields of Gemini's `Schema` kept as they are (those holding schemas
 /// are converted in turn).
-const KEPT: [&str; 16] = [
+const KEPT: [&str; 17] = [
     "title",
     "description",
     "nullable",
@@ -33,6 +33,7 @@ const KEPT: [&str; 16] = [
     "propertyOrdering",
     "default",
     "minimum",
+    "maximum",
 ];
 
 /// `schema` (JSON Schema) as a Gemini `Schema`.
@@ -64,9 +65,6 @@ pub fn schema(schema: &Value) -> Value {
             }
             "const" => {
                 to.insert("enum".to_owned(), Value::Array(vec![value.clone()]));
-            }
-            "maximum" => {
-                to.insert(key.clone(), value.clone());
             }
             k if KEPT.contains(&k) => {
                 to.insert(key.clone(), value.clone());
@@ -205,7 +203,7 @@ mod tests {
             "anyOf" => v
                 .as_array()
                 .is_some_and(|a| a.iter().all(only_gemini_fields)),
-            "type" | "format" | "maximum" => true,
+            "type" | "format" => true,
             k => KEPT.contains(&k),
         })
     }
