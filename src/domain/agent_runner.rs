@@ -95,7 +95,7 @@ pub fn workflow_prompt(id: &str, name: &str, steps: &[Step], current: Option<&st
 /// list (the next model call is declared them).
 pub fn call_answer(tool: &str, response: &CallResponse) -> String {
     let mut answer = match (response.allowed, response.status, &response.result) {
-        (false, _, _) => format!(
+        (false, _, _) | (_, CallStatus::Refused, _) => format!(
             "Refused by Switchboard: {}",
             response.reason.as_deref().unwrap_or("not allowed now")
         ),
@@ -217,7 +217,7 @@ mod tests {
 
     #[test]
     fn a_refusal_reaches_the_model_with_switchboards_reason() {
-        let mut r = response(false, CallStatus::Done);
+        let mut r = response(false, CallStatus::Refused);
         r.reason = Some("`check_balance` needs identity_verified".into());
         assert_eq!(
             call_answer("check_balance", &r),

@@ -204,6 +204,24 @@ async fn a_failed_or_negative_result_does_not_verify_and_refused_calls_take_none
     )
     .await;
     assert_eq!(status, 409, "a refused call has no result");
+    assert_eq!(refused["status"], "refused", "{refused}");
+    let stored: Value = app
+        .client
+        .get(app.url(&format!("/api/sessions/{}/calls", s.id)))
+        .bearer_auth(&s.token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let record = stored["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == refused["callId"])
+        .unwrap();
+    assert_eq!(record["status"], "refused", "as recorded too: {record}");
     let (status, _) = report(&app, &s, &s.token, 999_999, json!({"ok": true})).await;
     assert_eq!(status, 404);
     let res = app

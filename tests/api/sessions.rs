@@ -95,6 +95,7 @@ async fn calls_are_allowed_or_refused_by_the_rules_in_force() {
     .await;
     assert_eq!(status, 200);
     assert_eq!(body["allowed"], false);
+    assert_eq!(body["status"], "refused", "nothing ran: {body}");
     assert_eq!(
         body["reason"],
         "`check_balance` is not available in workflow `idv`; available: get_server_time, start_workflow, end_session, perform_idv_check, lookup_account"

@@ -15,13 +15,25 @@ pub enum CallOutcome {
     Refused,
 }
 
+impl CallOutcome {
+    /// The outcome stored as `raw`: anything but `allowed` is refused, so a
+    /// row never reads as having run when it did not say so.
+    pub fn parse(raw: &str) -> Self {
+        if raw == "allowed" {
+            CallOutcome::Allowed
+        } else {
+            CallOutcome::Refused
+        }
+    }
+}
+
 /// Where an allowed call's result stands. Switchboard's own tools finish at
 /// once; a tool the agent backend executes waits for the backend to report
 /// its result (`POST …/tool-calls/{callId}/result`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CallStatus {
-    /// Finished (or refused): nothing more will come.
+    /// Finished: nothing more will come.
     #[default]
     Done,
     /// Allowed and handed to the backend; its result is not in yet.
@@ -29,6 +41,8 @@ pub enum CallStatus {
     /// The tool failed: the backend reported so, or a built-in ran and
     /// answered that it failed (a todo tool's `{"success": false, …}`).
     Failed,
+    /// Refused: nothing ran (the call's `reason` says why).
+    Refused,
 }
 
 impl CallStatus {
@@ -43,14 +57,18 @@ impl CallStatus {
             CallStatus::Done => "done",
             CallStatus::Awaiting => "awaiting",
             CallStatus::Failed => "failed",
+            CallStatus::Refused => "refused",
         }
     }
 
-    /// The status stored as `raw` (`done` for anything unknown).
-    pub fn parse(raw: &str) -> Self {
-        match raw {
-            "awaiting" => CallStatus::Awaiting,
-            "failed" => CallStatus::Failed,
+    /// The status stored as `raw` for a call with `outcome` (`done` for
+    /// anything unknown). A refused call is `refused` whatever was stored:
+    /// rows written before refusals had a status of their own say `done`.
+    pub fn parse(raw: &str, outcome: CallOutcome) -> Self {
+        match (outcome, raw) {
+            (CallOutcome::Refused, _) => CallStatus::Refused,
+            (_, "awaiting") => CallStatus::Awaiting,
+            (_, "failed") => CallStatus::Failed,
             _ => CallStatus::Done,
         }
     }
@@ -112,7 +130,8 @@ pub struct CallResult {
 pub struct CallResponse {
     /// Whether the call was allowed.
     pub allowed: bool,
-    /// `done` when Switchboard ran it (or refused it); `failed` when it ran
+    /// `done` when Switchboard ran it; `refused` when nothing ran (the
+    /// `reason` says why); `failed` when it ran
     /// and answered that it failed (its answer is `result`); `awaiting`
     /// when the backend executes it and reports the result under `call_id`.
     pub status: CallStatus,
@@ -166,7 +185,9 @@ impl ToolCallRecord {
                 .unwrap_or_default()
         };
         match (self.outcome, self.status) {
-            (CallOutcome::Refused, _) => self.reason.clone().unwrap_or_default(),
+            (CallOutcome::Refused, _) | (_, CallStatus::Refused) => {
+                self.reason.clone().unwrap_or_default()
+            }
             (CallOutcome::Allowed, CallStatus::Awaiting) => "awaiting the backend's result".into(),
             (CallOutcome::Allowed, CallStatus::Failed) => format!("failed: {}", result()),
             (CallOutcome::Allowed, CallStatus::Done) => self

@@ -21,6 +21,22 @@ mod tests {
     use std::collections::BTreeMap;
 
     #[test]
+    fn a_refused_call_reads_as_refused_even_from_a_row_stored_done() {
+        use super::{CallOutcome, CallStatus};
+        let refused = CallOutcome::parse("refused");
+        assert_eq!(CallStatus::parse("done", refused), CallStatus::Refused);
+        assert_eq!(CallStatus::parse("refused", refused), CallStatus::Refused);
+        let allowed = CallOutcome::parse("allowed");
+        assert_eq!(CallStatus::parse("failed", allowed), CallStatus::Failed);
+        assert_eq!(CallStatus::parse("?", allowed), CallStatus::Done);
+        assert_eq!(
+            CallOutcome::parse("?"),
+            CallOutcome::Refused,
+            "never ran unless said"
+        );
+    }
+
+    #[test]
     fn a_stage_change_reads_as_what_the_agent_says() {
         let stage = serde_json::json!({"systemPrompt": "x", "voice": "Mark", "toolResultText": "Switching you to Oliver...", "selectedTools": [1, 2]});
         let result = serde_json::json!({"responseType": "new-stage", "result": stage.to_string()});

@@ -266,6 +266,7 @@ async fn decide_and_run(
     );
     if let Some(refusal) = refused {
         done.outcome = CallOutcome::Refused;
+        done.status = CallStatus::Refused;
         done.reason = Some(refusal.to_string());
         return Ok(done);
     }
@@ -298,6 +299,7 @@ async fn decide_and_run(
         }
         Err(Declined::Refused(reason)) => {
             done.outcome = CallOutcome::Refused;
+            done.status = CallStatus::Refused;
             done.reason = Some(reason);
         }
         // It ran and failed: allowed, `failed`, its answer the result (no

@@ -67,7 +67,13 @@ pub async fn record(db: &Db, call: &NewCall<'_>) -> Result<i64, ServerError> {
     .bind(call.result.map(Value::to_string))
     .bind(call.reason)
     .bind(call.duration_us)
-    .bind(call.status.as_str())
+    // The `status` column tracks a result's progress (`done`, `awaiting`,
+    // `failed`, as its CHECK says); a refusal is in `outcome`, and
+    // `CallStatus::parse` reads such a row back as `refused`.
+    .bind(match call.status {
+        CallStatus::Refused => CallStatus::Done.as_str(),
+        status => status.as_str(),
+    })
     .fetch_one(&mut *tx)
     .await?
     ;
@@ -144,17 +150,13 @@ pub async fn page(
             at_ms: r.at_ms,
             tool: r.tool,
             arguments: serde_json::from_str(&r.arguments).unwrap_or(Value::Null),
-            outcome: if r.outcome == "allowed" {
-                CallOutcome::Allowed
-            } else {
-                CallOutcome::Refused
-            },
+            outcome: CallOutcome::parse(&r.outcome),
             result: r.result.and_then(|s| serde_json::from_str(&s).ok()),
             reason: r.reason,
             duration_us: r.duration_us,
             workflow: r.workflow,
             truncated: false,
-            status: CallStatus::parse(&r.status),
+            status: CallStatus::parse(&r.status, CallOutcome::parse(&r.outcome)),
         })
         .collect())
 }
@@ -182,14 +184,13 @@ pub async fn find(
     .bind(session_id)
     .fetch_optional(db)
     .await?;
-    Ok(row.map(|(tool, outcome, status)| CallToComplete {
-        tool,
-        outcome: if outcome == "allowed" {
-            CallOutcome::Allowed
-        } else {
-            CallOutcome::Refused
-        },
-        status: CallStatus::parse(&status),
+    Ok(row.map(|(tool, outcome, status)| {
+        let outcome = CallOutcome::parse(&outcome);
+        CallToComplete {
+            tool,
+            outcome,
+            status: CallStatus::parse(&status, outcome),
+        }
     }))
 }
 
@@ -200,15 +201,16 @@ pub async fn reported(
     session_id: &str,
     call_id: i64,
 ) -> Result<Option<(CallStatus, Option<Value>)>, ServerError> {
-    let row: Option<(String, Option<String>)> =
-        sqlx::query_as("SELECT status, result FROM tool_calls WHERE id = $1 AND session_id = $2")
-            .bind(call_id)
-            .bind(session_id)
-            .fetch_optional(db)
-            .await?;
-    Ok(row.map(|(status, result)| {
+    let row: Option<(String, String, Option<String>)> = sqlx::query_as(
+        "SELECT outcome, status, result FROM tool_calls WHERE id = $1 AND session_id = $2",
+    )
+    .bind(call_id)
+    .bind(session_id)
+    .fetch_optional(db)
+    .await?;
+    Ok(row.map(|(outcome, status, result)| {
         (
-            CallStatus::parse(&status),
+            CallStatus::parse(&status, CallOutcome::parse(&outcome)),
             result.and_then(|r| serde_json::from_str(&r).ok()),
         )
     }))
