@@ -166,6 +166,33 @@ test('an admin edits trigger and steps by hand, and the visualiser lights the se
   await expect(notice).toHaveCount(0);
   await expect(stepCard(other, 'Resolve').getByTestId('save-step-prompt')).toBeDisabled();
   await other.context().close();
+
+  // A page whose live feed is down saves on a stale version: refused, and
+  // what was typed stays, beside what was saved meanwhile, until the admin
+  // saves theirs over it knowingly.
+  const staleContext = await browser.newContext();
+  await staleContext.route(/\/api\/workflows\/disputes\/events/, (route) => route.abort());
+  const stale = await staleContext.newPage();
+  await signIn(stale, ADMIN);
+  await expect(stale.getByTestId('current-user')).toBeVisible();
+  await stale.goto('/workflows/disputes');
+  await hydrated(stale);
+  const staleBox = stepCard(stale, 'Resolve').getByTestId('step-prompt');
+  await expect(staleBox).toHaveValue('Ask for the transaction first.', soon);
+  await resolve.getByTestId('step-prompt').fill('Ask for the date first.');
+  await stored(page, () => resolve.getByTestId('save-step-prompt').click());
+  await staleBox.fill('Typed on a stale page');
+  await stepCard(stale, 'Resolve').getByTestId('save-step-prompt').click();
+  await expect(stale.getByTestId('workflow-problem')).toBeVisible(soon);
+  const staleNotice = stepCard(stale, 'Resolve').getByTestId('step-prompt-theirs');
+  await expect(staleNotice).toContainText('Ask for the date first.', soon);
+  await expect(staleBox).toHaveValue('Typed on a stale page');
+  await stepCard(stale, 'Resolve').getByTestId('save-step-prompt').click();
+  await expect(resolve.getByTestId('step-prompt')).toHaveValue('Typed on a stale page', soon);
+  await expect(staleNotice).toHaveCount(0, soon);
+  await expect(stepCard(stale, 'Resolve').getByTestId('save-step-prompt')).toBeDisabled();
+  await staleContext.close();
+
   await resolve.getByTestId('step-prompt').fill('Open a dispute case for the transaction.');
   await stored(page, () => resolve.getByTestId('save-step-prompt').click());
 

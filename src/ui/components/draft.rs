@@ -35,7 +35,12 @@ impl Draft {
                 return;
             }
             base.set_value(now.clone());
-            if dirty.get_untracked() {
+            if text.with_untracked(|t| *t == now) {
+                // What the box shows is what is saved now (its own save,
+                // or the same text saved elsewhere): nothing to tell.
+                dirty.set(false);
+                theirs.set(None);
+            } else if dirty.get_untracked() {
                 theirs.set(Some(now));
             } else {
                 text.set(now);
@@ -48,11 +53,20 @@ impl Draft {
         }
     }
 
-    /// The text, for saving; the box follows saved values again.
-    pub fn take(self) -> String {
-        self.dirty.set(false);
-        self.theirs.set(None);
+    /// The text, for saving. It stays marked as changed until
+    /// [`Draft::saved`] says the save went through: a refused save (a stale
+    /// version) must not let the next refresh replace what was typed.
+    pub fn sending(self) -> String {
         self.text.get_untracked()
+    }
+
+    /// `sent` was saved: the box follows saved values again, unless the
+    /// user typed on while it was on its way.
+    pub fn saved(self, sent: &str) {
+        if self.text.with_untracked(|t| t == sent) {
+            self.dirty.set(false);
+            self.theirs.set(None);
+        }
     }
 
     /// Drops what the user typed for what was saved elsewhere.

@@ -121,6 +121,12 @@ impl Editing {
     /// Sends `edit` on top of the version shown; refreshes after it, or
     /// shows why not (and refreshes too when the version was stale).
     pub fn apply(self, edit: Edit) {
+        self.apply_then(edit, || {});
+    }
+
+    /// [`Editing::apply`], running `stored` once the edit is stored (before
+    /// the refresh), so a text box drops its changed mark only then.
+    pub fn apply_then(self, edit: Edit, stored: impl FnOnce() + 'static) {
         let (id, version) = self.page.with_untracked(|p| (p.id.clone(), p.version));
         self.busy.set(true);
         spawn_local(async move {
@@ -128,6 +134,7 @@ impl Editing {
             let _ = self.busy.try_set(false);
             match result {
                 Ok(_) => {
+                    stored();
                     let _ = self.problem.try_set(None);
                 }
                 Err(e) => {

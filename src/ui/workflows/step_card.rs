@@ -53,10 +53,14 @@ pub fn StepCard(uuid: String, order: Memo<Vec<String>>, editing: Editing) -> imp
     let save_prompt = {
         let uuid = uuid.clone();
         move |_| {
-            editing.apply(Edit::UpdateSystemPrompt {
-                step_uuid: uuid.clone(),
-                system_prompt: draft.take(),
-            });
+            let sent = draft.sending();
+            editing.apply_then(
+                Edit::UpdateSystemPrompt {
+                    step_uuid: uuid.clone(),
+                    system_prompt: sent.clone(),
+                },
+                move || draft.saved(&sent),
+            );
         }
     };
     let remove = {

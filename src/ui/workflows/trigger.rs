@@ -52,13 +52,16 @@ pub fn TriggerEditor(editing: Editing) -> impl IntoView {
         let Some(t) = trigger.get_untracked() else {
             return;
         };
-        match read_json::<Value>(&draft.text.get_untracked()) {
+        let sent = draft.sending();
+        match read_json::<Value>(&sent) {
             Ok(rules) => {
-                draft.take();
-                editing.apply(Edit::UpdateTriggerSettings {
-                    trigger_uuid: t.uuid,
-                    filter_rules: rules,
-                });
+                editing.apply_then(
+                    Edit::UpdateTriggerSettings {
+                        trigger_uuid: t.uuid,
+                        filter_rules: rules,
+                    },
+                    move || draft.saved(&sent),
+                );
             }
             Err(e) => editing.problem.set(Some(ApiError::invalid(
                 "filter_rules",
