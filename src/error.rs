@@ -65,8 +65,11 @@ pub enum ApiError {
     #[error("{0}")]
     PreconditionFailed(String),
     /// A replace request did not say which version it replaces.
-    #[error("Send If-Match with the ETag you read, so a newer version is never overwritten.")]
-    PreconditionRequired,
+    #[error("Send {send}, so a newer version is never overwritten.")]
+    PreconditionRequired {
+        /// The header (or headers) the request must carry, in words.
+        send: String,
+    },
     /// A state-changing call that did not come from Switchboard's own pages
     /// (cross-site request forgery defence).
     #[error("Refused: this request did not come from Switchboard's own pages.")]
@@ -134,7 +137,7 @@ impl ApiError {
             Self::NotFound(_) => 404,
             Self::Conflict(_) => 409,
             Self::PreconditionFailed(_) => 412,
-            Self::PreconditionRequired => 428,
+            Self::PreconditionRequired { .. } => 428,
             Self::Invalid(_) => 422,
             Self::Transport(_) | Self::BadRequest(_) => 400,
             Self::TooLarge { .. } => 413,

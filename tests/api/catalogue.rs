@@ -307,6 +307,13 @@ async fn one_tool_is_added_and_changed_over_the_api_with_etags_and_scopes() {
         .await
         .unwrap();
     assert_eq!(res.status(), 428, "no precondition");
+    let body: Value = res.json().await.unwrap();
+    assert!(
+        body["PreconditionRequired"]["send"]
+            .as_str()
+            .is_some_and(|s| s.contains("If-Match") && s.contains("If-None-Match: *")),
+        "the body names both headers: {body}"
+    );
     let vibes = app
         .api_key_with(&[Scope::VibesWrite, Scope::BindingsRead])
         .await;

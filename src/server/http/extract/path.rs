@@ -88,7 +88,9 @@ pub fn if_match(headers: &HeaderMap) -> Result<i64, ApiError> {
         .get(header::IF_MATCH)
         .and_then(|v| v.to_str().ok())
         .map(str::trim)
-        .ok_or(ApiError::PreconditionRequired)?;
+        .ok_or_else(|| ApiError::PreconditionRequired {
+            send: "If-Match with the ETag you read".into(),
+        })?;
     if raw == "*" {
         return Err(ApiError::PreconditionFailed(
             "If-Match: * is not accepted: send the ETag of the version you read, so a newer one is never overwritten.".into(),
@@ -128,7 +130,13 @@ pub fn expected(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
     if creating && headers.get(header::IF_MATCH).is_none() {
         return Ok(None);
     }
-    if_match(headers).map(Some)
+    if_match(headers).map(Some).map_err(|e| match e {
+        ApiError::PreconditionRequired { .. } => ApiError::PreconditionRequired {
+            send: "If-Match with the ETag you read to replace it, or If-None-Match: * to create it"
+                .into(),
+        },
+        other => other,
+    })
 }
 
 /// [`expected`] as an extractor: `Some(version)` to change what is at

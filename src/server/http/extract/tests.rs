@@ -191,10 +191,17 @@ async fn a_good_body_is_taken_as_json_of_any_json_type() {
 #[test]
 fn if_match_takes_strong_and_weak_tags_and_refuses_a_star() {
     let mut headers = HeaderMap::new();
-    assert!(matches!(
-        if_match(&headers),
-        Err(ApiError::PreconditionRequired)
-    ));
+    let missing = if_match(&headers).unwrap_err();
+    assert!(matches!(missing, ApiError::PreconditionRequired { .. }));
+    assert_eq!(
+        serde_json::to_value(&missing).unwrap(),
+        serde_json::json!({"PreconditionRequired": {"send": "If-Match with the ETag you read"}}),
+        "the body names the header"
+    );
+    assert!(expected(&headers)
+        .unwrap_err()
+        .to_string()
+        .contains("If-None-Match: *"));
     headers.insert(header::IF_MATCH, "W/\"3\"".parse().unwrap());
     assert_eq!(if_match(&headers).unwrap(), 3);
     headers.insert(header::IF_MATCH, "*".parse().unwrap());
