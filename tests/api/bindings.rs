@@ -76,6 +76,11 @@ async fn put_needs_a_current_if_match() {
 
     let res = put(&app, &key, None, &doc).await;
     assert_eq!(res.status(), 428);
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(
+        body,
+        json!({"PreconditionRequired": {"send": "If-Match with the ETag you read"}})
+    );
     let res = put(&app, &key, Some("\"7\""), &doc).await;
     assert_eq!(res.status(), 412);
     assert_eq!(version_count(&app).await, 1);
@@ -87,7 +92,19 @@ async fn put_needs_a_current_if_match() {
     assert_eq!(etag2, "\"2\"");
     assert_eq!(stored, doc);
 
-    // The first tag is stale now.
+    // The same document again (a retried PUT) is no new version.
+    let res = put(&app, &key, Some(&etag2), &doc).await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["etag"], "\"2\"");
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["version"], 2);
+    assert_eq!(
+        body["notes"],
+        json!(["Nothing changed: the bindings stay at version 2."])
+    );
+    assert_eq!(version_count(&app).await, 2);
+
+    // The first tag is stale now, even for the same document.
     let res = put(&app, &key, Some(&etag), &doc).await;
     assert_eq!(res.status(), 412);
     let err: ApiError = res.json().await.unwrap();

@@ -17,7 +17,9 @@ use crate::server::{AppState, ServerError};
 
 /// Validates `document` against the stored catalogue and workflows (its
 /// labels against the checks the catalogue's effects set), normalises it
-/// and stores it as the version after `expected`.
+/// and stores it as the version after `expected` — unless it is what is in
+/// force at `expected` already: then nothing is stored, and the answer is
+/// `expected` with a note saying so.
 pub async fn save_document(
     db: &Db,
     expected: i64,
@@ -41,10 +43,19 @@ pub async fn save_document(
     if !label_problems.is_empty() {
         return Err(refused(label_problems).into());
     }
-    let previous = store::current(db)
+    let (previous, at) = store::current(db)
         .await?
-        .map(|v| v.bindings)
+        .map(|v| (v.bindings, v.meta.version))
         .unwrap_or_default();
+    // The same bindings again (a retried PUT, a file that is what is in
+    // force) are no new version: history records changes.
+    if at > 0 && at == expected && previous == normalised.bindings {
+        let mut notes = normalised.notes;
+        notes.push(format!(
+            "Nothing changed: the bindings stay at version {at}."
+        ));
+        return Ok(SaveOutcome { version: at, notes });
+    }
     let diff = BindingsDiff::between(&previous, &normalised.bindings);
     let summary = match summary_prefix {
         Some(prefix) => format!("{prefix}: {}", diff.summary()),
@@ -85,7 +96,10 @@ pub async fn save_in_force(
         summary_prefix,
     )
     .await?;
-    crate::server::agent::listing::rules_changed(state).await?;
+    // An unchanged document keeps its version, and the rules in force.
+    if saved.version != expected {
+        crate::server::agent::listing::rules_changed(state).await?;
+    }
     Ok(saved)
 }
 
