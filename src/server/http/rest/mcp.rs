@@ -24,7 +24,7 @@ use crate::server::workflows::mcp::{Editor, WorkflowMcpService};
 use crate::server::{AppState, ServerError};
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{header, Method};
+use axum::http::{header, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use axum::Router;
@@ -119,11 +119,17 @@ where
     } else {
         None
     };
+    let ending = req.method() == Method::DELETE;
     let response = match reservation {
         Some(slot) => McpSessions::opening(slot, mcp.handle(req)).await,
         None => mcp.handle(req).await,
     };
-    let response = as_api_error(response.map(Body::new)).await;
+    let mut response = as_api_error(response.map(Body::new)).await;
+    // rmcp answers an ended MCP session 202; clients (the Python SDK) take
+    // 200 or 204 as "ended" and log anything else as a failure.
+    if ending && response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+    }
     holding(response, permit)
 }
 
