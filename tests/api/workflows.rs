@@ -91,6 +91,19 @@ async fn a_definition_is_edited_step_by_step_and_its_step_tools_reach_sessions()
     )
     .await;
     assert_eq!(status, 412);
+    // A key the edit does not take: 422 naming it, nothing written.
+    let (status, body) = edit(
+        &app,
+        &key,
+        1,
+        json!({"edit": "update_system_prompt", "step_uuid": step, "system_prompt": "", "systemPrompt": "Greet"}),
+    )
+    .await;
+    assert_eq!(status, 422, "{body}");
+    assert!(
+        body.to_string().contains("unknown field `systemPrompt`"),
+        "{body}"
+    );
     // Refused: 422 naming the argument.
     let (status, body) = edit(&app, &key, 1, json!({"edit": "update_step_tools", "step_uuid": step, "enabled_tools": ["check_balance", "fly"]})).await;
     assert_eq!(status, 422);

@@ -14,9 +14,10 @@ use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
 /// One change to a definition: what the settings page and the agent's
-/// tools do.
+/// tools do. A key an edit does not take is refused (a misspelt
+/// `systemPrompt` would otherwise save an empty prompt without a word).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "edit", rename_all = "snake_case")]
+#[serde(tag = "edit", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Edit {
     /// Sets (or replaces) the start trigger, with empty filter rules.
     SetTrigger {

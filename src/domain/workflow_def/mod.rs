@@ -65,6 +65,29 @@ mod tests {
     }
 
     #[test]
+    fn an_edit_with_a_key_it_does_not_take_is_refused_naming_the_key() {
+        let read = |v| serde_json::from_value::<Edit>(v);
+        let ok =
+            read(json!({"edit": "update_system_prompt", "step_uuid": "s1", "system_prompt": "Hi"}));
+        assert_eq!(
+            ok.unwrap(),
+            Edit::UpdateSystemPrompt {
+                step_uuid: "s1".into(),
+                system_prompt: "Hi".into()
+            }
+        );
+        let typo = read(
+            json!({"edit": "update_system_prompt", "step_uuid": "s1", "system_prompt": "Hi", "systemPrompt": "Hi"}),
+        );
+        assert!(
+            typo.unwrap_err()
+                .to_string()
+                .contains("unknown field `systemPrompt`"),
+            "the misspelt key is named"
+        );
+    }
+
+    #[test]
     fn steps_are_added_reordered_prompted_and_tooled() {
         let def = add(
             &add(&Definition::default(), "custom_llm", "Greet"),
