@@ -35,6 +35,11 @@ pub const TOOL_RESULT_MAX_BYTES: usize = 64 * 1024;
 /// Largest request body on the JSON API (`/api/…`), except bindings.
 pub const API_BODY_MAX_BYTES: usize = 1024 * 1024;
 
+/// Largest body of a server-function call (`/rpc/…`, the pages' own
+/// calls): axum's default limit, which the calls were already read under,
+/// named so the 413 can say it.
+pub const RPC_BODY_MAX_BYTES: usize = 2 * 1024 * 1024;
+
 /// Largest `tool-bindings.json` accepted by `PUT /api/bindings`: a 100-tool
 /// × 30-workflow matrix is about 60 KB, so this leaves two orders of
 /// magnitude of room.

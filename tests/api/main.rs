@@ -38,6 +38,7 @@ mod mcp_health;
 mod mcp_servers;
 mod mcp_transports;
 mod mcp_withheld;
+mod nul_bytes;
 mod ownership;
 mod pages;
 mod passwords;

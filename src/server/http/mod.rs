@@ -14,6 +14,7 @@ pub mod mcp_requests;
 pub mod mcp_sessions;
 pub mod rest;
 pub mod router;
+pub mod rpc_bodies;
 pub mod serve;
 pub mod streams;
 pub mod timing;

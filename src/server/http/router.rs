@@ -92,8 +92,8 @@ pub fn routes() -> Router<AppState> {
 /// before the timeout and any sign-in lookup), compression of responses on
 /// their way out ([`compression`]) after a request with two
 /// `Authorization` headers is refused ([`one_authorization`]), the request
-/// timeout, the signed-in
-/// user, the cross-origin check for server functions, 400 for undecodable
+/// timeout, the signed-in user, the cross-origin check for server
+/// functions, their bodies' limit and NUL check, 400 for undecodable
 /// server-function calls, and the sign-in redirect for pages.
 pub fn with_middleware(router: Router<AppState>, state: AppState) -> Router {
     router
@@ -104,6 +104,7 @@ pub fn with_middleware(router: Router<AppState>, state: AppState) -> Router {
             crate::server::cluster::stored_before_answer,
         ))
         .layer(from_fn(malformed_calls_are_client_errors))
+        .layer(from_fn(crate::server::http::rpc_bodies::checked))
         .layer(from_fn_with_state(state.clone(), auth::check_origin))
         .layer(from_fn_with_state(state.clone(), auth::resolve_user))
         .layer(TimeoutLayer::with_status_code(

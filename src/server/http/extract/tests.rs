@@ -317,3 +317,29 @@ fn a_query_parameter_of_the_wrong_type_or_given_twice_is_named() {
     let page = query_params::<Page>(&"/c?limit=5&token=x".parse().unwrap()).unwrap();
     assert_eq!((page.limit, page.format), (Some(5), None));
 }
+
+#[test]
+fn a_nul_anywhere_in_a_body_is_found_by_its_path_and_an_escaped_backslash_is_not_one() {
+    use super::body::nul_at;
+    let at = |v: serde_json::Value| nul_at(v.to_string().as_bytes());
+    assert_eq!(at(serde_json::json!("a\u{0}")), Some("body".into()));
+    assert_eq!(
+        at(serde_json::json!({"availableTools": [{"name": "a"}, {"description": "b\u{0}"}]})),
+        Some("availableTools[1].description".into())
+    );
+    assert_eq!(
+        at(serde_json::json!({"checks": {"k\u{0}": true}})),
+        Some("checks.k\\0".into())
+    );
+    assert_eq!(
+        at(serde_json::json!({"text": "C:\\u0000"})),
+        None,
+        "a backslash, then u0000"
+    );
+    assert_eq!(at(serde_json::json!({"text": "plain"})), None);
+    assert_eq!(
+        nul_at(br#"{"broken": "\u0000"#),
+        None,
+        "not JSON: left to the reader"
+    );
+}
