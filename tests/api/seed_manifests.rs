@@ -546,3 +546,33 @@ async fn over_mcp_a_todo_tools_failure_is_a_tool_error_with_the_seeds_answer() {
     assert!(text.contains("success") && text.contains("false"), "{text}");
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn an_archive_holding_one_path_twice_is_refused_naming_it_and_nothing_is_imported() {
+    let app = spawn_app().await;
+    let key = app.api_key().await;
+    let before = set_in_force(&app, &key).await;
+    let files = seed_files("");
+    let (path, mut bytes) = files
+        .iter()
+        .find(|(p, _)| p.ends_with("config.json"))
+        .cloned()
+        .unwrap();
+    bytes.extend_from_slice(b" ");
+    for archive in [
+        tar_of(&[files.clone(), vec![(path.clone(), bytes.clone())]].concat()),
+        zip_of(&[files.clone(), vec![(format!("./{path}"), bytes.clone())]].concat()),
+    ] {
+        let (status, body) = import(&app, &key, archive).await;
+        assert_eq!(status, 422, "{body}");
+        assert!(
+            body["Invalid"]["field"].as_str().unwrap().ends_with(&path),
+            "{body}"
+        );
+        assert!(
+            body["Invalid"]["rule"].as_str().unwrap().contains("twice"),
+            "{body}"
+        );
+    }
+    assert_eq!(set_in_force(&app, &key).await, before, "nothing imported");
+}

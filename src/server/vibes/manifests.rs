@@ -194,6 +194,18 @@ pub fn unpack(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, ApiError> {
     } else {
         return Err(bad("archive", "must be a .zip or a .tar"));
     }
+    // Two entries at one path (`a/x.json` and `./a/x.json` too): which one
+    // is meant cannot be told, and the last would win without a word.
+    let mut seen = std::collections::HashSet::new();
+    if let Some((name, _)) = files
+        .iter()
+        .find(|(name, _)| !seen.insert(name.trim_start_matches("./")))
+    {
+        return Err(bad(
+            name,
+            "is in the archive twice: keep one copy of each file",
+        ));
+    }
     Ok(files)
 }
 
