@@ -175,6 +175,7 @@ mod tests {
             name: name.into(),
             system_prompt: prompt.into(),
             tools: vec![],
+            bound_only: vec![],
         }
     }
 

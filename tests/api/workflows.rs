@@ -259,3 +259,104 @@ async fn a_backend_moves_a_session_between_steps_and_its_tools_follow() {
     assert_eq!(body["Invalid"]["field"], "workflowStep");
     assert!(body["Invalid"]["rule"].as_str().unwrap().contains(&greet));
 }
+
+#[tokio::test]
+async fn a_step_tool_a_key_gave_lapses_when_the_bindings_no_longer_allow_it() {
+    let app = spawn_app().await;
+    let key = app.api_key().await;
+    let (status, body) = edit(
+        &app,
+        &key,
+        0,
+        json!({"edit": "add_step", "step_type": "custom_agent", "name": "Verify"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let step = body["definition"]["steps"][0]["uuid"].clone();
+    let (status, body) = edit(
+        &app,
+        &key,
+        1,
+        json!({"edit": "update_step_tools", "step_uuid": step, "enabled_tools": ["perform_idv_check"]}),
+    )
+    .await;
+    assert_eq!(status, 200, "a bound tool: {body}");
+    assert_eq!(
+        body["definition"]["steps"][0]["boundOnly"],
+        json!(["perform_idv_check"]),
+        "recorded as the key's grant"
+    );
+
+    // An admin takes perform_idv_check out of idv's bindings.
+    let res = app
+        .client
+        .get(app.url("/api/bindings"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap();
+    let etag = res.headers()["etag"].to_str().unwrap().to_owned();
+    let mut doc: Value = res.json().await.unwrap();
+    for path in ["/global", "/workflows/idv"] {
+        doc.pointer_mut(path)
+            .and_then(Value::as_array_mut)
+            .unwrap()
+            .retain(|t| t != "perform_idv_check");
+    }
+    let res = app
+        .client
+        .put(app.url("/api/bindings"))
+        .bearer_auth(&key)
+        .header("If-Match", etag)
+        .json(&doc)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+
+    // The key's grant narrows with them: a session in the step has no
+    // perform_idv_check, and calling it is refused.
+    let s = open(&app, &key, "idv").await;
+    assert!(
+        !tools(&app, &s)
+            .await
+            .contains(&"perform_idv_check".to_owned()),
+        "the key gave only what the bindings allowed"
+    );
+    let (_, reply) = call(
+        &app,
+        &s,
+        "perform_idv_check",
+        json!({"accountNumber": "12345678", "sortCode": "12-34-56", "dateOfBirth": "1985-04-12"}),
+    )
+    .await;
+    assert_eq!(reply["allowed"], false, "{reply}");
+
+    // An admin's save of the list keeps the key's grant the key's (the
+    // page sends the whole list whichever box was ticked); taken off and
+    // given again by the admin, the tool is in force whatever the bindings.
+    let status = admin_edit(
+        &app,
+        2,
+        json!({"edit": "update_step_tools", "step_uuid": step, "enabled_tools": ["perform_idv_check"]}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let s = open(&app, &key, "idv").await;
+    assert!(!tools(&app, &s)
+        .await
+        .contains(&"perform_idv_check".to_owned()));
+    for (version, list) in [(3, json!([])), (4, json!(["perform_idv_check"]))] {
+        let status = admin_edit(
+            &app,
+            version,
+            json!({"edit": "update_step_tools", "step_uuid": step, "enabled_tools": list}),
+        )
+        .await;
+        assert_eq!(status, 200);
+    }
+    let s = open(&app, &key, "idv").await;
+    assert!(tools(&app, &s)
+        .await
+        .contains(&"perform_idv_check".to_owned()));
+}

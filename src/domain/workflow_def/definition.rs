@@ -52,12 +52,18 @@ impl Definition {
             .expect("found above"))
     }
 
-    /// The tools step `uuid` adds (none for an unknown step).
+    /// The tools step `uuid` has (none for an unknown step), in force or
+    /// not: see [`Step::tools_in_force`].
     pub fn step_tools(&self, uuid: &str) -> &[ToolId] {
         self.steps
             .iter()
             .find(|s| s.uuid == uuid)
             .map_or(&[], |s| s.tools.as_slice())
+    }
+
+    /// Step `uuid`, if the definition has it.
+    pub fn step_of(&self, uuid: &str) -> Option<&Step> {
+        self.steps.iter().find(|s| s.uuid == uuid)
     }
 
     /// Step `uuid`'s position and the tools it has that `allowed` (the

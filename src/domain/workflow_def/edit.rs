@@ -73,6 +73,9 @@ pub struct EditContext<'a> {
     pub check_filter: &'a dyn Fn(&Value, &Value) -> Result<(), String>,
     /// A new uuid.
     pub new_uuid: &'a mut dyn FnMut() -> String,
+    /// The edit comes from a caller held to the bindings (an API key): the
+    /// step tools it gives are [`Step::bound_only`].
+    pub by_key: bool,
 }
 
 /// `random` as a version 4 UUID (the version and variant bits set): step
@@ -200,6 +203,7 @@ pub fn apply(
                 name,
                 system_prompt: String::new(),
                 tools: Vec::new(),
+                bound_only: Vec::new(),
             });
         }
         Edit::RemoveStep { step_uuid } => {
@@ -268,7 +272,26 @@ pub fn apply(
                     tools.push(id);
                 }
             }
+            // Who gave each tool: one the step had from an admin stays the
+            // admin's grant; a new one is the caller's; the rest keep theirs.
+            let admins: Vec<&ToolId> = step
+                .tools
+                .iter()
+                .filter(|t| !step.bound_only.contains(t))
+                .collect();
+            let bound_only: Vec<ToolId> = tools
+                .iter()
+                .filter(|t| {
+                    if ctx.by_key {
+                        !admins.contains(t)
+                    } else {
+                        step.bound_only.contains(t)
+                    }
+                })
+                .cloned()
+                .collect();
             step.tools = tools;
+            step.bound_only = bound_only;
         }
     }
     Ok(next)

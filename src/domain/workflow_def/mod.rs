@@ -31,6 +31,10 @@ mod tests {
     use serde_json::json;
 
     fn run(def: &Definition, edit: Edit) -> Result<Definition, EditError> {
+        run_as(def, edit, false)
+    }
+
+    fn run_as(def: &Definition, edit: Edit, by_key: bool) -> Result<Definition, EditError> {
         let mut n = 0;
         let mut new_uuid = move || {
             n += 1;
@@ -46,6 +50,7 @@ mod tests {
                 }
             },
             new_uuid: &mut new_uuid,
+            by_key,
         };
         apply(def, &edit, &mut ctx)
     }
@@ -62,6 +67,53 @@ mod tests {
         let last = next.steps.len();
         next.steps[last - 1].uuid = format!("s{last}");
         next
+    }
+
+    #[test]
+    fn a_keys_step_tools_are_in_force_only_while_bound_and_an_admins_always() {
+        let def = add(&Definition::default(), "custom_agent", "Verify");
+        let set = |def: &Definition, tools: &[&str], by_key: bool| {
+            run_as(
+                def,
+                Edit::UpdateStepTools {
+                    step_uuid: "s1".into(),
+                    enabled_tools: tools.iter().map(|t| t.to_string()).collect(),
+                },
+                by_key,
+            )
+            .unwrap()
+        };
+        let names = |def: &Definition, bound: &[&str]| -> Vec<String> {
+            def.step_of("s1")
+                .unwrap()
+                .tools_in_force(|t| bound.contains(&t))
+                .into_iter()
+                .map(ToString::to_string)
+                .collect()
+        };
+        let by_key = set(&def, &["perform_idv_check"], true);
+        assert_eq!(
+            names(&by_key, &["perform_idv_check"]),
+            ["perform_idv_check"]
+        );
+        assert!(
+            names(&by_key, &[]).is_empty(),
+            "unbound: the key's grant lapses"
+        );
+        assert!(by_key
+            .step_of("s1")
+            .unwrap()
+            .lapsed("perform_idv_check", |_| false));
+        // The admin adds one: theirs is in force whatever the bindings; the
+        // key's keeps its provenance.
+        let both = set(&by_key, &["perform_idv_check", "check_balance"], false);
+        assert_eq!(names(&both, &[]), ["check_balance"]);
+        // A key re-saving the list does not take over the admin's grant.
+        let again = set(&both, &["check_balance", "perform_idv_check"], true);
+        assert_eq!(names(&again, &[]), ["check_balance"]);
+        // Definitions saved before provenance was kept: every tool in force.
+        let old: Definition = serde_json::from_value(json!({"steps": [{"uuid": "s1", "stepType": "custom_agent", "name": "V", "tools": ["check_balance"]}]})).unwrap();
+        assert_eq!(names(&old, &[]), ["check_balance"]);
     }
 
     #[test]

@@ -78,4 +78,30 @@ pub struct Step {
     /// The tools the session may call in this step (custom_agent only).
     #[serde(default)]
     pub tools: Vec<ToolId>,
+    /// Those of `tools` an API key gave, which are in force only while the
+    /// bindings allow them in the workflow: a key may only give a step
+    /// tools the bindings allow, so when an admin narrows the bindings its
+    /// grant must narrow with them. Tools an admin gave are in force
+    /// whatever the bindings say (as are those of definitions saved before
+    /// this was recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bound_only: Vec<ToolId>,
+}
+
+impl Step {
+    /// The tools this step adds to the workflow's, with `bound` saying
+    /// whether the bindings allow a tool in the workflow: an admin's grants
+    /// always, a key's only while bound.
+    pub fn tools_in_force(&self, bound: impl Fn(&str) -> bool) -> Vec<&ToolId> {
+        self.tools
+            .iter()
+            .filter(|t| !self.bound_only.contains(t) || bound(t.as_str()))
+            .collect()
+    }
+
+    /// Whether `tool` is on this step but not in force: a key gave it and
+    /// the bindings (`bound`) no longer allow it.
+    pub fn lapsed(&self, tool: &str, bound: impl Fn(&str) -> bool) -> bool {
+        self.bound_only.iter().any(|t| t.as_str() == tool) && !bound(tool)
+    }
 }

@@ -266,8 +266,15 @@ impl Rules {
         if let (Some(def), Some(step)) = (self.definition(workflow), step) {
             let moves = (def.steps.len() > 1 && self.tool(GO_TO_STEP_TOOL).is_some())
                 .then_some(GO_TO_STEP_TOOL);
-            let own = def.step_tools(step).iter().map(|t| t.as_str());
-            for tool in own.chain(moves) {
+            // `tools` is the bindings' list here: a key's grant is in force
+            // only while it is on it.
+            let own: Vec<&str> = def
+                .step_of(step)
+                .into_iter()
+                .flat_map(|s| s.tools_in_force(|t| tools.iter().any(|b| b == t)))
+                .map(|t| t.as_str())
+                .collect();
+            for tool in own.into_iter().chain(moves) {
                 if !tools.iter().any(|t| t == tool) {
                     tools.push(tool.to_owned());
                 }

@@ -111,6 +111,7 @@ pub async fn edit(
             is_tool: &is_tool,
             check_filter: &check_filter,
             new_uuid: &mut new_uuid,
+            by_key: by.step_tools_within_bindings(),
         };
         let next = apply(&current.definition, edit, &mut ctx)
             .map_err(|e| ApiError::invalid(e.field, e.message))?;

@@ -96,6 +96,20 @@ pub fn StepCard(uuid: String, order: Memo<Vec<String>>, editing: Editing) -> imp
             });
         }
     };
+    // Tools an API key gave that the bindings no longer allow: on the
+    // step, but not in force (see `Step::bound_only`).
+    let lapsed = move || {
+        let bound = page.with(|p| p.bound_tools.clone());
+        step.with(|s| {
+            s.as_ref().map_or_else(Vec::new, |s| {
+                s.tools
+                    .iter()
+                    .filter(|t| s.lapsed(t.as_str(), |x| bound.iter().any(|b| b == x)))
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+            })
+        })
+    };
     let up = {
         let shift = shift.clone();
         move |_: leptos::ev::MouseEvent| shift(-1)
@@ -159,12 +173,34 @@ pub fn StepCard(uuid: String, order: Memo<Vec<String>>, editing: Editing) -> imp
                 "Save prompt"
             </button>
             {move || if is_agent() {
-                view! { <ToolChecks tools=tools.clone() legend="Tools in this step" prefix="step-tool" ticked toggle /> }.into_any()
+                view! {
+                    <ToolChecks tools=tools.clone() legend="Tools in this step" prefix="step-tool" ticked toggle />
+                    {lapsed_notice(lapsed())}
+                }.into_any()
             } else {
                 view! { <p class="muted small">"A custom_llm step has no tools; use a custom_agent step for tools."</p> }.into_any()
             }}
         </li>
     }
+}
+
+/// The words under a step's tools for those not in force, if any.
+fn lapsed_notice(lapsed: Vec<String>) -> Option<impl IntoView> {
+    (!lapsed.is_empty()).then(|| {
+        let names = lapsed
+            .iter()
+            .map(|t| format!("`{t}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let them = if lapsed.len() == 1 { "it" } else { "them" };
+        view! {
+            <p class="notice small" role="status" data-testid="step-lapsed">
+                {format!(
+                    "Not in force: {names}. An API key gave {them} and the bindings no longer allow {them} in this workflow. Untick to take {them} off, then tick to give {them} yourself, or bind {them} on the bindings page."
+                )}
+            </p>
+        }
+    })
 }
 
 #[cfg(test)]
