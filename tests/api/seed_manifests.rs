@@ -576,3 +576,25 @@ async fn an_archive_holding_one_path_twice_is_refused_naming_it_and_nothing_is_i
     }
     assert_eq!(set_in_force(&app, &key).await, before, "nothing imported");
 }
+
+#[tokio::test]
+async fn an_archive_of_tools_only_adds_them_and_keeps_the_agents_and_vibes_in_force() {
+    let app = spawn_app().await;
+    let key = app.api_key().await;
+    let (status, _) = import(&app, &key, zip_of(&seed_files(""))).await;
+    assert_eq!(status, 200);
+    let before = set_in_force(&app, &key).await;
+    let tools: Vec<(String, Vec<u8>)> = seed_files("")
+        .into_iter()
+        .filter(|(p, _)| p.contains("/TOOLS/"))
+        .collect();
+    assert!(!tools.is_empty());
+    let (status, body) = import(&app, &key, tar_of(&tools)).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["kept"], true, "{body}");
+    assert_eq!(
+        body["agents"].as_u64().unwrap() as usize,
+        before["agents"].as_array().unwrap().len()
+    );
+    assert_eq!(set_in_force(&app, &key).await, before, "nothing emptied");
+}

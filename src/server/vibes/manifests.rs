@@ -266,6 +266,11 @@ pub struct Imported {
     /// seed's ungrouped copies of grouped tools.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ignored: Vec<FieldError>,
+    /// The archive carried no agent and no vibe, so those in force were
+    /// kept as they were (a tools-only archive adds tools; it does not
+    /// empty the set).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub kept: bool,
 }
 
 /// Imports `files` by `actor`: parses the layout, plans the catalogue
@@ -275,7 +280,8 @@ pub struct Imported {
 /// would, on top of version `expected` if given, its problems naming the
 /// file it came from), checks the set's rules against the catalogue with
 /// those tools, and only then writes the tools (a new catalogue version,
-/// if any changed) and replaces every agent and vibe.
+/// if any changed) and replaces every agent and vibe — unless the archive
+/// carries none of either, when those in force are kept.
 pub async fn import(
     state: &AppState,
     files: &[(String, Vec<u8>)],
@@ -297,17 +303,31 @@ pub async fn import(
     if let Some(problem) = problems(&set.agents, &set.vibes, &ids).into_iter().next() {
         return Err(ApiError::Invalid(locate(&problem)).into());
     }
+    let kept = set.agents.is_empty() && set.vibes.is_empty();
     catalogue::commit(&state.db, &planned, actor, Some("Manifest import")).await?;
-    let replaced = vibes::replace_all(state, &set.agents, &set.vibes, &actor.name).await;
-    if replaced.is_err() && !planned.is_empty() {
-        // The tools are in; put them in force even though the set was not.
-        crate::server::agent::listing::rules_changed(state).await?;
-    }
-    replaced?;
+    let (agents, vibes) = if kept {
+        if !planned.is_empty() {
+            crate::server::agent::listing::rules_changed(state).await?;
+        }
+        use crate::server::store::vibes as in_force;
+        (
+            in_force::agents(&state.db).await?.len(),
+            in_force::vibes(&state.db).await?.len(),
+        )
+    } else {
+        let replaced = vibes::replace_all(state, &set.agents, &set.vibes, &actor.name).await;
+        if replaced.is_err() && !planned.is_empty() {
+            // The tools are in; put them in force even though the set was not.
+            crate::server::agent::listing::rules_changed(state).await?;
+        }
+        replaced?;
+        (set.agents.len(), set.vibes.len())
+    };
     Ok(Imported {
+        kept,
         tools: set.tools.len(),
-        agents: set.agents.len(),
-        vibes: set.vibes.len(),
+        agents,
+        vibes,
         // Named by the archive's own file names: each in a line at most.
         ignored: read
             .ignored

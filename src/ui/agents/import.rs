@@ -57,7 +57,7 @@ pub fn ManifestImport(on_done: Callback<()>) -> impl IntoView {
             <h2>"Import"</h2>
             <label class="field">
                 <span>
-                    "Replace every agent and vibe with a .zip or .tar in the manifest layout (tools it carries are added or updated, as JSON Schemas or as Ultravox parameters; an archive of seed 003's repository works as it is). A set that breaks a rule is refused whole."
+                    "Replace every agent and vibe with a .zip or .tar in the manifest layout (tools it carries are added or updated, as JSON Schemas or as Ultravox parameters; an archive of seed 003's repository works as it is; one with tools only keeps the agents and vibes in force). A set that breaks a rule is refused whole."
                 </span>
                 <input
                     type="file"
@@ -89,12 +89,22 @@ pub fn ManifestImport(on_done: Callback<()>) -> impl IntoView {
 /// and the files it did not import, if any).
 pub fn imported_text(counts: &serde_json::Value) -> String {
     let n = |k: &str| counts.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
-    let mut text = format!(
-        "Imported {} vibes, {} agents and {} tools; in force now.",
-        n("vibes"),
-        n("agents"),
-        n("tools")
-    );
+    let kept = counts.get("kept").and_then(|v| v.as_bool()) == Some(true);
+    let mut text = if kept {
+        format!(
+            "Imported {} tools. The archive has no agents or vibes, so the {} vibes and {} agents in force are kept.",
+            n("tools"),
+            n("vibes"),
+            n("agents")
+        )
+    } else {
+        format!(
+            "Imported {} vibes, {} agents and {} tools; in force now.",
+            n("vibes"),
+            n("agents"),
+            n("tools")
+        )
+    };
     let ignored: Vec<String> = counts
         .get("ignored")
         .and_then(|i| i.as_array())
@@ -158,6 +168,11 @@ mod tests {
         assert_eq!(
             imported_text(&seed),
             "Imported 1 vibes, 3 agents and 9 tools; in force now. Not imported: TOOLS/hangUp/config.json (also grouped)."
+        );
+        let tools_only = serde_json::json!({"tools": 2, "agents": 3, "vibes": 1, "kept": true});
+        assert_eq!(
+            imported_text(&tools_only),
+            "Imported 2 tools. The archive has no agents or vibes, so the 1 vibes and 3 agents in force are kept."
         );
     }
 }
