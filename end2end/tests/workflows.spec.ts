@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { ADMIN, apiKey, failOnConsoleErrors, hydrated, openSession, signIn } from './helpers';
 
@@ -234,5 +235,44 @@ test('an admin edits trigger and steps by hand, and the visualiser lights the se
     await stepCard(page, name).getByTestId('step-remove').click();
     await expect(stepCard(page, name)).toHaveCount(0, soon);
   }
+  await page.context().close();
+});
+
+test('an admin exports a definition as a file and imports it back, and a broken file is refused by place', async ({
+  browser,
+}) => {
+  const page = await settingsPage(browser, 'mortgage');
+  const check = failOnConsoleErrors(page);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByTestId('workflow-export').click(),
+  ]);
+  expect(download.suggestedFilename()).toBe('mortgage-workflow.json');
+  const exported = JSON.parse(readFileSync(await download.path(), 'utf8'));
+  expect(exported.workflowId).toBe('mortgage');
+  const original = JSON.stringify(exported);
+
+  // A step added in the file arrives with its uuid, as a saved version.
+  const changed = structuredClone(exported);
+  changed.definition.steps.push({ uuid: 'e2e-imported', stepType: 'custom_llm', name: 'Imported step', systemPrompt: 'From a file.' });
+  const file = (name: string, text: string) => ({ name, mimeType: 'application/json', buffer: Buffer.from(text) });
+  await stored(page, () => page.getByTestId('workflow-import').setInputFiles(file('m.json', JSON.stringify(changed))));
+  await expect(stepCard(page, 'Imported step')).toBeVisible(soon);
+  await expect(stepCard(page, 'Imported step')).toHaveAttribute('data-uuid', 'e2e-imported');
+  await expect(stepCard(page, 'Imported step').getByTestId('step-prompt')).toHaveValue('From a file.');
+  check();
+
+  // A broken one is refused whole, naming the place in the file.
+  changed.definition.steps[changed.definition.steps.length - 1].name = ' ';
+  await page.getByTestId('workflow-import').setInputFiles(file('bad.json', JSON.stringify(changed)));
+  await expect(page.getByTestId('workflow-problem')).toContainText('is required', soon);
+  await page.getByTestId('workflow-import').setInputFiles(file('bad.json', '{not json'));
+  await expect(page.getByTestId('workflow-problem')).toContainText('is not JSON', soon);
+  await expect(stepCard(page, 'Imported step')).toBeVisible();
+
+  // The first export puts it back as it was.
+  await stored(page, () => page.getByTestId('workflow-import').setInputFiles(file('orig.json', original)));
+  await expect(stepCard(page, 'Imported step')).toHaveCount(0, soon);
+  await expect(page.getByTestId('workflow-problem')).toHaveCount(0);
   await page.context().close();
 });

@@ -360,3 +360,94 @@ async fn a_step_tool_a_key_gave_lapses_when_the_bindings_no_longer_allow_it() {
         .await
         .contains(&"perform_idv_check".to_owned()));
 }
+
+#[tokio::test]
+async fn a_definition_exported_as_a_file_imports_back_whole_and_a_bad_one_is_refused_by_place() {
+    let app = spawn_app().await;
+    let key = app.api_key().await;
+    for (version, body) in [
+        (
+            0,
+            json!({"edit": "add_step", "step_type": "custom_agent", "name": "Verify"}),
+        ),
+        (
+            1,
+            json!({"edit": "set_trigger", "trigger_type_id": "manual"}),
+        ),
+    ] {
+        let (status, body) = edit(&app, &key, version, body).await;
+        assert_eq!(status, 200, "{body}");
+    }
+    // The export is the definition's GET; the signed-in admin may read it.
+    let admin = app.signed_in(crate::helpers::ADMIN).await;
+    let res = admin
+        .get(app.url("/api/workflows/idv/definition"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let file: Value = res.json().await.unwrap();
+    let mut definition = file["definition"].clone();
+    definition["steps"][0]["name"] = json!("Verify who calls");
+    definition["steps"][0]["systemPrompt"] = json!("Ask for the account number.");
+    let (status, body) = edit(
+        &app,
+        &key,
+        2,
+        json!({"edit": "replace_definition", "definition": definition}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["version"], 3);
+    assert_eq!(body["definition"]["steps"][0]["name"], "Verify who calls");
+    assert_eq!(
+        body["definition"]["steps"][0]["uuid"], file["definition"]["steps"][0]["uuid"],
+        "the file's uuids are kept"
+    );
+    let history: Value = app
+        .client
+        .get(app.url("/api/workflows/idv/history"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        history["versions"][0]["edit"],
+        json!({"edit": "replace_definition", "steps": 1, "trigger": "manual"})
+    );
+
+    // Refused whole, named by place: a broken step, and (for a key) a tool
+    // the bindings do not allow.
+    definition["steps"][0]["name"] = json!("");
+    let (status, body) = edit(
+        &app,
+        &key,
+        3,
+        json!({"edit": "replace_definition", "definition": definition}),
+    )
+    .await;
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(body["Invalid"]["field"], "definition.steps[0].name");
+    definition["steps"][0]["name"] = json!("Verify");
+    definition["steps"][0]["tools"] = json!(["check_balance"]);
+    let (status, body) = edit(
+        &app,
+        &key,
+        3,
+        json!({"edit": "replace_definition", "definition": definition}),
+    )
+    .await;
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(body["Invalid"]["field"], "definition.steps[0].tools");
+    let (status, _) = edit(
+        &app,
+        &key,
+        3,
+        json!({"edit": "add_step", "step_type": "custom_llm", "name": "x"}),
+    )
+    .await;
+    assert_eq!(status, 200, "nothing was written: still version 3");
+}

@@ -62,6 +62,29 @@ pub enum Edit {
         /// The tool ids it may call.
         enabled_tools: Vec<String>,
     },
+    /// Replaces the whole definition with one read from a file (an export
+    /// of this workflow or another): checked as if built edit by edit, so
+    /// a file passes exactly the rules the editors do.
+    ReplaceDefinition {
+        /// The definition the file holds.
+        definition: Definition,
+    },
+}
+
+impl Edit {
+    /// The edit as the history and the `workflow_changed` event record it:
+    /// itself, except that a replaced definition is summed up (the
+    /// definition itself is the version's).
+    pub fn recorded(&self) -> Value {
+        match self {
+            Edit::ReplaceDefinition { definition } => json!({
+                "edit": "replace_definition",
+                "steps": definition.steps.len(),
+                "trigger": definition.trigger.as_ref().map(|t| t.trigger_type_id.as_str()),
+            }),
+            other => serde_json::to_value(other).unwrap_or_default(),
+        }
+    }
 }
 
 /// What an edit needs from outside: the catalogue, the filter-rule check
@@ -293,8 +316,123 @@ pub fn apply(
             step.tools = tools;
             step.bound_only = bound_only;
         }
+        Edit::ReplaceDefinition { definition } => {
+            next = replaced(def, definition, ctx)?;
+        }
     }
     Ok(next)
+}
+
+/// `file` checked by building it again edit by edit (with its own uuids),
+/// each refusal named by its place in the file (`definition.steps[1].name`);
+/// each step tool keeps the provenance it had in `def` (see
+/// [`Step::bound_only`]): a key's new tools are the key's, and an admin's
+/// import keeps a key's grants the key's.
+fn replaced(
+    def: &Definition,
+    file: &Definition,
+    ctx: &mut EditContext<'_>,
+) -> Result<Definition, EditError> {
+    let at = |place: String| {
+        move |e: EditError| refuse(&format!("definition.{place}.{}", e.field), e.message)
+    };
+    let mut uuids = BTreeSet::new();
+    for (i, step) in file.steps.iter().enumerate() {
+        let uuid = step.uuid.as_str();
+        if uuid.is_empty()
+            || uuid.chars().count() > 64
+            || crate::domain::limits::unprintable(uuid).is_some()
+        {
+            return Err(refuse(
+                &format!("definition.steps[{i}].uuid"),
+                "must be 1-64 printable characters",
+            ));
+        }
+        if !uuids.insert(uuid) {
+            return Err(refuse(
+                &format!("definition.steps[{i}].uuid"),
+                format!("`{uuid}` is the uuid of an earlier step too"),
+            ));
+        }
+    }
+    let mut ids = file
+        .trigger
+        .iter()
+        .map(|t| t.uuid.clone())
+        .chain(file.steps.iter().map(|s| s.uuid.clone()))
+        .collect::<Vec<_>>()
+        .into_iter();
+    let mut next_id = move || ids.next().unwrap_or_default();
+    let mut replay = EditContext {
+        is_tool: ctx.is_tool,
+        check_filter: ctx.check_filter,
+        new_uuid: &mut next_id,
+        by_key: false,
+    };
+    let mut built = Definition::default();
+    if let Some(trigger) = &file.trigger {
+        built = apply(
+            &built,
+            &Edit::SetTrigger {
+                trigger_type_id: trigger.trigger_type_id.clone(),
+            },
+            &mut replay,
+        )
+        .map_err(at("trigger".into()))?;
+        built = apply(
+            &built,
+            &Edit::UpdateTriggerSettings {
+                trigger_uuid: trigger.uuid.clone(),
+                filter_rules: trigger.filter_rules.clone(),
+            },
+            &mut replay,
+        )
+        .map_err(at("trigger".into()))?;
+    }
+    for (i, step) in file.steps.iter().enumerate() {
+        let place = || format!("steps[{i}]");
+        let edits = [
+            Some(Edit::AddStep {
+                step_type: step.step_type.as_str().into(),
+                name: step.name.clone(),
+            }),
+            Some(Edit::UpdateSystemPrompt {
+                step_uuid: step.uuid.clone(),
+                system_prompt: step.system_prompt.clone(),
+            }),
+            (!step.tools.is_empty()).then(|| Edit::UpdateStepTools {
+                step_uuid: step.uuid.clone(),
+                enabled_tools: step.tools.iter().map(ToString::to_string).collect(),
+            }),
+        ];
+        for edit in edits.into_iter().flatten() {
+            built = apply(&built, &edit, &mut replay).map_err(at(place()))?;
+        }
+    }
+    for step in &mut built.steps {
+        let had = def.steps.iter().find(|s| s.uuid == step.uuid);
+        let admins: Vec<&ToolId> = had
+            .map(|s| {
+                s.tools
+                    .iter()
+                    .filter(|t| !s.bound_only.contains(t))
+                    .collect()
+            })
+            .unwrap_or_default();
+        step.bound_only = step
+            .tools
+            .iter()
+            .filter(|t| {
+                if ctx.by_key {
+                    !admins.contains(t)
+                } else {
+                    had.is_some_and(|s| s.bound_only.contains(t))
+                }
+            })
+            .cloned()
+            .collect();
+    }
+    Ok(built)
 }
 
 pub(super) fn checked_name(name: &str) -> Result<String, EditError> {

@@ -28,7 +28,7 @@ pub use trigger::*;
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn run(def: &Definition, edit: Edit) -> Result<Definition, EditError> {
         run_as(def, edit, false)
@@ -114,6 +114,86 @@ mod tests {
         // Definitions saved before provenance was kept: every tool in force.
         let old: Definition = serde_json::from_value(json!({"steps": [{"uuid": "s1", "stepType": "custom_agent", "name": "V", "tools": ["check_balance"]}]})).unwrap();
         assert_eq!(names(&old, &[]), ["check_balance"]);
+    }
+
+    #[test]
+    fn a_whole_definition_from_a_file_passes_the_editors_rules_by_its_place_in_the_file() {
+        let built = add(
+            &add(&Definition::default(), "custom_llm", "Greet"),
+            "custom_agent",
+            "Verify",
+        );
+        let built = run_as(
+            &built,
+            Edit::UpdateStepTools {
+                step_uuid: "s2".into(),
+                enabled_tools: vec!["perform_idv_check".into()],
+            },
+            true,
+        )
+        .unwrap();
+        let replace = |file: Value, by_key: bool| {
+            let definition: Definition = serde_json::from_value(file).unwrap();
+            run_as(&built, Edit::ReplaceDefinition { definition }, by_key)
+        };
+        // Its own export comes back as it is, provenance and all.
+        let same = replace(serde_json::to_value(&built).unwrap(), false).unwrap();
+        assert_eq!(same, built);
+        // Another file: checked step by step, named by place.
+        let file = |steps: Value| json!({"steps": steps});
+        let err = replace(
+            file(json!([
+                {"uuid": "a", "stepType": "custom_llm", "name": "Greet"},
+                {"uuid": "b", "stepType": "custom_agent", "name": " "}
+            ])),
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(err.field, "definition.steps[1].name");
+        let err = replace(
+            file(json!([{"uuid": "a", "stepType": "custom_llm", "name": "G", "tools": ["check_balance"]}])),
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(err.field, "definition.steps[0].step_uuid");
+        let err = replace(
+            file(json!([
+                {"uuid": "a", "stepType": "custom_llm", "name": "G"},
+                {"uuid": "a", "stepType": "custom_llm", "name": "H"}
+            ])),
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(err.field, "definition.steps[1].uuid");
+        let err = replace(
+            file(json!([{"uuid": "a", "stepType": "custom_agent", "name": "G", "tools": ["fly"]}])),
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(err.field, "definition.steps[0].enabled_tools[0]");
+        let err = replace(json!({"trigger": {"uuid": "t", "triggerTypeId": "manual", "filterRules": {"bad": 1}}, "steps": []}), false).unwrap_err();
+        assert_eq!(err.field, "definition.trigger.filter_rules");
+        // A key's import: the tools it gives are the key's, whatever the
+        // file says.
+        let by_key = replace(
+            file(json!([{"uuid": "s2", "stepType": "custom_agent", "name": "Verify", "tools": ["perform_idv_check", "check_balance"], "boundOnly": []}])),
+            true,
+        )
+        .unwrap();
+        assert_eq!(
+            by_key.steps[0]
+                .bound_only
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
+            ["perform_idv_check", "check_balance"],
+            "a file cannot say a key's tools are an admin's"
+        );
+        let edit = Edit::ReplaceDefinition { definition: by_key };
+        assert_eq!(
+            edit.recorded(),
+            json!({"edit": "replace_definition", "steps": 1, "trigger": null})
+        );
     }
 
     #[test]

@@ -100,7 +100,7 @@ pub async fn put(
     .bind(id)
     .bind(version)
     .bind(&json)
-    .bind(serde_json::to_string(edit).unwrap_or_default())
+    .bind(edit.recorded().to_string())
     .bind(at)
     .bind(by)
     .execute(&mut *tx)

@@ -49,7 +49,8 @@ fn check_filter(schema: &Value, rules: &Value) -> Result<(), String> {
     }
 }
 
-/// Refuses (422 naming `steps[i].tools` and the tools) the tools an edit
+/// Refuses (422 naming `steps[i].tools` and the tools; for a whole
+/// definition, `definition.steps[i].tools`) the tools an edit
 /// by `by` gives step `i` of workflow `id` that the bindings do not allow
 /// there (global and `id`'s own), when `by` is held to the bindings (an
 /// API key: see [`Actor::step_tools_within_bindings`]). Only the step the
@@ -62,14 +63,22 @@ fn check_step_tools(
     edit: &Edit,
     by: &Actor,
 ) -> Result<(), ApiError> {
-    let Edit::UpdateStepTools { step_uuid, .. } = edit else {
-        return Ok(());
+    let (prefix, steps): (&str, Vec<&str>) = match edit {
+        Edit::UpdateStepTools { step_uuid, .. } => ("", vec![step_uuid.as_str()]),
+        Edit::ReplaceDefinition { .. } => (
+            "definition.",
+            next.steps.iter().map(|s| s.uuid.as_str()).collect(),
+        ),
+        _ => return Ok(()),
     };
     if !by.step_tools_within_bindings() {
         return Ok(());
     }
     let allowed = rules.available(id);
-    let Some((i, outside)) = next.tools_outside(step_uuid, &allowed) else {
+    let Some((i, outside)) = steps
+        .iter()
+        .find_map(|uuid| next.tools_outside(uuid, &allowed))
+    else {
         return Ok(());
     };
     let names = outside
@@ -78,7 +87,7 @@ fn check_step_tools(
         .collect::<Vec<_>>()
         .join(", ");
     Err(ApiError::invalid(
-        format!("steps[{i}].tools"),
+        format!("{prefix}steps[{i}].tools"),
         format!(
             "{names} {} not allowed in workflow `{id}` by the tool bindings (allowed there: {}); \
              an API key may only give a step tools the bindings allow — an admin binds them first",
@@ -123,7 +132,7 @@ pub async fn edit(
     let version = store::put(&mut tx, id, &next, edit, expected, by).await?;
     tx.commit().await?;
     crate::server::agent::listing::rules_changed(state).await?;
-    let json = json!({"type": "workflow_changed", "workflowId": id, "version": version, "by": by, "edit": edit});
+    let json = json!({"type": "workflow_changed", "workflowId": id, "version": version, "by": by, "edit": edit.recorded()});
     state
         .hub
         .publish_workflow(id, "workflow_changed", &json.to_string());

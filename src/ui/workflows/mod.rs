@@ -12,6 +12,7 @@
 //! and the page refreshes).
 
 pub mod chat;
+pub mod definition_file;
 pub mod hook_secret;
 pub mod start;
 pub mod step_card;
@@ -174,6 +175,7 @@ fn Settings(data: WorkflowSettings) -> impl IntoView {
                     {move || format!("version {}", page.with(|p| p.version))}
                 </span>
                 <LinkBadge link testid="workflow-connection" state=true />
+                <definition_file::DefinitionFile editing />
                 <start::StartButton workflow_id=data.id.clone() />
             </div>
         </section>

@@ -74,9 +74,10 @@ fn answer(id: &str, found: workflow_defs::Versioned) -> Response {
 }
 
 /// `GET /api/workflows/{id}/definition`: the definition, its version as
-/// the ETag, and the trigger types it may use.
+/// the ETag, and the trigger types it may use — for a key, or the signed-in
+/// admin (the settings page's Export link: the file its Import takes back).
 async fn read(
-    _: Key<WorkflowsWrite>,
+    _: KeyOrAdmin<WorkflowsWrite>,
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, ServerError> {
