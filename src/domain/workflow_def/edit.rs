@@ -336,18 +336,23 @@ fn replaced(
     let at = |place: String| {
         move |e: EditError| refuse(&format!("definition.{place}.{}", e.field), e.message)
     };
-    let mut uuids = BTreeSet::new();
-    for (i, step) in file.steps.iter().enumerate() {
-        let uuid = step.uuid.as_str();
+    let readable = |uuid: &str, field: &str| {
         if uuid.is_empty()
             || uuid.chars().count() > 64
             || crate::domain::limits::unprintable(uuid).is_some()
         {
-            return Err(refuse(
-                &format!("definition.steps[{i}].uuid"),
-                "must be 1-64 printable characters",
-            ));
+            Err(refuse(field, "must be 1-64 printable characters"))
+        } else {
+            Ok(())
         }
+    };
+    if let Some(trigger) = &file.trigger {
+        readable(&trigger.uuid, "definition.trigger.uuid")?;
+    }
+    let mut uuids = BTreeSet::new();
+    for (i, step) in file.steps.iter().enumerate() {
+        let uuid = step.uuid.as_str();
+        readable(uuid, &format!("definition.steps[{i}].uuid"))?;
         if !uuids.insert(uuid) {
             return Err(refuse(
                 &format!("definition.steps[{i}].uuid"),

@@ -173,6 +173,12 @@ mod tests {
         assert_eq!(err.field, "definition.steps[0].enabled_tools[0]");
         let err = replace(json!({"trigger": {"uuid": "t", "triggerTypeId": "manual", "filterRules": {"bad": 1}}, "steps": []}), false).unwrap_err();
         assert_eq!(err.field, "definition.trigger.filter_rules");
+        let err = replace(
+            json!({"trigger": {"uuid": "", "triggerTypeId": "manual", "filterRules": {}}, "steps": []}),
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(err.field, "definition.trigger.uuid");
         // A key's import: the tools it gives are the key's, whatever the
         // file says.
         let by_key = replace(

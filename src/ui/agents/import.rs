@@ -28,15 +28,9 @@ pub fn ManifestImport(on_done: Callback<()>) -> impl IntoView {
     let on_file = move |ev: leptos::ev::Event| {
         #[cfg(feature = "hydrate")]
         {
-            use wasm_bindgen::JsCast;
-            let input: Option<web_sys::HtmlInputElement> =
-                ev.target().and_then(|t| t.dyn_into().ok());
-            let Some(input) = input else { return };
-            let Some(file) = input.files().and_then(|f| f.get(0)) else {
+            let Some(file) = crate::ui::components::file_input::picked_file(&ev) else {
                 return;
             };
-            // Picking the same file again must fire `change` again.
-            input.set_value("");
             outcome.set(Some(Outcome::Busy));
             leptos::task::spawn_local(async move {
                 let result = upload(file).await;

@@ -15,6 +15,7 @@ pub mod draft;
 pub mod events;
 pub mod fetched;
 pub mod field_problem;
+pub mod file_input;
 pub mod http;
 pub mod leave_guard;
 pub mod loaded;

@@ -16,15 +16,9 @@ pub fn DefinitionFile(editing: Editing) -> impl IntoView {
     let on_file = move |ev: leptos::ev::Event| {
         #[cfg(feature = "hydrate")]
         {
-            use wasm_bindgen::JsCast;
-            let input: Option<web_sys::HtmlInputElement> =
-                ev.target().and_then(|t| t.dyn_into().ok());
-            let Some(input) = input else { return };
-            let Some(file) = input.files().and_then(|f| f.get(0)) else {
+            let Some(file) = crate::ui::components::file_input::picked_file(&ev) else {
                 return;
             };
-            // Picking the same file again must fire `change` again.
-            input.set_value("");
             leptos::task::spawn_local(async move {
                 let text = wasm_bindgen_futures::JsFuture::from(file.text())
                     .await
