@@ -156,6 +156,45 @@ pub fn unprintable(text: &str) -> Option<char> {
     })
 }
 
+/// Why a JSON body (or a JSON file in an archive) holding U+0000 is
+/// refused, at every door alike.
+pub const NUL_RULE: &str = "must not contain U+0000 (NUL): no text Switchboard stores may hold it";
+
+/// Where a JSON body holds U+0000 in a string or a key (`body`,
+/// `availableTools[1].description`, the path serde would name), if it does.
+/// JSON can carry it only escaped, so a body without `\u0000` is not read
+/// twice; PostgreSQL's text cannot store it, and no prompt, name or
+/// argument needs it.
+pub fn nul_at(bytes: &[u8]) -> Option<String> {
+    bytes.windows(6).position(|w| w == b"\\u0000")?;
+    let value: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    fn walk(value: &serde_json::Value, path: String) -> Option<String> {
+        let child = |at: &str, key: &str| {
+            if at == "body" {
+                key.to_owned()
+            } else {
+                format!("{at}.{key}")
+            }
+        };
+        match value {
+            serde_json::Value::String(s) if s.contains('\0') => Some(path),
+            serde_json::Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .find_map(|(i, v)| walk(v, format!("{path}[{i}]"))),
+            serde_json::Value::Object(map) => map.iter().find_map(|(k, v)| {
+                if k.contains('\0') {
+                    Some(child(&path, &k.escape_debug().to_string()))
+                } else {
+                    walk(v, child(&path, k))
+                }
+            }),
+            _ => None,
+        }
+    }
+    walk(&value, "body".into())
+}
+
 /// [`excerpt`] with `max` characters kept.
 fn excerpt_of(input: &str, max: usize) -> String {
     let mut out = String::new();

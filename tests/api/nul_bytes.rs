@@ -195,3 +195,63 @@ async fn a_nul_anywhere_is_refused_at_the_door_naming_the_field() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_nul_inside_an_archives_json_file_is_refused_naming_the_file_and_field() {
+    let app = spawn_app().await;
+    let key = app.api_key().await;
+    let root =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/seed-003/src/lib");
+    fn walk(root: &std::path::Path, at: &std::path::Path, out: &mut Vec<(String, String)>) {
+        for entry in std::fs::read_dir(at).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else if let Ok(text) = std::fs::read_to_string(&path) {
+                let rel = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                out.push((rel, text));
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&root, &root, &mut files);
+    let mut tar = tar::Builder::new(Vec::new());
+    for (path, text) in &files {
+        let text = if path == "AGENTS/Oliver/config.json" {
+            text.replacen("You are now", "You\\u0000 are now", 1)
+        } else {
+            text.clone()
+        };
+        let mut header = tar::Header::new_gnu();
+        header.set_size(text.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        tar.append_data(&mut header, path, text.as_bytes()).unwrap();
+    }
+    let res = app
+        .client
+        .post(app.url("/api/manifests"))
+        .bearer_auth(&key)
+        .body(tar.into_inner().unwrap())
+        .send()
+        .await
+        .unwrap();
+    let status = res.status().as_u16();
+    let body: Value = res.json().await.unwrap_or(Value::Null);
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(
+        body["Invalid"]["field"], "AGENTS/Oliver/config.json",
+        "{body}"
+    );
+    assert!(
+        body["Invalid"]["rule"]
+            .as_str()
+            .unwrap()
+            .starts_with("systemPromptTemplate: must not contain U+0000"),
+        "{body}"
+    );
+}

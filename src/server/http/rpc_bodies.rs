@@ -1,11 +1,11 @@
 //! Server-function bodies, checked before Leptos decodes them: at most
 //! [`RPC_BODY_MAX_BYTES`], and no U+0000 in a field, as the JSON API's
-//! bodies (`extract::nul_at`). A NUL reached PostgreSQL's text columns
+//! bodies (`limits::nul_at`). A NUL reached PostgreSQL's text columns
 //! from a page's call (an API key's name) and failed there as a 500.
 
-use crate::domain::limits::{bytes_in_words, excerpt, RPC_BODY_MAX_BYTES};
+use crate::domain::limits::{bytes_in_words, excerpt, nul_at, NUL_RULE, RPC_BODY_MAX_BYTES};
 use crate::error::ApiError;
-use crate::server::http::extract::{is_json, nul_at, NUL_RULE};
+use crate::server::http::extract::is_json;
 use crate::server::ServerError;
 use crate::RPC_PREFIX;
 use axum::body::Body;

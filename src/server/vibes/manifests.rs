@@ -9,7 +9,7 @@
 use crate::domain::actor::Actor;
 use crate::domain::catalogue::CatalogueTool;
 use crate::domain::error::FieldError;
-use crate::domain::limits::field_excerpt;
+use crate::domain::limits::{field_excerpt, nul_at, NUL_RULE};
 use crate::domain::vibe::manifest::{
     locate, read_files, to_files_in, tool_path, Manifests, MAX_FILES, MAX_FILE_BYTES,
 };
@@ -193,6 +193,13 @@ pub fn unpack(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, ApiError> {
         }
     } else {
         return Err(bad("archive", "must be a .zip or a .tar"));
+    }
+    // A JSON file holding U+0000, refused as a JSON body would be.
+    if let Some((name, field)) = files
+        .iter()
+        .find_map(|(name, data)| nul_at(data).map(|field| (name, field)))
+    {
+        return Err(bad(name, format!("{field}: {NUL_RULE}")));
     }
     // Two entries at one path (`a/x.json` and `./a/x.json` too): which one
     // is meant cannot be told, and the last would win without a word.

@@ -320,7 +320,7 @@ fn a_query_parameter_of_the_wrong_type_or_given_twice_is_named() {
 
 #[test]
 fn a_nul_anywhere_in_a_body_is_found_by_its_path_and_an_escaped_backslash_is_not_one() {
-    use super::body::nul_at;
+    use crate::domain::limits::nul_at;
     let at = |v: serde_json::Value| nul_at(v.to_string().as_bytes());
     assert_eq!(at(serde_json::json!("a\u{0}")), Some("body".into()));
     assert_eq!(
