@@ -374,6 +374,32 @@ impl TestApp {
     }
 
     /// Saves a bindings document as `client`, on top of `version`.
+    /// The bindings in force over the API as `key` reads them: their ETag
+    /// and document.
+    pub async fn bindings_with_etag(&self, key: &str) -> (String, serde_json::Value) {
+        let res = self
+            .client
+            .get(self.url("/api/bindings"))
+            .bearer_auth(key)
+            .send()
+            .await
+            .unwrap();
+        let etag = res.headers()["etag"].to_str().unwrap().to_owned();
+        (etag, res.json().await.unwrap())
+    }
+
+    /// `PUT /api/bindings` of `doc` on top of `etag`, as `key`.
+    pub async fn put_bindings(&self, key: &str, etag: &str, doc: &serde_json::Value) -> Response {
+        self.client
+            .put(self.url("/api/bindings"))
+            .bearer_auth(key)
+            .header("If-Match", etag)
+            .json(doc)
+            .send()
+            .await
+            .unwrap()
+    }
+
     pub async fn save_bindings(
         &self,
         client: &Client,

@@ -266,25 +266,9 @@ async fn names_and_labels_with_control_characters_or_direction_overrides_are_ref
     let key = app
         .api_key_with(&[Scope::BindingsRead, Scope::BindingsWrite])
         .await;
-    let res = app
-        .client
-        .get(app.url("/api/bindings"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap();
-    let etag = res.headers()["etag"].to_str().unwrap().to_owned();
-    let mut doc: Value = res.json().await.unwrap();
+    let (etag, mut doc) = app.bindings_with_etag(&key).await;
     doc["labels"]["checks"]["identity_verified"] = json!({"label": "Iden\u{0}tity"});
-    let res = app
-        .client
-        .put(app.url("/api/bindings"))
-        .bearer_auth(&key)
-        .header("If-Match", etag)
-        .json(&doc)
-        .send()
-        .await
-        .unwrap();
+    let res = app.put_bindings(&key, &etag, &doc).await;
     let (status, body) = status_and_json(res).await;
     assert_eq!(status, 422, "{body}");
     assert_eq!(

@@ -288,30 +288,14 @@ async fn a_step_tool_a_key_gave_lapses_when_the_bindings_no_longer_allow_it() {
     );
 
     // An admin takes perform_idv_check out of idv's bindings.
-    let res = app
-        .client
-        .get(app.url("/api/bindings"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap();
-    let etag = res.headers()["etag"].to_str().unwrap().to_owned();
-    let mut doc: Value = res.json().await.unwrap();
+    let (etag, mut doc) = app.bindings_with_etag(&key).await;
     for path in ["/global", "/workflows/idv"] {
         doc.pointer_mut(path)
             .and_then(Value::as_array_mut)
             .unwrap()
             .retain(|t| t != "perform_idv_check");
     }
-    let res = app
-        .client
-        .put(app.url("/api/bindings"))
-        .bearer_auth(&key)
-        .header("If-Match", etag)
-        .json(&doc)
-        .send()
-        .await
-        .unwrap();
+    let res = app.put_bindings(&key, &etag, &doc).await;
     assert_eq!(res.status(), 200);
 
     // The key's grant narrows with them: a session in the step has no

@@ -5,7 +5,6 @@
 //! imported tools their MCP servers still offer) and swapped atomically, so
 //! a tool call never waits on the database to learn what is allowed.
 
-use crate::domain::agent_runner::GO_TO_STEP_TOOL;
 use crate::domain::bindings::{Availability, ToolBindings};
 use crate::domain::catalogue::{CatalogueTool, Workflow, WORKFLOW_SWITCH_TOOL};
 use crate::domain::decide::{Rulebook, Withheld};
@@ -232,57 +231,6 @@ impl Rules {
         self.bindings.available_in(workflow)
     }
 
-    /// Adds the workflows' definitions (their steps' tools join a
-    /// session's while it is in that step).
-    pub fn with_definitions(mut self, definitions: HashMap<String, Definition>) -> Self {
-        self.definitions = definitions;
-        self
-    }
-
-    /// Workflow `workflow`'s definition, if saved.
-    pub fn definition(&self, workflow: &str) -> Option<&Definition> {
-        self.definitions.get(workflow)
-    }
-
-    /// The step a session entering `workflow` starts in: its first, if it
-    /// has steps.
-    pub fn first_step(&self, workflow: &str) -> Option<String> {
-        self.definition(workflow)?
-            .steps
-            .first()
-            .map(|s| s.uuid.clone())
-    }
-
-    /// The tools of `workflow` while in step `step`: the workflow's (global
-    /// and bound), then the step's own, then `go_to_step` when the
-    /// workflow has another step to go to; but those withheld.
-    pub fn available_at(&self, workflow: &str, step: Option<&str>) -> Vec<String> {
-        self.offered(self.bound_at(workflow, step))
-    }
-
-    /// [`Rules::available_at`] with the withheld ones.
-    pub fn bound_at(&self, workflow: &str, step: Option<&str>) -> Vec<String> {
-        let mut tools = self.available(workflow);
-        if let (Some(def), Some(step)) = (self.definition(workflow), step) {
-            let moves = (def.steps.len() > 1 && self.tool(GO_TO_STEP_TOOL).is_some())
-                .then_some(GO_TO_STEP_TOOL);
-            // `tools` is the bindings' list here: a key's grant is in force
-            // only while it is on it.
-            let own: Vec<&str> = def
-                .step_of(step)
-                .into_iter()
-                .flat_map(|s| s.tools_in_force(|t| tools.iter().any(|b| b == t)))
-                .map(|t| t.as_str())
-                .collect();
-            for tool in own.into_iter().chain(moves) {
-                if !tools.iter().any(|t| t == tool) {
-                    tools.push(tool.to_owned());
-                }
-            }
-        }
-        tools
-    }
-
     /// Whether `tool` may be called in `workflow`.
     pub fn allows(&self, workflow: &str, tool: &str) -> bool {
         self.availability.allows(workflow, tool)
@@ -397,6 +345,7 @@ fn narrow_to_workflows(tool: &mut CatalogueTool, workflows: &[Workflow]) {
 mod pattern;
 mod plain;
 mod schema;
+mod steps;
 pub use pattern::SharedPattern;
 pub use plain::check_plain_text;
 pub use schema::{check_plain, check_with, compile_schema, is_plain};
